@@ -1,0 +1,8 @@
+import type { Migration } from '../src/db/migrator.ts'
+import * as init from './0001_init.ts'
+
+/**
+ * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
+ * a test checks that this list and the files agree.
+ */
+export const MIGRATIONS: readonly Migration[] = [{ name: '0001_init', ...init }]

@@ -1,0 +1,81 @@
+import { join } from 'node:path'
+import type { Server } from 'bun'
+import { MIGRATIONS } from '../migrations/index.ts'
+import type { Config } from './config/schema.ts'
+import { createVerifier } from './core/verify/verify.service.ts'
+import { openDatabase } from './db/client.ts'
+import { startDbMaintenance } from './db/maintenance.ts'
+import { migrate } from './db/migrator.ts'
+import { createWriter } from './db/writer.ts'
+import { createResolver } from './dns/resolver.ts'
+import { createRateLimiter } from './http/rate-limit.ts'
+import { createHttpApp } from './http/server.ts'
+import { systemClock, type Clock } from './lib/clock.ts'
+import type { Resolver } from './lib/dns.ts'
+import { createLogger, type Logger } from './lib/logger.ts'
+
+export interface AppOptions {
+  clock?: Clock
+  logger?: Logger
+  resolver?: Resolver
+}
+
+/** Hard cap on a request body; routes enforce their own, smaller limits while reading. */
+const MAX_REQUEST_BODY = 16 * 1024 * 1024
+
+export const databasePath = (config: Config) => join(config.dataDir, 'mailstead.db')
+
+/**
+ * The one composition root: opens and migrates the database and wires every part. Nothing
+ * listens and no timer runs until `start()`.
+ */
+export async function createApp(config: Config, options: AppOptions = {}) {
+  const logger = options.logger ?? createLogger(config.logLevel)
+  const clock = options.clock ?? systemClock
+  const database = openDatabase(databasePath(config))
+  const applied = await migrate(database.db, MIGRATIONS, () => clock.now())
+  if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
+  const writer = createWriter(database.db)
+  const resolver = options.resolver ?? createResolver(config.dnsServers, config.dnsTimeoutMs)
+  const http = createHttpApp({
+    config,
+    db: database.db,
+    writer,
+    clock,
+    logger,
+    rateLimiter: createRateLimiter(clock, config.rateLimitPerMinute),
+    verify: createVerifier(resolver, clock),
+  })
+  let server: Server<undefined> | undefined
+  let stopMaintenance = () => {}
+
+  return {
+    db: database.db,
+    writer,
+    handle: (request: Request) => http.handle(request),
+    /** The HTTP API's address once started. */
+    get url(): string {
+      if (!server) throw new Error('not started')
+      return `http://${server.hostname}:${server.port}`
+    },
+    async start() {
+      server = Bun.serve({
+        hostname: config.httpHost,
+        port: config.httpPort,
+        fetch: http.fetch,
+        maxRequestBodySize: MAX_REQUEST_BODY,
+      })
+      stopMaintenance = startDbMaintenance(database.db, logger)
+      logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`)
+    },
+    async stop() {
+      await server?.stop()
+      stopMaintenance()
+      await writer.drain()
+      await database.close()
+      logger.info('STOP', 'stopped')
+    },
+  }
+}
+
+export type App = Awaited<ReturnType<typeof createApp>>

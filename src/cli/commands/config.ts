@@ -1,0 +1,14 @@
+import { describeConfig } from '../../config/load.ts'
+import { JSON_FLAG, print, table, type Command } from '../command.ts'
+
+export const configShowCommand: Command = {
+  name: 'config show',
+  summary: 'Print the effective configuration, secrets masked, with where each value came from',
+  flags: JSON_FLAG,
+  async run(context) {
+    const settings = describeConfig(context.loadConfig())
+    print(context, Object.fromEntries(settings.map((s) => [s.key, s.value])), () =>
+      table([['SETTING', 'ENVIRONMENT', 'VALUE', 'FROM'], ...settings.map((s) => [s.key, s.env, s.value, s.source])]),
+    )
+  },
+}

@@ -1,0 +1,113 @@
+import { hostname as osHostname } from 'node:os'
+import { LOG_LEVELS, type LogLevel } from '../lib/logger.ts'
+import * as p from './parsers.ts'
+import { systemNameServers } from './resolv-conf.ts'
+import { readOrCreateSecret } from './secret.ts'
+
+export interface Config {
+  readonly dataDir: string
+  readonly httpHost: string
+  readonly httpPort: number
+  readonly publicUrl: string
+  readonly hostname: string
+  readonly dnsServers: readonly p.HostPort[]
+  readonly dnsTimeoutMs: number
+  readonly secret: string
+  readonly rateLimitPerMinute: number
+  readonly logLevel: LogLevel
+}
+
+export interface Setting<K extends keyof Config = keyof Config> {
+  key: K
+  description: string
+  /** Shown when a value is refused: what would have been accepted. */
+  allowed: string
+  parse: p.Parser<Config[K]>
+  /** Settings are resolved in table order, so a default may use the ones above it. */
+  fallback: (resolved: Partial<Config>) => Config[K]
+  secret?: boolean
+  /** How the value is written back as text (config show, docs). */
+  format?: (value: Config[K]) => string
+}
+
+const setting = <K extends keyof Config>(definition: Setting<K>) => definition
+
+/** Every setting: the single source for defaults, parsing, environment names, flags and docs. */
+export const SETTINGS = [
+  setting({
+    key: 'dataDir',
+    description: 'Directory for the SQLite database, the generated secret and other state',
+    allowed: 'a directory path',
+    parse: p.nonEmpty,
+    fallback: () => './data',
+  }),
+  setting({
+    key: 'httpHost',
+    description: 'Address the HTTP API listens on',
+    allowed: 'an IP address or host name',
+    parse: p.host,
+    fallback: () => '127.0.0.1',
+  }),
+  setting({
+    key: 'httpPort',
+    description: 'Port of the HTTP API (0 picks a free one)',
+    allowed: 'an integer from 0 to 65535',
+    parse: p.integer(0, 65535),
+    fallback: () => 3000,
+  }),
+  setting({
+    key: 'publicUrl',
+    description: 'Base URL of links in mail (tracking, unsubscribe)',
+    allowed: 'an http:// or https:// URL',
+    parse: p.httpUrl,
+    fallback: (c) => `http://${c.httpHost}:${c.httpPort}`,
+  }),
+  setting({
+    key: 'hostname',
+    description: 'Host name used in EHLO and as the MX host of return paths',
+    allowed: 'a host name such as mail.example.com',
+    parse: p.hostname,
+    fallback: () => osHostname().toLowerCase(),
+  }),
+  setting({
+    key: 'dnsServers',
+    description: 'DNS resolvers to query, comma-separated host[:port] (default: /etc/resolv.conf)',
+    allowed: 'a comma-separated list of host[:port]',
+    parse: p.hostPortList(53),
+    fallback: () => systemNameServers(),
+    format: (servers) => servers.map((s) => `${s.host.includes(':') ? `[${s.host}]` : s.host}:${s.port}`).join(','),
+  }),
+  setting({
+    key: 'dnsTimeoutMs',
+    description: 'How long one DNS query may take, in milliseconds',
+    allowed: 'an integer from 50 to 60000',
+    parse: p.integer(50, 60_000),
+    fallback: () => 3000,
+  }),
+  setting({
+    key: 'secret',
+    description: 'Signs tokens in links; generated into the data directory when unset',
+    allowed: 'at least 32 characters',
+    parse: p.minLength(32),
+    fallback: (c) => readOrCreateSecret(c.dataDir!),
+    secret: true,
+  }),
+  setting({
+    key: 'rateLimitPerMinute',
+    description: 'API requests per minute per project (a project may override it)',
+    allowed: 'an integer from 1 to 10000000',
+    parse: p.integer(1, 10_000_000),
+    fallback: () => 1000,
+  }),
+  setting({
+    key: 'logLevel',
+    description: 'Least severe log level written',
+    allowed: LOG_LEVELS.join(', '),
+    parse: p.oneOf(LOG_LEVELS),
+    fallback: () => 'info',
+  }),
+] as const satisfies readonly Setting<any>[]
+
+export const envName = (key: string) => 'MAILSTEAD_' + key.replace(/[A-Z]/g, (c) => '_' + c).toUpperCase()
+
+export const flagName = (key: string) => key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())

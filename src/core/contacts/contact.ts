@@ -1,0 +1,55 @@
+import type { ContactTable } from '../../db/schema.ts'
+import { isoTime } from '../../lib/clock.ts'
+import { invalid } from '../../lib/errors.ts'
+import { checkAddress, type Address } from '../../lib/address.ts'
+import { isUuid } from '../../lib/ids.ts'
+
+export interface Contact {
+  id: string
+  email: string
+  subscribed: boolean
+  data: Record<string, unknown>
+  createdAt: string
+  updatedAt: string
+}
+
+export const toContact = (row: ContactTable): Contact => ({
+  id: row.id,
+  email: row.email,
+  subscribed: row.subscribed === 1,
+  data: JSON.parse(row.data),
+  createdAt: isoTime(row.created_at),
+  updatedAt: isoTime(row.updated_at),
+})
+
+/** The checked address, or a 422 naming `field`. */
+export function requireAddress(email: string, field = 'email'): Address {
+  const result = checkAddress(email)
+  if (!result.ok) throw invalid(field, result.reason)
+  return result.value
+}
+
+const MAX_DATA_BYTES = 64 * 1024
+const MAX_KEY_LENGTH = 200
+
+/** Contact data is a JSON object of bounded size whose keys are short, printable names. */
+export function checkContactData(data: Record<string, unknown>, field = 'data'): void {
+  for (const key of Object.keys(data)) {
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH || /[\u0000-\u001f]/.test(key)) {
+      throw invalid(`${field}.${key}`, `keys must be 1 to ${MAX_KEY_LENGTH} printable characters`)
+    }
+  }
+  if (Buffer.byteLength(JSON.stringify(data)) > MAX_DATA_BYTES) {
+    throw invalid(field, `must be at most ${MAX_DATA_BYTES / 1024} KiB as JSON`)
+  }
+}
+
+/** Cursors are opaque to clients: the last id of the page, wrapped. */
+export const encodeCursor = (id: string): string => Buffer.from(`c1:${id}`).toString('base64url')
+
+export function decodeCursor(cursor: string): string {
+  const text = /^[A-Za-z0-9_-]{1,100}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : ''
+  const id = text.startsWith('c1:') ? text.slice(3) : ''
+  if (!isUuid(id)) throw invalid('cursor', 'is not a cursor returned by a previous page')
+  return id
+}

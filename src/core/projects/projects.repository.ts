@@ -1,0 +1,66 @@
+import type { Db } from '../../db/schema.ts'
+import type { KeyType } from './keys.ts'
+
+export const insertProject = (db: Db, name: string, now: number) =>
+  db
+    .insertInto('projects')
+    .values({ name, disabled: 0, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+
+export const findProject = (db: Db, id: number) =>
+  db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst()
+
+export const listProjects = (db: Db) => db.selectFrom('projects').selectAll().orderBy('id').execute()
+
+export const updateProject = (
+  db: Db,
+  id: number,
+  values: { disabled?: number; rate_limit_per_minute?: number | null },
+  now: number,
+) =>
+  db
+    .updateTable('projects')
+    .set({ ...values, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+
+export const insertKey = (
+  db: Db,
+  key: { project_id: number; type: KeyType; prefix: string; hash: string },
+  now: number,
+) => db.insertInto('api_keys').values({ ...key, created_at: now }).returningAll().executeTakeFirstOrThrow()
+
+/** Keys with this prefix, with their project: what authentication compares against. */
+export const findKeysByPrefix = (db: Db, prefix: string) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('projects', 'projects.id', 'api_keys.project_id')
+    .select([
+      'api_keys.id as keyId',
+      'api_keys.type',
+      'api_keys.hash',
+      'api_keys.revoked_at',
+      'projects.id as projectId',
+      'projects.name as projectName',
+      'projects.disabled',
+      'projects.rate_limit_per_minute',
+    ])
+    .where('api_keys.prefix', '=', prefix)
+    .execute()
+
+export const listKeys = (db: Db, projectId: number) =>
+  db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('id').execute()
+
+export const revokeKey = (db: Db, id: number, now: number) =>
+  db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst()
+
+export const findKey = (db: Db, id: number) =>
+  db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()

@@ -1,0 +1,104 @@
+import type { Db } from '../../db/schema.ts'
+import { AppError, invalid, notFound } from '../../lib/errors.ts'
+import { isoTime } from '../../lib/clock.ts'
+import { safeEqual, sha256Hex } from '../../lib/crypto.ts'
+import { generateKey, keyPrefix, keyTypeOf, maskedKey, type KeyType } from './keys.ts'
+import * as repo from './projects.repository.ts'
+
+type ProjectRow = Awaited<ReturnType<typeof repo.insertProject>>
+type KeyRow = Awaited<ReturnType<typeof repo.insertKey>>
+
+export const toProject = (row: ProjectRow) => ({
+  id: row.id,
+  name: row.name,
+  disabled: row.disabled === 1,
+  rateLimitPerMinute: row.rate_limit_per_minute,
+  createdAt: isoTime(row.created_at),
+  updatedAt: isoTime(row.updated_at),
+})
+
+export const toKeySummary = (row: KeyRow) => ({
+  id: row.id,
+  projectId: row.project_id,
+  type: row.type,
+  key: maskedKey(row.prefix),
+  createdAt: isoTime(row.created_at),
+  revokedAt: row.revoked_at === null ? null : isoTime(row.revoked_at),
+})
+
+/** A project with its first secret and public key; the keys are shown this once. */
+export async function createProject(db: Db, name: string, now: number) {
+  const trimmed = name.trim()
+  if (trimmed.length === 0 || trimmed.length > 100) throw invalid('name', 'must be 1 to 100 characters')
+  const project = await repo.insertProject(db, trimmed, now)
+  const secret = await createKey(db, project.id, 'secret', now)
+  const publik = await createKey(db, project.id, 'public', now)
+  return { id: project.id, name: project.name, secretKey: secret.key, publicKey: publik.key }
+}
+
+export async function createKey(db: Db, projectId: number, type: KeyType, now: number) {
+  await requireProject(db, projectId)
+  const generated = generateKey(type)
+  const row = await repo.insertKey(db, { project_id: projectId, type, prefix: generated.prefix, hash: generated.hash }, now)
+  return { ...toKeySummary(row), key: generated.key }
+}
+
+export async function listKeys(db: Db, projectId: number) {
+  await requireProject(db, projectId)
+  return (await repo.listKeys(db, projectId)).map(toKeySummary)
+}
+
+export async function revokeKey(db: Db, keyId: number, now: number) {
+  const row = (await repo.revokeKey(db, keyId, now)) ?? (await repo.findKey(db, keyId))
+  if (!row) throw notFound(`Key ${keyId}`)
+  return toKeySummary(row)
+}
+
+export const listProjects = async (db: Db) => (await repo.listProjects(db)).map(toProject)
+
+export async function setProjectDisabled(db: Db, id: number, disabled: boolean, now: number) {
+  const row = await repo.updateProject(db, id, { disabled: disabled ? 1 : 0 }, now)
+  if (!row) throw notFound(`Project ${id}`)
+  return toProject(row)
+}
+
+/** null returns the project to the server-wide limit. */
+export async function setProjectRateLimit(db: Db, id: number, perMinute: number | null, now: number) {
+  const row = await repo.updateProject(db, id, { rate_limit_per_minute: perMinute }, now)
+  if (!row) throw notFound(`Project ${id}`)
+  return toProject(row)
+}
+
+async function requireProject(db: Db, id: number) {
+  const project = await repo.findProject(db, id)
+  if (!project) throw notFound(`Project ${id}`)
+  return project
+}
+
+export interface Caller {
+  keyId: number
+  keyType: KeyType
+  project: { id: number; name: string; rateLimitPerMinute: number | null }
+}
+
+const unauthorized = (message: string) =>
+  new AppError(401, 'UNAUTHORIZED', message, { suggestion: 'Send the header Authorization: Bearer <API key>.' })
+
+/**
+ * The caller behind an API key. Rows are found by the key's clear prefix and the hash is compared
+ * in constant time. Unknown and revoked keys are indistinguishable to the caller.
+ */
+export async function authenticate(db: Db, apiKey: string | undefined): Promise<Caller> {
+  if (!apiKey) throw unauthorized('Missing API key')
+  if (!keyTypeOf(apiKey)) throw unauthorized('Invalid API key')
+  const hash = sha256Hex(apiKey)
+  const rows = await repo.findKeysByPrefix(db, keyPrefix(apiKey))
+  const row = rows.find((candidate) => safeEqual(candidate.hash, hash))
+  if (!row || row.revoked_at !== null) throw unauthorized('Invalid API key')
+  if (row.disabled === 1) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled')
+  return {
+    keyId: row.keyId,
+    keyType: row.type,
+    project: { id: row.projectId, name: row.projectName, rateLimitPerMinute: row.rate_limit_per_minute },
+  }
+}

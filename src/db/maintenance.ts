@@ -1,0 +1,21 @@
+import { sql } from 'kysely'
+import type { Logger } from '../lib/logger.ts'
+import type { Db } from './schema.ts'
+
+const CHECKPOINT_EVERY_MS = 5 * 60_000
+const OPTIMIZE_EVERY_MS = 6 * 60 * 60_000
+
+/**
+ * Keeps SQLite tidy while the server runs: a passive WAL checkpoint now and then so the WAL does
+ * not grow without bound under steady writes, and PRAGMA optimize every few hours.
+ */
+export function startDbMaintenance(db: Db, logger: Logger): () => void {
+  const run = (what: string, statement: ReturnType<typeof sql>) => () =>
+    statement.execute(db).catch((error) => logger.warn('DB', `${what} failed`, { error: String(error) }))
+  const timers = [
+    setInterval(run('checkpoint', sql`PRAGMA wal_checkpoint(PASSIVE)`), CHECKPOINT_EVERY_MS),
+    setInterval(run('optimize', sql`PRAGMA optimize`), OPTIMIZE_EVERY_MS),
+  ]
+  for (const timer of timers) timer.unref()
+  return () => timers.forEach(clearInterval)
+}

@@ -1,0 +1,21 @@
+import { sql } from 'kysely'
+import type { Db } from './schema.ts'
+
+/**
+ * Runs `work` in one write transaction. BEGIN IMMEDIATE takes the write lock at the start, so a
+ * transaction never has to upgrade a read snapshot that another process has moved past.
+ * `work` must use only the handle it is given.
+ */
+export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await sql`BEGIN IMMEDIATE`.execute(connection)
+    try {
+      const result = await work(connection)
+      await sql`COMMIT`.execute(connection)
+      return result
+    } catch (error) {
+      await sql`ROLLBACK`.execute(connection)
+      throw error
+    }
+  })
+}

@@ -1,0 +1,76 @@
+import { sql } from 'kysely'
+import type { Db } from './schema.ts'
+import { writeTransaction } from './transaction.ts'
+
+type Operation<T> = (trx: Db) => Promise<T>
+
+interface Pending {
+  operation: Operation<unknown>
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+/**
+ * Group commit. Writes from concurrent requests are committed together in one short transaction;
+ * each caller's promise settles only after that commit, so no answer is sent for a write that is
+ * not durable. Each operation runs inside its own savepoint: one that fails is rolled back alone
+ * and rejects alone, and its neighbours commit.
+ */
+export interface Writer {
+  run<T>(operation: Operation<T>): Promise<T>
+  /** Resolves when everything queued so far is committed or failed. */
+  drain(): Promise<void>
+}
+
+export function createWriter(db: Db, maxBatch = 1000): Writer {
+  let queue: Pending[] = []
+  let flushing: Promise<void> | undefined
+
+  const schedule = () => {
+    // setImmediate lets the requests already read from the sockets join this batch.
+    flushing ??= new Promise<void>((done) => setImmediate(done)).then(flush).finally(() => {
+      flushing = undefined
+      if (queue.length > 0) schedule()
+    })
+  }
+
+  const flush = async () => {
+    const batch = queue.splice(0, maxBatch)
+    const outcomes: Array<(() => void) | undefined> = []
+    try {
+      await writeTransaction(db, async (trx) => {
+        for (const item of batch) outcomes.push(await runInSavepoint(trx, item))
+      })
+      for (const settle of outcomes) settle?.()
+    } catch (error) {
+      // The commit itself failed: nothing of this batch is durable.
+      for (const item of batch) item.reject(error)
+    }
+  }
+
+  return {
+    run<T>(operation: Operation<T>) {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ operation, resolve: resolve as (value: unknown) => void, reject })
+        schedule()
+      })
+    },
+    async drain() {
+      while (flushing) await flushing
+    },
+  }
+}
+
+/** Runs one operation; returns how to settle its caller once the batch is committed. */
+async function runInSavepoint(trx: Db, item: Pending): Promise<() => void> {
+  await sql`SAVEPOINT op`.execute(trx)
+  try {
+    const value = await item.operation(trx)
+    await sql`RELEASE op`.execute(trx)
+    return () => item.resolve(value)
+  } catch (error) {
+    await sql`ROLLBACK TO op`.execute(trx)
+    await sql`RELEASE op`.execute(trx)
+    return () => item.reject(error)
+  }
+}

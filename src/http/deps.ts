@@ -1,0 +1,18 @@
+import type { Config } from '../config/schema.ts'
+import type { Verifier } from '../core/verify/verify.service.ts'
+import type { Db } from '../db/schema.ts'
+import type { Writer } from '../db/writer.ts'
+import type { Clock } from '../lib/clock.ts'
+import type { Logger } from '../lib/logger.ts'
+import type { RateLimiter } from './rate-limit.ts'
+
+/** What the routes are given; built once by the composition root. */
+export interface HttpDeps {
+  config: Config
+  db: Db
+  writer: Writer
+  clock: Clock
+  logger: Logger
+  rateLimiter: RateLimiter
+  verify: Verifier
+}

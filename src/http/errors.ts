@@ -1,0 +1,74 @@
+import { AppError, type FieldError } from '../lib/errors.ts'
+import type { Logger } from '../lib/logger.ts'
+
+/** The error body of DESIGN.md: the interface's fields, plus `error` for useSend's clients. */
+export function errorBody(requestId: string, error: AppError) {
+  return {
+    success: false,
+    code: error.code,
+    message: error.message,
+    statusCode: error.status,
+    requestId,
+    ...(error.details.errors && { errors: error.details.errors }),
+    ...(error.details.suggestion && { suggestion: error.details.suggestion }),
+    error: { code: error.code, message: error.message },
+  }
+}
+
+interface ValidationIssue {
+  path: string
+  message: string
+  schema?: { error?: unknown; 'x-field'?: string }
+}
+
+const MAX_FIELD_LENGTH = 100
+
+/** Elysia's validation error as our field list, one message per field: `/data/plan` is `data.plan`. */
+export function fieldErrors(on: string, issues: ValidationIssue[]): FieldError[] {
+  const byField = new Map<string, string>()
+  for (const issue of issues) {
+    const path = issue.path.split('/').filter(Boolean).join('.') || issue.schema?.['x-field'] || on
+    const field = path.length > MAX_FIELD_LENGTH ? `${path.slice(0, MAX_FIELD_LENGTH)}…` : path
+    const custom = issue.schema?.error
+    if (!byField.has(field)) byField.set(field, typeof custom === 'string' ? custom : inWords(issue.message))
+  }
+  return [...byField].map(([field, message]) => ({ field, message }))
+}
+
+/** TypeBox's messages, said the way the rest of the API says things. */
+function inWords(message: string): string {
+  if (message === 'Unexpected property') return 'is not a known field'
+  if (message === 'Expected required property') return 'is required'
+  if (message === 'Expected union value') return 'has the wrong type'
+  const type = /^Expected (string|boolean|number|integer|object|array)$/.exec(message)?.[1]
+  if (type) return type === 'boolean' ? 'must be true or false' : `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`
+  return message.replace(/^Expected /, 'must be ')
+}
+
+/** Whatever was thrown, as an AppError; unexpected errors are logged and hidden. */
+export function toAppError(code: string | number, error: unknown, request: Request, logger: Logger): AppError {
+  const path = `${request.method} ${new URL(request.url).pathname}`
+  if (error instanceof AppError) return error
+  const cause = (error as { cause?: unknown })?.cause
+  if (code === 'PARSE') {
+    return cause instanceof AppError ? cause : new AppError(400, 'INVALID_JSON', 'The request body is not valid JSON')
+  }
+  if (code === 'NOT_FOUND') return new AppError(404, 'NOT_FOUND', `No route for ${path}`)
+  if (code === 'VALIDATION' && isForm(request.headers.get('content-type'))) {
+    return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'This endpoint takes a JSON body', {
+      suggestion: 'Send the body as JSON with the header Content-Type: application/json.',
+    })
+  }
+  if (code === 'VALIDATION') {
+    const validation = error as { type: string; all: ValidationIssue[] }
+    const on = validation.type === 'query' ? 'query' : validation.type === 'params' ? 'path' : 'body'
+    const errors = fieldErrors(on, validation.all)
+    return new AppError(422, 'VALIDATION_ERROR', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors })
+  }
+  logger.error('HTTP', 'unhandled error', { path, error: (error as Error)?.stack ?? String(error) })
+  return new AppError(500, 'INTERNAL_SERVER_ERROR', 'Something went wrong on our side; the request id helps us find it')
+}
+
+/** Form bodies are parsed as forms (for the few routes that take them); everything else is JSON. */
+export const isForm = (contentType: string | null) =>
+  /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(contentType ?? '')

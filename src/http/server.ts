@@ -1,0 +1,44 @@
+import { swagger } from '@elysiajs/swagger'
+import { Elysia } from 'elysia'
+import { checkDeclaredLength, DEFAULT_BODY_LIMIT, readJsonBody } from './body.ts'
+import type { HttpDeps } from './deps.ts'
+import { errorBody, isForm, toAppError } from './errors.ts'
+import { requestIdFor } from './request-id.ts'
+import { contactRoutes } from './routes/contacts.ts'
+import { healthRoutes } from './routes/health.ts'
+import { trackRoutes } from './routes/track.ts'
+import { verifyRoutes } from './routes/verify.ts'
+
+/** The whole HTTP API as one Elysia instance; `handle(Request)` serves it in tests and in Bun.serve. */
+export function createHttpApp(deps: HttpDeps) {
+  return new Elysia({ normalize: false })
+    .onRequest(({ request, set }) => {
+      set.headers['x-request-id'] = requestIdFor(request)
+      checkDeclaredLength(request, DEFAULT_BODY_LIMIT)
+    })
+    .onParse({ as: 'global' }, ({ request, contentType }) =>
+      isForm(contentType) ? undefined : readJsonBody(request, DEFAULT_BODY_LIMIT),
+    )
+    .onError({ as: 'global' }, ({ code, error, set, request }) => {
+      const failure = toAppError(code, error, request, deps.logger)
+      set.status = failure.status
+      Object.assign(set.headers, failure.details.headers)
+      return errorBody(String(set.headers['x-request-id']), failure)
+    })
+    .use(
+      swagger({
+        path: '/swagger',
+        documentation: {
+          info: { title: 'Mailstead API', version: '0.1.0', description: 'Self-hosted email platform' },
+          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'sk_... or pk_...' } } },
+          security: [{ bearer: [] }],
+        },
+      }),
+    )
+    .use(healthRoutes(deps))
+    .use(trackRoutes(deps))
+    .use(verifyRoutes(deps))
+    .use(contactRoutes(deps))
+}
+
+export type HttpApp = ReturnType<typeof createHttpApp>

@@ -1,0 +1,43 @@
+/** A field-level validation finding, as it appears in the `errors` array of an error body. */
+export interface FieldError {
+  field: string
+  message: string
+}
+
+export interface AppErrorDetails {
+  errors?: FieldError[]
+  suggestion?: string
+  headers?: Record<string, string>
+}
+
+/**
+ * The one error type the application throws on purpose. The HTTP layer turns it into the error
+ * body; the CLI prints its message. Anything else that escapes is a 500 with no internals shown.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: AppErrorDetails = {},
+  ) {
+    super(message)
+    this.name = 'AppError'
+  }
+}
+
+export const badRequest = (message: string, suggestion?: string) =>
+  new AppError(400, 'BAD_REQUEST', message, { suggestion })
+
+export const notFound = (what: string) => new AppError(404, 'NOT_FOUND', `${what} not found`)
+
+export const conflict = (message: string, suggestion?: string) =>
+  new AppError(409, 'CONFLICT', message, { suggestion })
+
+export const invalid = (field: string, message: string) =>
+  new AppError(422, 'VALIDATION_ERROR', `${field}: ${message}`, { errors: [{ field, message }] })
+
+export function invalidFields(errors: FieldError[]): AppError {
+  const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ')
+  return new AppError(422, 'VALIDATION_ERROR', summary || 'Validation failed', { errors })
+}

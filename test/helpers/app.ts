@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp, type App, type AppOptions } from '../../src/app.ts'
+import { loadConfig } from '../../src/config/load.ts'
+import { createProject } from '../../src/core/projects/projects.service.ts'
+import { DnsUnavailableError, type Resolver } from '../../src/lib/dns.ts'
+import { silentLogger } from '../../src/lib/logger.ts'
+
+/** A resolver for tests that do not look at DNS: every query fails as if nobody answered. */
+export const noDns: Resolver = {
+  query: async (name) => {
+    throw new DnsUnavailableError(`no DNS in this test (${name})`)
+  },
+}
+
+export interface TestResponse {
+  status: number
+  headers: Headers
+  body: any
+}
+
+export interface RequestOptions {
+  key?: string
+  body?: unknown
+  /** Sent as is, instead of JSON-encoding `body`. */
+  raw?: BodyInit
+  headers?: Record<string, string>
+}
+
+export interface TestApp {
+  app: App
+  dataDir: string
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>
+  project(name?: string): Promise<{ id: number; name: string; secretKey: string; publicKey: string }>
+  close(): Promise<void>
+}
+
+/**
+ * A fresh app on a fresh database in a temporary directory; settings may be overridden. Without a
+ * `dns-servers` setting, DNS answers nothing.
+ */
+export async function createTestApp(settings: Record<string, string> = {}, options: AppOptions = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mailstead-test-'))
+  const { config } = loadConfig({
+    env: {},
+    flags: { 'data-dir': dataDir, 'http-port': '0', secret: 'test-secret-test-secret-test-secret', 'dns-servers': '127.0.0.1:9', ...settings },
+  })
+  const resolver = settings['dns-servers'] ? undefined : noDns
+  const app = await createApp(config, { logger: silentLogger, resolver, ...options })
+  return {
+    app,
+    dataDir,
+    request: (method, path, opts = {}) => send(app, method, path, opts),
+    project: (name = 'Test project') => app.writer.run((trx) => createProject(trx, name, Date.now())),
+    async close() {
+      await app.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function send(app: App, method: string, path: string, options: RequestOptions): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.key) headers.authorization = `Bearer ${options.key}`
+  let body = options.raw
+  if (body === undefined && options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+  const text = await response.text()
+  let parsed: unknown = text
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    // Not JSON (an HTML page, say): the test gets the text.
+  }
+  return { status: response.status, headers: response.headers, body: parsed }
+}

@@ -20,10 +20,13 @@ export interface Writer {
   run<T>(operation: Operation<T>): Promise<T>
   /** Resolves when everything queued so far is committed or failed. */
   drain(): Promise<void>
+  /** Transactions committed and operations run so far: how well writes are being grouped. */
+  stats(): { batches: number; operations: number }
 }
 
 export function createWriter(db: Db, maxBatch = 1000): Writer {
-  let queue: Pending[] = []
+  const queue: Pending[] = []
+  const counts = { batches: 0, operations: 0 }
   let flushing: Promise<void> | undefined
 
   const schedule = () => {
@@ -41,6 +44,8 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
       await writeTransaction(db, async (trx) => {
         for (const item of batch) outcomes.push(await runInSavepoint(trx, item))
       })
+      counts.batches++
+      counts.operations += batch.length
       for (const settle of outcomes) settle?.()
     } catch (error) {
       // The commit itself failed: nothing of this batch is durable.
@@ -58,6 +63,7 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
     async drain() {
       while (flushing) await flushing
     },
+    stats: () => ({ ...counts }),
   }
 }
 

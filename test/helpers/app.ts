@@ -24,7 +24,7 @@ export interface RequestOptions {
   key?: string
   body?: unknown
   /** Sent as is, instead of JSON-encoding `body`. */
-  raw?: BodyInit
+  raw?: string
   headers?: Record<string, string>
 }
 

@@ -5,7 +5,7 @@
  *
  * The local part (without a +tag) is cut at dots, dashes, underscores and digits into words.
  * It looks random when any of these holds:
- *  1. a word of 6+ letters has more than half of its letter pairs outside the common pairs of
+ *  1. a word of 6+ letters has more than 40% of its letter pairs outside the common pairs of
  *     English and of names written in Latin letters;
  *  2. a word of 5+ letters has no vowel (y counts as one);
  *  3. it contains a run of 5+ neighbouring keys of a keyboard row ("asdfg", "poiuy"), or a whole
@@ -17,7 +17,7 @@ export function looksRandom(localPart: string): boolean {
   const base = localPart.split('+')[0]!.toLowerCase()
   const words = base.split(/[^a-z]+/).filter(Boolean)
   return (
-    words.some((word) => word.length >= 6 && uncommonPairShare(word) > 0.5) ||
+    words.some((word) => word.length >= 6 && uncommonPairShare(word) > 0.4) ||
     words.some((word) => word.length >= 5 && !/[aeiouy]/.test(word)) ||
     words.some(hasKeyboardRun) ||
     letterDigitAlternations(base) >= 4 ||
@@ -36,7 +36,7 @@ const COMMON_PAIRS = new Set(
     'ru ug ds lt pi rc rr eg au ck ew mu br bi pt ak pu ui rg ib tl ny ki rk ys ob mm fu ph og ms ye ud mb ip ' +
     'ub oi rl gu dr hr cc tw ft wn nu af hu nn eo vo rv nf xp gn sm fl iz ok nl my gl aw ju oa eq sy sl ps jo ' +
     'lf nv je nk kn gs dy hy ze ks xt bs ik dd cy rp sk xi oe oy ws lv dl rf eu dg wr xa yi nm eb rb tm ja ' +
-    'hn yp za gg ym sw zi az zo zh ao iu ka ko ku vo ya yu ji hm sz cz wy ah uh ij dz'
+    'hn yp za gg ym sw zi az zo zh ao iu ka ko ku vo ya yu ji hm sz cz wy ah uh ij dz uz zu wc yk zy rz zt yz kr'
   ).split(' '),
 )
 

@@ -12,7 +12,7 @@ const tags = ['Contacts']
 export const contactRoutes = (deps: HttpDeps) =>
   new Elysia({ prefix: '/contacts' })
     .use(requireKey(deps))
-    .get('/', ({ query, caller }) => contacts.listContacts(deps.db, caller.project.id, { ...query, limit: query.limit ?? 20 }), {
+    .get('', ({ query, caller }) => contacts.listContacts(deps.db, caller.project.id, { ...query, limit: query.limit ?? 20 }), {
       query: t.Object({
         limit: t.Optional(intQuery('limit', 1, 100, 'Page size, 20 when absent')),
         cursor: t.Optional(t.String({ description: 'The cursor of the previous page' })),
@@ -36,7 +36,7 @@ export const contactRoutes = (deps: HttpDeps) =>
       detail: { summary: 'Get a contact', tags },
     })
     .post(
-      '/',
+      '',
       async ({ body, caller, set }) => {
         const now = deps.clock.now()
         const result = await deps.writer.run((trx) => contacts.saveContact(trx, caller.project.id, body, now))

@@ -1,0 +1,32 @@
+import { describe, expect, test } from 'bun:test'
+import { newId } from '../../lib/ids.ts'
+import { checkContactData, decodeCursor, encodeCursor } from './contact.ts'
+
+describe('cursors', () => {
+  test('a cursor decodes to the id it was made from', () => {
+    const id = newId()
+    expect(decodeCursor(encodeCursor(id))).toBe(id)
+  })
+
+  test.each(['', 'zzz', 'not a cursor', Buffer.from('c1:123').toString('base64url'), Buffer.from('x:' + newId()).toString('base64url'), 'a'.repeat(500)])(
+    'a forged cursor %j is refused',
+    (cursor) => {
+      expect(() => decodeCursor(cursor)).toThrow('cursor')
+    },
+  )
+})
+
+describe('checkContactData', () => {
+  test('accepts ordinary data', () => {
+    expect(() => checkContactData({ plan: 'pro', seats: 3, tags: ['a'], nested: { x: null } })).not.toThrow()
+  })
+
+  test('refuses data over 64 KiB', () => {
+    expect(() => checkContactData({ blob: 'x'.repeat(70_000) })).toThrow('64 KiB')
+  })
+
+  test('refuses empty and over-long keys', () => {
+    expect(() => checkContactData({ '': 1 })).toThrow('keys')
+    expect(() => checkContactData({ ['k'.repeat(201)]: 1 })).toThrow('keys')
+  })
+})

@@ -1,0 +1,67 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { Database as BunDatabase } from 'bun:sqlite'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from 'kysely'
+import { openDatabase, type Database } from './client.ts'
+import { createWriter } from './writer.ts'
+
+let path: string
+let database: Database
+
+beforeEach(async () => {
+  path = join(mkdtempSync(join(tmpdir(), 'mailstead-writer-')), 'test.db')
+  database = openDatabase(path)
+  await sql`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)`.execute(database.db)
+})
+
+afterEach(() => database.close())
+
+const insert = (name: string) => async (trx: typeof database.db) => {
+  await sql`INSERT INTO items (name) VALUES (${name})`.execute(trx)
+  return name
+}
+
+describe('the group-commit writer', () => {
+  test('concurrent writes are committed together, in fewer transactions than writes', async () => {
+    const writer = createWriter(database.db)
+    const names = Array.from({ length: 200 }, (_, i) => `item-${i}`)
+    expect(await Promise.all(names.map((name) => writer.run(insert(name))))).toEqual(names)
+    const { batches, operations } = writer.stats()
+    expect(operations).toBe(200)
+    expect(batches).toBeLessThan(10)
+  })
+
+  test('a write is visible to another connection as soon as its promise resolves', async () => {
+    const writer = createWriter(database.db)
+    await writer.run(insert('durable'))
+    const other = new BunDatabase(path, { readonly: true })
+    expect(other.query('SELECT name FROM items').all()).toEqual([{ name: 'durable' }])
+    other.close()
+  })
+
+  test('a failing write is rolled back alone; its neighbours commit', async () => {
+    const writer = createWriter(database.db)
+    const results = await Promise.allSettled([
+      writer.run(insert('a')),
+      writer.run(async (trx) => {
+        await insert('b')(trx)
+        throw new Error('boom')
+      }),
+      writer.run(insert('a')), // unique violation
+      writer.run(insert('c')),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled'])
+    const rows = await sql<{ name: string }>`SELECT name FROM items ORDER BY name`.execute(database.db)
+    expect(rows.rows.map((r) => r.name)).toEqual(['a', 'c'])
+  })
+
+  test('drain waits for queued writes', async () => {
+    const writer = createWriter(database.db)
+    void writer.run(insert('late'))
+    await writer.drain()
+    const rows = await sql<{ n: number }>`SELECT count(*) AS n FROM items`.execute(database.db)
+    expect(rows.rows[0]!.n).toBe(1)
+  })
+})

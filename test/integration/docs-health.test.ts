@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+
+let t: TestApp
+
+beforeAll(async () => {
+  t = await createTestApp()
+})
+
+afterAll(() => t.close())
+
+describe('GET /health', () => {
+  test('answers ok after touching the database, without a key', async () => {
+    const response = await t.request('GET', '/health')
+    expect(response.status).toBe(200)
+    expect(response.body).toEqual({ status: 'ok' })
+  })
+})
+
+describe('OpenAPI', () => {
+  const ROUTES = [
+    ['get', '/health'],
+    ['post', '/v1/track'],
+    ['post', '/v1/verify'],
+    ['get', '/contacts'],
+    ['post', '/contacts'],
+    ['get', '/contacts/{id}'],
+    ['patch', '/contacts/{id}'],
+    ['delete', '/contacts/{id}'],
+  ] as const
+
+  test('/swagger/json lists every route with its schemas', async () => {
+    const { status, body } = await t.request('GET', '/swagger/json')
+    expect(status).toBe(200)
+    expect(body.openapi).toMatch(/^3\./)
+    for (const [method, path] of ROUTES) {
+      const operation = body.paths[path]?.[method]
+      expect({ route: `${method} ${path}`, documented: Boolean(operation) }).toEqual({ route: `${method} ${path}`, documented: true })
+      expect(operation.summary).toBeTruthy()
+      expect(operation.responses['200'] ?? operation.responses['201']).toBeTruthy()
+      if (method === 'post' || method === 'patch') expect(operation.requestBody).toBeTruthy()
+    }
+    const documented = Object.entries(body.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`))
+    expect(documented.sort()).toEqual(ROUTES.map(([m, p]) => `${m} ${p}`).sort())
+  })
+
+  test('/swagger serves the page', async () => {
+    const response = await t.request('GET', '/swagger')
+    expect(response.status).toBe(200)
+    expect(String(response.body)).toContain('<html')
+  })
+})

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'kysely'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+
+let t: TestApp
+let key: string
+
+beforeAll(async () => {
+  t = await createTestApp()
+  key = (await t.project()).secretKey
+})
+
+afterAll(() => t.close())
+
+/** The error body of DESIGN.md, for a given status and code. */
+const expectErrorBody = (body: any, status: number, code: string) => {
+  expect(body).toMatchObject({ success: false, code, statusCode: status, error: { code } })
+  expect(typeof body.message).toBe('string')
+  expect(body.error.message).toBe(body.message)
+  expect(body.requestId).toMatch(/\S+/)
+}
+
+const MiB = 1024 * 1024
+
+describe('error responses', () => {
+  test.each([
+    ['an unknown route', 'GET', '/nope', undefined, {}, 404, 'NOT_FOUND'],
+    ['a wrong method', 'PUT', '/contacts', '{}', { 'content-type': 'application/json' }, 404, 'NOT_FOUND'],
+    ['malformed JSON', 'POST', '/v1/track', '{"email": ', { 'content-type': 'application/json' }, 400, 'INVALID_JSON'],
+    ['JSON without a content type', 'POST', '/v1/track', '{bad', {}, 400, 'INVALID_JSON'],
+    ['JSON sent as a form (curl -d)', 'POST', '/v1/track', '{"email":"a@b.com","event":"x"}', { 'content-type': 'application/x-www-form-urlencoded' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a body over 1 MiB', 'POST', '/v1/track', JSON.stringify({ email: 'a@b.com', event: 'x', data: { blob: 'x'.repeat(MiB) } }), { 'content-type': 'application/json' }, 413, 'PAYLOAD_TOO_LARGE'],
+  ])('%s', async (_, method, path, raw, headers, status, code) => {
+    const response = await t.request(method, path, { key, raw, headers })
+    expect(response.status).toBe(status)
+    expectErrorBody(response.body, status, code)
+  })
+
+  test('a body over 1 MiB without Content-Length is cut off at the limit', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024))
+    let sent = 0
+    const stream = new ReadableStream({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"email":"a@b.com","event":"x","data":{"blob":"'))
+        if (sent++ < 40) controller.enqueue(chunk)
+        else controller.close()
+      },
+    })
+    const response = await t.app.handle(
+      new Request('http://localhost/v1/track', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit),
+    )
+    expect(response.status).toBe(413)
+    expect(sent).toBeLessThan(40)
+  })
+
+  test('validation failures are 422 with each field named', async () => {
+    const response = await t.request('POST', '/v1/track', { key, body: { email: 42, extra: true } })
+    expect(response.status).toBe(422)
+    expectErrorBody(response.body, 422, 'VALIDATION_ERROR')
+    expect(response.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'email', message: 'must be a string' },
+        { field: 'event', message: 'is required' },
+        { field: 'extra', message: 'is not a known field' },
+      ]),
+    )
+  })
+
+  test('an unexpected failure is 500 with no stack or SQL in the body', async () => {
+    const broken = await createTestApp()
+    const brokenKey = (await broken.project()).secretKey
+    await sql`DROP TABLE events`.execute(broken.app.db)
+    const response = await broken.request('POST', '/v1/track', { key: brokenKey, body: { email: 'a@b.com', event: 'x' } })
+    await broken.close()
+    expect(response.status).toBe(500)
+    expectErrorBody(response.body, 500, 'INTERNAL_SERVER_ERROR')
+    const text = JSON.stringify(response.body)
+    for (const leak of ['events', 'SQL', 'sqlite', 'no such table', 'at ', '.ts']) expect(text).not.toContain(leak)
+  })
+})
+
+describe('X-Request-Id', () => {
+  test('every response carries one, errors included, and the error body repeats it', async () => {
+    for (const [method, path] of [['GET', '/health'], ['GET', '/nope'], ['GET', '/contacts']]) {
+      const response = await t.request(method!, path!)
+      const id = response.headers.get('x-request-id')
+      expect(id).toMatch(/^req_/)
+      if (response.status >= 400) expect(response.body.requestId).toBe(id)
+    }
+  })
+
+  test('a sane incoming id is echoed; an insane one is replaced', async () => {
+    const sane = await t.request('GET', '/contacts', { key, headers: { 'x-request-id': 'trace-123.abc:9' } })
+    expect(sane.headers.get('x-request-id')).toBe('trace-123.abc:9')
+    const insane = await t.request('GET', '/nope', { headers: { 'x-request-id': 'x'.repeat(300) } })
+    expect(insane.headers.get('x-request-id')).toMatch(/^req_/)
+    expect(insane.body.requestId).toBe(insane.headers.get('x-request-id'))
+  })
+})

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import type { Server } from 'bun'
 import { MIGRATIONS } from '../migrations/index.ts'
 import type { Config } from './config/schema.ts'
+import { createAuthenticator } from './core/projects/authenticator.ts'
 import { createVerifier } from './core/verify/verify.service.ts'
 import { openDatabase } from './db/client.ts'
 import { startDbMaintenance } from './db/maintenance.ts'
@@ -43,6 +44,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     writer,
     clock,
     logger,
+    authenticator: createAuthenticator(database.db, clock),
     rateLimiter: createRateLimiter(clock, config.rateLimitPerMinute),
     verify: createVerifier(resolver, clock),
   })
@@ -73,7 +75,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       stopMaintenance()
       await writer.drain()
       await database.close()
-      logger.info('STOP', 'stopped')
+      logger.info('STOP', 'stopped', { writes: writer.stats() })
     },
   }
 }

@@ -26,6 +26,8 @@ export interface Setting<K extends keyof Config = keyof Config> {
   /** Settings are resolved in table order, so a default may use the ones above it. */
   fallback: (resolved: Partial<Config>) => Config[K]
   secret?: boolean
+  /** The default as the docs describe it, when it depends on the machine or on other settings. */
+  shownDefault?: string
   /** How the value is written back as text (config show, docs). */
   format?: (value: Config[K]) => string
 }
@@ -61,6 +63,7 @@ export const SETTINGS = [
     allowed: 'an http:// or https:// URL',
     parse: p.httpUrl,
     fallback: (c) => `http://${c.httpHost}:${c.httpPort}`,
+    shownDefault: '`http://<httpHost>:<httpPort>`',
   }),
   setting({
     key: 'hostname',
@@ -68,6 +71,7 @@ export const SETTINGS = [
     allowed: 'a host name such as mail.example.com',
     parse: p.hostname,
     fallback: () => osHostname().toLowerCase(),
+    shownDefault: "the machine's host name",
   }),
   setting({
     key: 'dnsServers',
@@ -75,6 +79,7 @@ export const SETTINGS = [
     allowed: 'a comma-separated list of host[:port]',
     parse: p.hostPortList(53),
     fallback: () => systemNameServers(),
+    shownDefault: 'the name servers of `/etc/resolv.conf`',
     format: (servers) => servers.map((s) => `${s.host.includes(':') ? `[${s.host}]` : s.host}:${s.port}`).join(','),
   }),
   setting({
@@ -90,6 +95,7 @@ export const SETTINGS = [
     allowed: 'at least 32 characters',
     parse: p.minLength(32),
     fallback: (c) => readOrCreateSecret(c.dataDir!),
+    shownDefault: 'generated into `<dataDir>/secret`',
     secret: true,
   }),
   setting({

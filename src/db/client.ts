@@ -1,7 +1,7 @@
 import { Database as BunDatabase } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { Kysely, SqliteDialect } from 'kysely'
+import { Kysely, SqliteDialect, sql } from 'kysely'
 import type { DB, Db } from './schema.ts'
 
 export interface Database {
@@ -33,4 +33,13 @@ export function openDatabase(path: string): Database {
       await db.destroy()
     },
   }
+}
+
+/**
+ * Changes whenever another connection (another process, such as the CLI) commits to the database:
+ * what caches of rarely-changed rows check before trusting themselves.
+ */
+export async function dataVersion(db: Db): Promise<number> {
+  const result = await sql<{ data_version: number }>`PRAGMA data_version`.execute(db)
+  return result.rows[0]!.data_version
 }

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { authenticate, type Caller } from '../core/projects/projects.service.ts'
+import type { Caller } from '../core/projects/projects.service.ts'
 import { AppError } from '../lib/errors.ts'
 import type { HttpDeps } from './deps.ts'
 import { rateLimitHeaders } from './rate-limit.ts'
@@ -12,7 +12,7 @@ const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(heade
  */
 export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean } = {}) =>
   new Elysia().derive({ as: 'scoped' }, async ({ headers, set }): Promise<{ caller: Caller }> => {
-    const caller = await authenticate(deps.db, bearer(headers.authorization))
+    const caller = await deps.authenticator.authenticate(bearer(headers.authorization))
     if (caller.keyType === 'public' && !options.publicKey) {
       throw new AppError(403, 'FORBIDDEN', 'Public keys work only with POST /v1/track', {
         suggestion: 'Use a secret key (sk_...) for this endpoint, and keep it on your server.',

@@ -12,23 +12,28 @@ export function checkDeclaredLength(request: Request, limit: number): void {
 }
 
 /**
- * Reads a JSON body, counting bytes as they arrive so that a body without a Content-Length is cut
- * off at the limit too. An empty body is `undefined`.
+ * Reads a JSON body. A declared Content-Length has already been checked against the limit, so
+ * such a body is read whole; one without is counted as it arrives and cut off at the limit. An
+ * empty body is `undefined`.
  */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   if (!request.body) return undefined
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of request.body) {
-    size += chunk.byteLength
-    if (size > limit) throw tooLarge(limit)
-    chunks.push(chunk)
-  }
-  if (size === 0) return undefined
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks))
+  const text = request.headers.has('content-length') ? await request.text() : await readCounted(request.body, limit)
+  if (text.length === 0) return undefined
   try {
     return JSON.parse(text)
   } catch {
     throw new AppError(400, 'INVALID_JSON', 'The request body is not valid JSON')
   }
+}
+
+async function readCounted(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.byteLength
+    if (size > limit) throw tooLarge(limit)
+    chunks.push(chunk)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.ts'
+import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Verifier } from '../core/verify/verify.service.ts'
 import type { Db } from '../db/schema.ts'
 import type { Writer } from '../db/writer.ts'
@@ -13,6 +14,7 @@ export interface HttpDeps {
   writer: Writer
   clock: Clock
   logger: Logger
+  authenticator: Authenticator
   rateLimiter: RateLimiter
   verify: Verifier
 }

@@ -28,4 +28,8 @@ export class TtlCache<V> {
     }
     this.#entries.set(key, { value, expiresAt: this.clock.now() + ttlMs })
   }
+
+  clear(): void {
+    this.#entries.clear()
+  }
 }

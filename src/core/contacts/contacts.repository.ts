@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/schema.ts'
 import { jsonFromPatch, jsonMergePatch } from '../../db/json.ts'
+import { prepared } from '../../db/prepared.ts'
 
 export interface ContactFilter {
   subscribed?: boolean
@@ -8,28 +9,45 @@ export interface ContactFilter {
   search?: string
 }
 
-export const findContact = (db: Db, projectId: number, id: string) =>
-  db.selectFrom('contacts').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+export const findContact = async (db: Db, projectId: number, id: string) => (await selectById(db, { projectId, id }))[0]
 
-export const findContactByKey = (db: Db, projectId: number, emailKey: string) =>
-  db
-    .selectFrom('contacts')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('email_key', '=', emailKey)
-    .executeTakeFirst()
+const selectById = prepared((db, p: { projectId: number; id: string }) =>
+  db.selectFrom('contacts').selectAll().where('project_id', '=', p.projectId).where('id', '=', p.id),
+)
 
-export const insertContact = (
-  db: Db,
-  row: { id: string; project_id: number; email: string; email_key: string; subscribed: boolean },
-  data: Record<string, unknown>,
-  now: number,
-) =>
+export const findContactByKey = async (db: Db, projectId: number, emailKey: string) =>
+  (await selectByKey(db, { projectId, emailKey }))[0]
+
+const selectByKey = prepared((db, p: { projectId: number; emailKey: string }) =>
+  db.selectFrom('contacts').selectAll().where('project_id', '=', p.projectId).where('email_key', '=', p.emailKey),
+)
+
+export interface NewContact {
+  id: string
+  project_id: number
+  email: string
+  email_key: string
+  subscribed: boolean
+}
+
+export const insertContact = async (db: Db, row: NewContact, data: Record<string, unknown>, now: number) =>
+  (await insert(db, { ...row, subscribed: row.subscribed ? 1 : 0, data: JSON.stringify(data), now }))[0]!
+
+const insert = prepared((db, p: Omit<NewContact, 'subscribed'> & { subscribed: number; data: string; now: number }) =>
   db
     .insertInto('contacts')
-    .values({ ...row, subscribed: row.subscribed ? 1 : 0, data: jsonFromPatch(data), created_at: now, updated_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow()
+    .values({
+      id: p.id,
+      project_id: p.project_id,
+      email: p.email,
+      email_key: p.email_key,
+      subscribed: p.subscribed,
+      data: jsonFromPatch(p.data),
+      created_at: p.now,
+      updated_at: p.now,
+    })
+    .returningAll(),
+)
 
 export interface ContactChanges {
   email?: string
@@ -38,18 +56,33 @@ export interface ContactChanges {
   data?: Record<string, unknown>
 }
 
-export const updateContact = (db: Db, id: string, changes: ContactChanges, now: number) =>
-  db
-    .updateTable('contacts')
-    .set({
-      ...(changes.email !== undefined && { email: changes.email, email_key: changes.email_key }),
-      ...(changes.subscribed !== undefined && { subscribed: changes.subscribed ? 1 : 0 }),
-      ...(changes.data !== undefined && { data: jsonMergePatch('data', changes.data) }),
-      updated_at: now,
+/** Changes what is given and leaves the rest: one statement shape for every combination. */
+export const updateContact = async (db: Db, id: string, changes: ContactChanges, now: number) =>
+  (
+    await update(db, {
+      id,
+      email: changes.email ?? null,
+      email_key: changes.email_key ?? null,
+      subscribed: changes.subscribed === undefined ? null : changes.subscribed ? 1 : 0,
+      data: changes.data === undefined ? null : JSON.stringify(changes.data),
+      now,
     })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow()
+  )[0]!
+
+const update = prepared(
+  (db, p: { id: string; email: string | null; email_key: string | null; subscribed: number | null; data: string | null; now: number }) =>
+    db
+      .updateTable('contacts')
+      .set({
+        email: sql<string>`coalesce(${p.email}, email)`,
+        email_key: sql<string>`coalesce(${p.email_key}, email_key)`,
+        subscribed: sql<number>`coalesce(${p.subscribed}, subscribed)`,
+        data: jsonMergePatch('data', p.data),
+        updated_at: p.now,
+      })
+      .where('id', '=', p.id)
+      .returningAll(),
+)
 
 export const deleteContact = (db: Db, projectId: number, id: string) =>
   db.deleteFrom('contacts').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()

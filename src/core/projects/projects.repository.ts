@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts'
+import { prepared } from '../../db/prepared.ts'
 import type { KeyType } from './keys.ts'
 
 export const insertProject = (db: Db, name: string, now: number) =>
@@ -33,7 +34,9 @@ export const insertKey = (
 ) => db.insertInto('api_keys').values({ ...key, created_at: now }).returningAll().executeTakeFirstOrThrow()
 
 /** Keys with this prefix, with their project: what authentication compares against. */
-export const findKeysByPrefix = (db: Db, prefix: string) =>
+export const findKeysByPrefix = (db: Db, prefix: string) => selectKeysByPrefix(db, { prefix })
+
+const selectKeysByPrefix = prepared((db, p: { prefix: string }) =>
   db
     .selectFrom('api_keys')
     .innerJoin('projects', 'projects.id', 'api_keys.project_id')
@@ -47,8 +50,8 @@ export const findKeysByPrefix = (db: Db, prefix: string) =>
       'projects.disabled',
       'projects.rate_limit_per_minute',
     ])
-    .where('api_keys.prefix', '=', prefix)
-    .execute()
+    .where('api_keys.prefix', '=', p.prefix),
+)
 
 export const listKeys = (db: Db, projectId: number) =>
   db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('id').execute()

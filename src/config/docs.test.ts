@@ -1,0 +1,9 @@
+import { expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { configurationTable } from './docs.ts'
+
+test('the README holds the configuration table of the settings (regenerate: bun scripts/config-table.ts)', () => {
+  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+  expect(readme).toContain(configurationTable())
+})

@@ -1,0 +1,55 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { MIGRATIONS } from '../../../migrations/index.ts'
+import { openDatabase, type Database } from '../../db/client.ts'
+import { migrate } from '../../db/migrator.ts'
+import { systemClock } from '../../lib/clock.ts'
+import { createAuthenticator } from './authenticator.ts'
+import { createProject, listKeys, revokeKey, setProjectRateLimit } from './projects.service.ts'
+
+let server: Database
+let cliProcess: Database
+
+beforeEach(async () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'mailstead-auth-')), 'db.sqlite')
+  server = openDatabase(path)
+  await migrate(server.db, MIGRATIONS)
+  cliProcess = openDatabase(path)
+})
+
+afterEach(async () => {
+  await cliProcess.close()
+  await server.close()
+})
+
+describe('the authenticator', () => {
+  test('remembers accepted keys, and forgets them when another connection commits', async () => {
+    const project = await createProject(server.db, 'P', 0)
+    const authenticator = createAuthenticator(server.db, systemClock)
+    expect((await authenticator.authenticate(project.secretKey)).project.rateLimitPerMinute).toBeNull()
+
+    await setProjectRateLimit(cliProcess.db, project.id, 7, 0)
+    expect((await authenticator.authenticate(project.secretKey)).project.rateLimitPerMinute).toBe(7)
+
+    const [secret] = await listKeys(cliProcess.db, project.id)
+    await revokeKey(cliProcess.db, secret!.id, 0)
+    await expect(authenticator.authenticate(project.secretKey)).rejects.toThrow('Invalid API key')
+  })
+
+  test('a change made in this process shows after forget()', async () => {
+    const project = await createProject(server.db, 'P', 0)
+    const authenticator = createAuthenticator(server.db, systemClock)
+    await authenticator.authenticate(project.secretKey)
+    await setProjectRateLimit(server.db, project.id, 9, 0)
+    authenticator.forget()
+    expect((await authenticator.authenticate(project.secretKey)).project.rateLimitPerMinute).toBe(9)
+  })
+
+  test('unknown keys are not remembered', async () => {
+    const authenticator = createAuthenticator(server.db, systemClock)
+    await expect(authenticator.authenticate('sk_' + 'x'.repeat(43))).rejects.toThrow('Invalid API key')
+    await expect(authenticator.authenticate(undefined)).rejects.toThrow('Missing API key')
+  })
+})

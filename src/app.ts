@@ -21,8 +21,12 @@ export interface AppOptions {
   resolver?: Resolver
 }
 
-/** Hard cap on a request body; routes enforce their own, smaller limits while reading. */
-const MAX_REQUEST_BODY = 16 * 1024 * 1024
+/**
+ * Bun's own cap on a request body, set far above the API's limits: those refuse an oversized body
+ * from its Content-Length (or while counting it) with the API's error body, whereas Bun's cap
+ * would answer first with a bare 413.
+ */
+const BUN_BODY_CAP = 1024 * 1024 * 1024
 
 export const databasePath = (config: Config) => join(config.dataDir, 'mailstead.db')
 
@@ -65,7 +69,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         hostname: config.httpHost,
         port: config.httpPort,
         fetch: http.fetch,
-        maxRequestBodySize: MAX_REQUEST_BODY,
+        maxRequestBodySize: BUN_BODY_CAP,
       })
       stopMaintenance = startDbMaintenance(database.db, logger)
       logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`)

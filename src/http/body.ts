@@ -12,14 +12,21 @@ export function checkDeclaredLength(request: Request, limit: number): void {
 }
 
 /**
- * Reads a JSON body. A declared Content-Length has already been checked against the limit, so
- * such a body is read whole; one without is counted as it arrives and cut off at the limit. An
- * empty body is `undefined`.
+ * Parses a request body within `limit` bytes: URL-encoded forms as objects, multipart left to
+ * Elysia once its declared length has passed the check, anything else as JSON. A declared
+ * Content-Length has already been checked, so such a body is read whole; one without is counted
+ * as it arrives and cut off at the limit. An empty body is `undefined`.
  */
-export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+export async function parseBody(request: Request, contentType: string, limit: number): Promise<unknown> {
   if (!request.body) return undefined
-  const text = request.headers.has('content-length') ? await request.text() : await readCounted(request.body, limit)
+  const declared = request.headers.has('content-length')
+  if (/^multipart\/form-data\b/i.test(contentType)) {
+    if (declared) return undefined
+    throw new AppError(411, 'LENGTH_REQUIRED', 'A multipart body needs a Content-Length header')
+  }
+  const text = declared ? await request.text() : await readCounted(request.body, limit)
   if (text.length === 0) return undefined
+  if (/^application\/x-www-form-urlencoded\b/i.test(contentType)) return Object.fromEntries(new URLSearchParams(text))
   try {
     return JSON.parse(text)
   } catch {

@@ -70,5 +70,5 @@ export function toAppError(code: string | number, error: unknown, request: Reque
 }
 
 /** Form bodies are parsed as forms (for the few routes that take them); everything else is JSON. */
-export const isForm = (contentType: string | null) =>
+const isForm = (contentType: string | null) =>
   /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(contentType ?? '')

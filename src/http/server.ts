@@ -1,8 +1,8 @@
 import { swagger } from '@elysiajs/swagger'
 import { Elysia } from 'elysia'
-import { checkDeclaredLength, DEFAULT_BODY_LIMIT, readJsonBody } from './body.ts'
+import { checkDeclaredLength, DEFAULT_BODY_LIMIT, parseBody } from './body.ts'
 import type { HttpDeps } from './deps.ts'
-import { errorBody, isForm, toAppError } from './errors.ts'
+import { errorBody, toAppError } from './errors.ts'
 import { requestIdFor } from './request-id.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { healthRoutes } from './routes/health.ts'
@@ -16,9 +16,7 @@ export function createHttpApp(deps: HttpDeps) {
       set.headers['x-request-id'] = requestIdFor(request)
       checkDeclaredLength(request, DEFAULT_BODY_LIMIT)
     })
-    .onParse({ as: 'global' }, ({ request, contentType }) =>
-      isForm(contentType) ? undefined : readJsonBody(request, DEFAULT_BODY_LIMIT),
-    )
+    .onParse({ as: 'global' }, ({ request, contentType }) => parseBody(request, contentType, DEFAULT_BODY_LIMIT))
     .onError({ as: 'global' }, ({ code, error, set, request }) => {
       const failure = toAppError(code, error, request, deps.logger)
       set.status = failure.status

@@ -58,6 +58,57 @@ describe('error responses', () => {
     expect(sent).toBeLessThan(40)
   })
 
+  test('a form body without Content-Length is cut off at the limit too', async () => {
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('email=' + 'a'.repeat(2 * MiB)))
+        controller.close()
+      },
+    })
+    const response = await t.app.handle(
+      new Request('http://localhost/v1/track', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit),
+    )
+    expect(response.status).toBe(413)
+  })
+
+  test('a multipart body must declare its length', async () => {
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('--x\r\n\r\n--x--'))
+        controller.close()
+      },
+    })
+    const response = await t.app.handle(
+      new Request('http://localhost/contacts', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data; boundary=x' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit),
+    )
+    expect(response.status).toBe(411)
+  })
+
+  test('through the real listener, a 20 MB body gets the API error body, not a bare 413', async () => {
+    const served = await createTestApp()
+    await served.app.start()
+    const response = await fetch(`${served.app.url}/v1/track`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: 'x'.repeat(20 * MiB),
+    })
+    const body = (await response.json()) as { requestId: string }
+    await served.close()
+    expect(response.status).toBe(413)
+    expectErrorBody(body, 413, 'PAYLOAD_TOO_LARGE')
+    expect(response.headers.get('x-request-id')).toBe(body.requestId)
+  })
+
   test('validation failures are 422 with each field named', async () => {
     const response = await t.request('POST', '/v1/track', { key, body: { email: 42, extra: true } })
     expect(response.status).toBe(422)

@@ -21,6 +21,9 @@ export function createHttpApp(deps: HttpDeps) {
       const failure = toAppError(code, error, request, deps.logger)
       set.status = failure.status
       Object.assign(set.headers, failure.details.headers)
+      // The rest of an oversized body is never read: close the connection instead of leaving the
+      // client blocked on sending it.
+      if (failure.status === 413) set.headers.connection = 'close'
       return errorBody(String(set.headers['x-request-id']), failure)
     })
     .use(

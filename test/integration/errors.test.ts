@@ -22,6 +22,29 @@ const expectErrorBody = (body: any, status: number, code: string) => {
 
 const MiB = 1024 * 1024
 
+/** A request whose body arrives as a stream, so it has no Content-Length. */
+const streamed = (path: string, contentType: string, chunks: () => Iterable<string>) => {
+  const iterator = chunks()[Symbol.iterator]()
+  let pulled = 0
+  const body = new ReadableStream({
+    pull(controller) {
+      const next = iterator.next()
+      if (next.done) return controller.close()
+      pulled++
+      controller.enqueue(new TextEncoder().encode(next.value))
+    },
+  })
+  const response = t.app.handle(
+    new Request(`http://localhost${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+      body,
+      duplex: 'half',
+    } as RequestInit),
+  )
+  return { response, pulled: () => pulled }
+}
+
 describe('error responses', () => {
   test.each([
     ['an unknown route', 'GET', '/nope', undefined, {}, 404, 'NOT_FOUND'],
@@ -37,61 +60,26 @@ describe('error responses', () => {
   })
 
   test('a body over 1 MiB without Content-Length is cut off at the limit', async () => {
-    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024))
-    let sent = 0
-    const stream = new ReadableStream({
-      pull(controller) {
-        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"email":"a@b.com","event":"x","data":{"blob":"'))
-        if (sent++ < 40) controller.enqueue(chunk)
-        else controller.close()
-      },
+    const request = streamed('/v1/track', 'application/json', function* () {
+      yield '{"email":"a@b.com","event":"x","data":{"blob":"'
+      for (let i = 0; i < 40; i++) yield 'x'.repeat(64 * 1024)
     })
-    const response = await t.app.handle(
-      new Request('http://localhost/v1/track', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: stream,
-        duplex: 'half',
-      } as RequestInit),
-    )
-    expect(response.status).toBe(413)
-    expect(sent).toBeLessThan(40)
+    expect((await request.response).status).toBe(413)
+    expect(request.pulled()).toBeLessThan(41)
   })
 
   test('a form body without Content-Length is cut off at the limit too', async () => {
-    const stream = new ReadableStream({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode('email=' + 'a'.repeat(2 * MiB)))
-        controller.close()
-      },
+    const request = streamed('/v1/track', 'application/x-www-form-urlencoded', function* () {
+      yield 'email=' + 'a'.repeat(2 * MiB)
     })
-    const response = await t.app.handle(
-      new Request('http://localhost/v1/track', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: stream,
-        duplex: 'half',
-      } as RequestInit),
-    )
-    expect(response.status).toBe(413)
+    expect((await request.response).status).toBe(413)
   })
 
   test('a multipart body must declare its length', async () => {
-    const stream = new ReadableStream({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode('--x\r\n\r\n--x--'))
-        controller.close()
-      },
+    const request = streamed('/contacts', 'multipart/form-data; boundary=x', function* () {
+      yield '--x\r\n\r\n--x--'
     })
-    const response = await t.app.handle(
-      new Request('http://localhost/contacts', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data; boundary=x' },
-        body: stream,
-        duplex: 'half',
-      } as RequestInit),
-    )
-    expect(response.status).toBe(411)
+    expect((await request.response).status).toBe(411)
   })
 
   test('through the real listener, a 20 MB body gets the API error body, not a bare 413', async () => {

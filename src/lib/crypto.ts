@@ -1,9 +1,6 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { createHash, timingSafeEqual } from 'node:crypto'
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex')
-
-export const hmacSha256 = (secret: string, value: string): Buffer =>
-  createHmac('sha256', secret).update(value).digest()
 
 /** Compares two strings in time that depends only on their length. */
 export function safeEqual(a: string, b: string): boolean {

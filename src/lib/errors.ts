@@ -26,9 +26,6 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string, suggestion?: string) =>
-  new AppError(400, 'BAD_REQUEST', message, { suggestion })
-
 export const notFound = (what: string) => new AppError(404, 'NOT_FOUND', `${what} not found`)
 
 export const conflict = (message: string, suggestion?: string) =>
@@ -36,8 +33,3 @@ export const conflict = (message: string, suggestion?: string) =>
 
 export const invalid = (field: string, message: string) =>
   new AppError(422, 'VALIDATION_ERROR', `${field}: ${message}`, { errors: [{ field, message }] })
-
-export function invalidFields(errors: FieldError[]): AppError {
-  const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ')
-  return new AppError(422, 'VALIDATION_ERROR', summary || 'Validation failed', { errors })
-}

@@ -1,8 +1,12 @@
 import type { Migration } from '../src/db/migrator.ts'
 import * as init from './0001_init.ts'
+import * as domains from './0002_domains.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
  * a test checks that this list and the files agree.
  */
-export const MIGRATIONS: readonly Migration[] = [{ name: '0001_init', ...init }]
+export const MIGRATIONS: readonly Migration[] = [
+  { name: '0001_init', ...init },
+  { name: '0002_domains', ...domains },
+]

@@ -3,11 +3,13 @@ import type { Server } from 'bun'
 import { MIGRATIONS } from '../migrations/index.ts'
 import type { Config } from './config/schema.ts'
 import { createAuthenticator } from './core/projects/authenticator.ts'
+import type { DomainSettings } from './core/domains/domains.service.ts'
 import { createVerifier } from './core/verify/verify.service.ts'
 import { openDatabase } from './db/client.ts'
 import { startDbMaintenance } from './db/maintenance.ts'
 import { migrate } from './db/migrator.ts'
 import { createWriter } from './db/writer.ts'
+import { createDomainChecker } from './dns/checker.ts'
 import { createResolver } from './dns/resolver.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
 import { createHttpApp } from './http/server.ts'
@@ -42,6 +44,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
   const writer = createWriter(database.db)
   const resolver = options.resolver ?? createResolver(config.dnsServers, config.dnsTimeoutMs)
+  const domainSettings = domainSettingsOf(config)
+  const checker = createDomainChecker({ db: database.db, write: writer.run, resolver, clock, logger, settings: domainSettings })
   const http = createHttpApp({
     config,
     db: database.db,
@@ -51,6 +55,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     authenticator: createAuthenticator(database.db, clock),
     rateLimiter: createRateLimiter(clock, config.rateLimitPerMinute),
     verify: createVerifier(resolver, clock),
+    domainSettings,
+    checker,
   })
   let server: Server<undefined> | undefined
   let stopMaintenance = () => {}
@@ -58,6 +64,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   return {
     db: database.db,
     writer,
+    checker,
     handle: (request: Request) => http.handle(request),
     /** The HTTP API's address once started. */
     get url(): string {
@@ -72,11 +79,13 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         maxRequestBodySize: BUN_BODY_CAP,
       })
       stopMaintenance = startDbMaintenance(database.db, logger)
+      await checker.start()
       logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`)
     },
     async stop() {
       await server?.stop()
       stopMaintenance()
+      await checker.stop()
       await writer.drain()
       await database.close()
       logger.info('STOP', 'stopped', { writes: writer.stats() })
@@ -85,3 +94,13 @@ export async function createApp(config: Config, options: AppOptions = {}) {
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>
+
+export const domainSettingsOf = (config: Config): DomainSettings => ({
+  secret: config.secret,
+  hostname: config.hostname,
+  returnPathLabel: config.returnPathLabel,
+  regions: config.regions,
+  graceMs: config.domainGraceHours * 3_600_000,
+  pendingCheckMs: config.domainCheckPendingMinutes * 60_000,
+  verifiedCheckMs: config.domainCheckVerifiedMinutes * 60_000,
+})

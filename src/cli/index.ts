@@ -8,6 +8,13 @@ import { AppError } from '../lib/errors.ts'
 import { CliError, parseArgs } from './args.ts'
 import type { Command, Context, Io } from './command.ts'
 import { configShowCommand } from './commands/config.ts'
+import {
+  domainAddCommand,
+  domainListCommand,
+  domainRecordsCommand,
+  domainRemoveCommand,
+  domainVerifyCommand,
+} from './commands/domain.ts'
 import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './commands/key.ts'
 import { migrateCommand } from './commands/migrate.ts'
 import {
@@ -31,6 +38,11 @@ export const COMMANDS: readonly Command[] = [
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
+  domainAddCommand,
+  domainListCommand,
+  domainRecordsCommand,
+  domainVerifyCommand,
+  domainRemoveCommand,
 ]
 
 const SETTING_FLAGS = new Set(SETTINGS.map((s) => flagName(s.key)))

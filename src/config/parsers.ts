@@ -64,3 +64,17 @@ export const hostPortList =
     if (parsed.length === 0 || parsed.some((item) => item === undefined)) return undefined
     return parsed as HostPort[]
   }
+
+/** A comma-separated list whose items each pass `item`. */
+export const listOf =
+  (item: Parser<string>): Parser<readonly string[]> =>
+  (text) => {
+    const items = text.split(',').map((part) => part.trim()).filter(Boolean)
+    const parsed = items.map(item)
+    return parsed.some((value) => value === undefined) ? undefined : (parsed as string[])
+  }
+
+export const matching =
+  (pattern: RegExp): Parser<string> =>
+  (text) =>
+    pattern.test(text) ? text : undefined

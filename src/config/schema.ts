@@ -15,6 +15,11 @@ export interface Config {
   readonly secret: string
   readonly rateLimitPerMinute: number
   readonly logLevel: LogLevel
+  readonly regions: readonly string[]
+  readonly returnPathLabel: string
+  readonly domainCheckPendingMinutes: number
+  readonly domainCheckVerifiedMinutes: number
+  readonly domainGraceHours: number
 }
 
 export interface Setting<K extends keyof Config = keyof Config> {
@@ -32,6 +37,11 @@ export interface Setting<K extends keyof Config = keyof Config> {
   format?: (value: Config[K]) => string
 }
 
+/** A sending region label. */
+export const REGION = /^[a-z0-9-]{1,32}$/
+
+/** Always allowed, whatever the configuration adds. */
+export const DEFAULT_REGION = 'us-east-1'
 const setting = <K extends keyof Config>(definition: Setting<K>) => definition
 
 /** Every setting: the single source for defaults, parsing, environment names, flags and docs. */
@@ -111,6 +121,42 @@ export const SETTINGS = [
     allowed: LOG_LEVELS.join(', '),
     parse: p.oneOf(LOG_LEVELS),
     fallback: () => 'info',
+  }),
+  setting({
+    key: 'regions',
+    description: 'Sending regions a domain may name besides us-east-1, comma-separated',
+    allowed: 'a comma-separated list of labels of 1 to 32 characters a-z, 0-9 and -',
+    parse: p.listOf(p.matching(REGION)),
+    fallback: () => [],
+    format: (regions) => regions.join(','),
+  }),
+  setting({
+    key: 'returnPathLabel',
+    description: 'Label of the return-path host under each sending domain (<label>.<domain>)',
+    allowed: 'one DNS label: a-z, 0-9 and -, 1 to 63 characters, not starting or ending with -',
+    parse: p.matching(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/),
+    fallback: () => 'mst',
+  }),
+  setting({
+    key: 'domainCheckPendingMinutes',
+    description: 'Minutes between DNS checks of a domain that is not verified yet',
+    allowed: 'an integer from 1 to 1440',
+    parse: p.integer(1, 1440),
+    fallback: () => 5,
+  }),
+  setting({
+    key: 'domainCheckVerifiedMinutes',
+    description: 'Minutes between DNS checks of a verified domain',
+    allowed: 'an integer from 1 to 10080',
+    parse: p.integer(1, 10_080),
+    fallback: () => 60,
+  }),
+  setting({
+    key: 'domainGraceHours',
+    description: 'Hours a domain may stay unverified (or broken after verification) before it is FAILED',
+    allowed: 'an integer from 1 to 8760',
+    parse: p.integer(1, 8760),
+    fallback: () => 72,
   }),
 ] as const satisfies readonly Setting<any>[]
 

@@ -43,6 +43,39 @@ export interface EventTable {
   created_at: number
 }
 
+export type DomainStatus = 'NOT_STARTED' | 'PENDING' | 'SUCCESS' | 'FAILED' | 'TEMPORARY_FAILURE'
+
+export interface DomainTable {
+  id: Generated<number>
+  project_id: number
+  /** ASCII (punycode), lower case. */
+  name: string
+  region: string
+  status: DomainStatus
+  return_path_label: string
+  dkim_selector: string
+  /** Base64 SubjectPublicKeyInfo: what the DKIM record's p= holds. */
+  dkim_public_key: string
+  /** PKCS#8 PEM, sealed with a key derived from the server secret. */
+  dkim_private_key: string
+  ed25519_selector: string
+  /** Base64 of the raw 32-byte key (RFC 8463). */
+  ed25519_public_key: string
+  ed25519_private_key: string
+  open_tracking: Generated<number>
+  click_tracking: Generated<number>
+  /** JSON: the findings of the last check, one per record. */
+  findings: string | null
+  error_message: string | null
+  is_verifying: Generated<number>
+  last_checked_at: number | null
+  next_check_at: number
+  verified_at: number | null
+  failing_since: number | null
+  created_at: number
+  updated_at: number
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -53,6 +86,7 @@ export interface DB {
   api_keys: ApiKeyTable
   contacts: ContactTable
   events: EventTable
+  domains: DomainTable
   migrations: MigrationTable
 }
 

@@ -1,7 +1,9 @@
 import type { Config } from '../config/schema.ts'
+import type { DomainSettings } from '../core/domains/domains.service.ts'
 import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Verifier } from '../core/verify/verify.service.ts'
 import type { Db } from '../db/schema.ts'
+import type { DomainChecker } from '../dns/checker.ts'
 import type { Writer } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
@@ -17,4 +19,6 @@ export interface HttpDeps {
   authenticator: Authenticator
   rateLimiter: RateLimiter
   verify: Verifier
+  domainSettings: DomainSettings
+  checker: DomainChecker
 }

@@ -5,6 +5,7 @@ import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
 import { requestIdFor } from './request-id.ts'
 import { contactRoutes } from './routes/contacts.ts'
+import { domainRoutes } from './routes/domains.ts'
 import { healthRoutes } from './routes/health.ts'
 import { trackRoutes } from './routes/track.ts'
 import { verifyRoutes } from './routes/verify.ts'
@@ -40,6 +41,7 @@ export function createHttpApp(deps: HttpDeps) {
     .use(trackRoutes(deps))
     .use(verifyRoutes(deps))
     .use(contactRoutes(deps))
+    .use(domainRoutes(deps))
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>

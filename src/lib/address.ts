@@ -39,24 +39,31 @@ export function checkAddress(input: string): AddressCheck {
   if (Buffer.byteLength(local) > 64) return fail('the part before @ is longer than 64 characters')
   if (Buffer.byteLength(input) > 254) return fail('it is longer than 254 characters')
   if (!DOT_ATOM.test(local) && !QUOTED.test(local)) return fail('the part before @ is not allowed')
-  const asciiDomain = checkDomain(domain)
-  if (typeof asciiDomain !== 'string') return asciiDomain
+  const domainCheck = checkDomain(domain)
+  if (!domainCheck.ok) return fail(domainCheck.reason)
+  const asciiDomain = domainCheck.value
   const key = `${local.toLowerCase()}@${asciiDomain}`
   return { ok: true, value: { address: input, local, domain, asciiDomain, key } }
 }
 
-/** The ASCII form of a mail domain, or the reason it cannot be one. */
-function checkDomain(domain: string): string | { ok: false; reason: string } {
-  if (domain.startsWith('[')) return fail('address literals such as [192.0.2.1] are not accepted')
+export type DomainCheck = { ok: true; value: string } | { ok: false; reason: string }
+
+/**
+ * The ASCII (punycode), lower-case form of a mail domain, or the reason it cannot be one: LDH
+ * labels of at most 63 octets, at least two of them, at most 253 octets, no IP address.
+ */
+export function checkDomain(domain: string): DomainCheck {
+  const no = (reason: string) => ({ ok: false as const, reason })
+  if (domain.startsWith('[')) return no('address literals such as [192.0.2.1] are not accepted')
+  if (domain.endsWith('.')) return no('the domain must not end with a dot')
   const ascii = domainToASCII(domain).toLowerCase()
-  if (!ascii) return fail('the domain is not a valid host name')
-  if (ascii.length > 253) return fail('the domain is longer than 253 characters')
+  if (!ascii) return no('the domain is not a valid host name')
+  if (ascii.length > 253) return no('the domain is longer than 253 characters')
   const labels = ascii.split('.')
-  if (labels.length < 2) return fail('the domain needs at least one dot, as in example.com')
-  if (!labels.every((label) => LABEL.test(label))) return fail('the domain is not a valid host name')
-  if (/^[0-9]+$/.test(labels.at(-1)!)) return fail('the domain is an IP address, not a host name')
-  return ascii
+  if (labels.length < 2) return no('the domain needs at least one dot, as in example.com')
+  if (!labels.every((label) => LABEL.test(label))) return no('the domain is not a valid host name')
+  if (/^[0-9]+$/.test(labels.at(-1)!)) return no('the domain is an IP address, not a host name')
+  return { ok: true, value: ascii }
 }
 
 const fail = (reason: string) => ({ ok: false as const, reason: `The address is not valid: ${reason}.` })
-

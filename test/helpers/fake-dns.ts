@@ -20,6 +20,8 @@ export type Behaviour = { records: FakeRecord[] } | { servfail: true } | { silen
 export class FakeDns {
   readonly zone = new Map<string, Behaviour>()
   readonly queries: Array<{ name: string; type: string }> = []
+  /** TCP connections accepted: how often a client retried a truncated answer over TCP. */
+  tcpConnections = 0
   private server: any
   port = 0
 
@@ -41,6 +43,7 @@ export class FakeDns {
       const port = udp.address().port
       const ok = await new Promise<boolean>((resolve) => {
         const tcp = (server as any).servers.tcp
+        tcp.on('connection', () => this.tcpConnections++)
         tcp.once('error', () => resolve(false))
         tcp.listen(port, '127.0.0.1', () => resolve(true))
       })

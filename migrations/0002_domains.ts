@@ -1,0 +1,35 @@
+import { sql, type Kysely } from 'kysely'
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('domains')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('region', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('return_path_label', 'text', (c) => c.notNull())
+    .addColumn('dkim_selector', 'text', (c) => c.notNull())
+    .addColumn('dkim_public_key', 'text', (c) => c.notNull())
+    .addColumn('dkim_private_key', 'text', (c) => c.notNull())
+    .addColumn('ed25519_selector', 'text', (c) => c.notNull())
+    .addColumn('ed25519_public_key', 'text', (c) => c.notNull())
+    .addColumn('ed25519_private_key', 'text', (c) => c.notNull())
+    .addColumn('open_tracking', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('click_tracking', 'integer', (c) => c.notNull().defaultTo(0))
+    // The last check: per-record findings (JSON) and what they mean for the domain.
+    .addColumn('findings', 'text')
+    .addColumn('error_message', 'text')
+    .addColumn('is_verifying', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('last_checked_at', 'integer')
+    .addColumn('next_check_at', 'integer', (c) => c.notNull())
+    .addColumn('verified_at', 'integer')
+    .addColumn('failing_since', 'integer')
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addUniqueConstraint('domains_project_name', ['project_id', 'name'])
+    .modifyEnd(sql`STRICT`)
+    .execute()
+  await db.schema.createIndex('domains_name').on('domains').columns(['name', 'status']).execute()
+  await db.schema.createIndex('domains_next_check').on('domains').column('next_check_at').execute()
+}

@@ -1,0 +1,46 @@
+import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { Db, DomainTable } from '../../db/schema.ts'
+
+export type DomainRow = Selectable<DomainTable>
+
+export const insertDomain = (db: Db, row: Insertable<DomainTable>) =>
+  db.insertInto('domains').values(row).returningAll().executeTakeFirstOrThrow() as Promise<DomainRow>
+
+export const findDomain = (db: Db, projectId: number, id: number) =>
+  db.selectFrom('domains').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst() as Promise<
+    DomainRow | undefined
+  >
+
+export const findDomainById = (db: Db, id: number) =>
+  db.selectFrom('domains').selectAll().where('id', '=', id).executeTakeFirst() as Promise<DomainRow | undefined>
+
+/** Every project's domain of this name: selectors must differ, and a verified one is taken. */
+export const findDomainsByName = (db: Db, name: string) =>
+  db.selectFrom('domains').selectAll().where('name', '=', name).orderBy('id').execute() as Promise<DomainRow[]>
+
+export const listDomains = (db: Db, projectId?: number) => {
+  let query = db.selectFrom('domains').selectAll()
+  if (projectId !== undefined) query = query.where('project_id', '=', projectId)
+  return query.orderBy('id').execute() as Promise<DomainRow[]>
+}
+
+export const updateDomain = (db: Db, id: number, changes: Updateable<DomainTable>) =>
+  db.updateTable('domains').set(changes).where('id', '=', id).returningAll().executeTakeFirst() as Promise<DomainRow | undefined>
+
+export const deleteDomain = (db: Db, projectId: number, id: number) =>
+  db.deleteFrom('domains').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+
+/** Domains whose next check is due and that no check is running for. */
+export const dueDomains = (db: Db, now: number, limit: number) =>
+  db
+    .selectFrom('domains')
+    .selectAll()
+    .where('next_check_at', '<=', now)
+    .where('is_verifying', '=', 0)
+    .orderBy('next_check_at')
+    .limit(limit)
+    .execute() as Promise<DomainRow[]>
+
+/** Checks that a crash interrupted: nothing is running them any more. */
+export const releaseInterruptedChecks = (db: Db) =>
+  db.updateTable('domains').set({ is_verifying: 0 }).where('is_verifying', '=', 1).execute()

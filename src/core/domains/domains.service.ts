@@ -1,0 +1,140 @@
+import { DEFAULT_REGION } from '../../config/schema.ts'
+import type { Db } from '../../db/schema.ts'
+import { conflict, invalid, notFound } from '../../lib/errors.ts'
+import { seal } from '../../lib/sealed.ts'
+import { generateDkimKeys } from './dkim-keys.ts'
+import { checkDomainName } from './domain-name.ts'
+import { readFindings, type Findings } from './domain.ts'
+import * as repo from './domains.repository.ts'
+import { expectedRecords, type RecordKind, type Verdict } from './records.ts'
+import { nextSelector } from './selector.ts'
+import { nextState, recordStatus } from './status.ts'
+
+export interface DomainSettings {
+  /** Seals the private keys at rest. */
+  secret: string
+  hostname: string
+  returnPathLabel: string
+  regions: readonly string[]
+  graceMs: number
+  pendingCheckMs: number
+  verifiedCheckMs: number
+}
+
+/** What sealing private keys is for: a key derived for this purpose alone. */
+export const DKIM_KEY_PURPOSE = 'dkim-private-key'
+
+export const allowedRegions = (settings: Pick<DomainSettings, 'regions'>) => [DEFAULT_REGION, ...settings.regions]
+
+export interface DomainDraft {
+  name: string
+  region: string
+  rsa: { publicKey: string; sealedPrivateKey: string }
+  ed25519: { publicKey: string; sealedPrivateKey: string }
+}
+
+/** Checks the input and makes the keys, before any transaction: key generation takes a while. */
+export async function draftDomain(input: { name: string; region: string }, settings: DomainSettings): Promise<DomainDraft> {
+  const name = checkDomainName(input.name)
+  const regions = allowedRegions(settings)
+  if (!regions.includes(input.region)) throw invalid('region', `must be one of ${regions.join(', ')}`)
+  const keys = await generateDkimKeys()
+  const sealed = (pem: string) => seal(settings.secret, DKIM_KEY_PURPOSE, pem)
+  return {
+    name,
+    region: input.region,
+    rsa: { publicKey: keys.rsa.publicKey, sealedPrivateKey: sealed(keys.rsa.privateKeyPem) },
+    ed25519: { publicKey: keys.ed25519.publicKey, sealedPrivateKey: sealed(keys.ed25519.privateKeyPem) },
+  }
+}
+
+export async function addDomain(db: Db, projectId: number, draft: DomainDraft, settings: DomainSettings, now: number) {
+  const sameName = await repo.findDomainsByName(db, draft.name)
+  if (sameName.some((d) => d.project_id === projectId)) throw conflict(`The domain ${draft.name} is already in this project`)
+  if (sameName.some((d) => d.status === 'SUCCESS')) {
+    throw conflict(`The domain ${draft.name} is already verified by another project`, 'Ask the operator to remove it there first.')
+  }
+  const taken = new Set(sameName.flatMap((d) => [d.dkim_selector, d.ed25519_selector]))
+  const selector = nextSelector(taken, now)
+  return repo.insertDomain(db, {
+    project_id: projectId,
+    name: draft.name,
+    region: draft.region,
+    status: 'NOT_STARTED',
+    return_path_label: settings.returnPathLabel,
+    dkim_selector: selector,
+    dkim_public_key: draft.rsa.publicKey,
+    dkim_private_key: draft.rsa.sealedPrivateKey,
+    ed25519_selector: `${selector}-ed`,
+    ed25519_public_key: draft.ed25519.publicKey,
+    ed25519_private_key: draft.ed25519.sealedPrivateKey,
+    next_check_at: now,
+    created_at: now,
+    updated_at: now,
+  })
+}
+
+export async function getDomain(db: Db, projectId: number, id: number) {
+  const row = await repo.findDomain(db, projectId, id)
+  if (!row) throw notFound('Domain')
+  return row
+}
+
+export async function removeDomain(db: Db, projectId: number, id: number) {
+  const result = await repo.deleteDomain(db, projectId, id)
+  if (result.numDeletedRows === 0n) throw notFound('Domain')
+  return { id, success: true, message: 'Domain deleted' }
+}
+
+export async function setTracking(db: Db, projectId: number, id: number, flags: { openTracking?: boolean; clickTracking?: boolean }, now: number) {
+  await getDomain(db, projectId, id)
+  const changes = {
+    ...(flags.openTracking !== undefined && { open_tracking: flags.openTracking ? 1 : 0 }),
+    ...(flags.clickTracking !== undefined && { click_tracking: flags.clickTracking ? 1 : 0 }),
+  }
+  return (await repo.updateDomain(db, id, { ...changes, updated_at: now }))!
+}
+
+/** Marks a check as running; undefined when the domain is gone or a check already runs. */
+export async function beginCheck(db: Db, id: number, now: number) {
+  const row = await repo.findDomainById(db, id)
+  if (!row || row.is_verifying === 1) return undefined
+  return repo.updateDomain(db, id, { is_verifying: 1, updated_at: now })
+}
+
+/** Saves what a check found and moves the domain's status; schedules the next check. */
+export async function finishCheck(db: Db, id: number, verdicts: Map<RecordKind, Verdict>, settings: DomainSettings, now: number) {
+  const row = await repo.findDomainById(db, id)
+  if (!row) return undefined
+  const records = expectedRecords(row, settings.hostname)
+  const required = records.filter((r) => r.required).map((r) => verdicts.get(r.kind)!)
+  const state = nextState(row, required, now, settings.graceMs)
+  const previous = readFindings(row)
+  const findings: Findings = {}
+  for (const record of records) {
+    const verdict = verdicts.get(record.kind)!
+    findings[record.kind] = {
+      status: recordStatus(verdict, state.status, previous[record.kind]?.status),
+      found: verdict.found,
+      ...(verdict.result !== 'ok' && { problem: verdict.problem }),
+    }
+  }
+  return repo.updateDomain(db, id, {
+    ...state,
+    findings: JSON.stringify(findings),
+    error_message: errorMessage(state.status, required, settings),
+    is_verifying: 0,
+    last_checked_at: now,
+    next_check_at: now + (state.status === 'SUCCESS' ? settings.verifiedCheckMs : settings.pendingCheckMs),
+    updated_at: now,
+  })
+}
+
+function errorMessage(status: string, required: Verdict[], settings: DomainSettings): string | null {
+  const unavailable = required.find((v) => v.result === 'unavailable')
+  if (unavailable && unavailable.result !== 'ok') return `DNS could not be checked: ${unavailable.problem}`
+  const hours = Math.round(settings.graceMs / 3_600_000)
+  if (status === 'FAILED') return `Required records were still not right after ${hours} h; fix them and verify again`
+  if (status === 'TEMPORARY_FAILURE') return `Required records are no longer right; the domain fails if they stay so for ${hours} h`
+  return null
+}

@@ -1,0 +1,16 @@
+import type { ExpectedRecord } from './records.ts'
+
+/** A TXT value as zone-file character-strings: at most 255 octets each (RFC 1035 3.3). */
+export function txtStrings(value: string): string {
+  const parts: string[] = []
+  for (let i = 0; i < value.length; i += 255) parts.push(value.slice(i, i + 255))
+  return parts.map((part) => `"${part.replace(/["\\]/g, (c) => '\\' + c)}"`).join(' ')
+}
+
+/** The records as zone-file lines, ready to paste into a DNS provider's zone editor. */
+export function zoneLines(records: readonly ExpectedRecord[], ttl = 3600): string[] {
+  return records.map((record) => {
+    const data = record.type === 'MX' ? `${record.priority} ${record.value}.` : txtStrings(record.value)
+    return `${record.name}. ${ttl} IN ${record.type} ${data}`
+  })
+}

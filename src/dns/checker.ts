@@ -1,0 +1,89 @@
+import type { DomainRow } from '../core/domains/domains.repository.ts'
+import { dueDomains, releaseInterruptedChecks, updateDomain } from '../core/domains/domains.repository.ts'
+import { beginCheck, finishCheck, type DomainSettings } from '../core/domains/domains.service.ts'
+import { expectedRecords, judge, type ExpectedRecord, type RecordKind, type Verdict } from '../core/domains/records.ts'
+import type { Db } from '../db/schema.ts'
+import type { Clock } from '../lib/clock.ts'
+import type { Resolver } from '../lib/dns.ts'
+import type { Logger } from '../lib/logger.ts'
+
+export interface CheckerDeps {
+  db: Db
+  /** Runs a write: the server's group-commit writer, or a plain transaction in the CLI. */
+  write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
+  resolver: Resolver
+  clock: Clock
+  logger: Logger
+  settings: DomainSettings
+}
+
+export interface CheckResult {
+  domain: DomainRow
+  verdicts: Map<RecordKind, Verdict>
+}
+
+const TICK_MS = 30_000
+const DOMAINS_PER_TICK = 25
+
+/**
+ * Verifies sending domains' DNS: on a timer for the domains that are due, or at once on request.
+ * Every record of a domain is asked in parallel and every query is bounded by the resolver's
+ * timeout, so a silent name server delays only the domain that depends on it.
+ */
+export function createDomainChecker(deps: CheckerDeps) {
+  const { settings, clock, logger } = deps
+  let timer: ReturnType<typeof setInterval> | undefined
+  let round: Promise<void> | undefined
+
+  const lookup = async (record: ExpectedRecord): Promise<[RecordKind, Verdict]> => {
+    try {
+      return [record.kind, judge(record, await deps.resolver.query(record.name, record.type), settings.hostname)]
+    } catch (error) {
+      return [record.kind, { result: 'unavailable', found: null, problem: (error as Error).message }]
+    }
+  }
+
+  /** Checks one domain now; undefined when it is gone or already being checked. */
+  async function check(id: number): Promise<CheckResult | undefined> {
+    const domain = await deps.write((trx) => beginCheck(trx, id, clock.now()))
+    if (!domain) return undefined
+    try {
+      const verdicts = new Map(await Promise.all(expectedRecords(domain, settings.hostname).map(lookup)))
+      const checked = await deps.write((trx) => finishCheck(trx, id, verdicts, settings, clock.now()))
+      if (!checked) return undefined
+      const level = checked.status === 'SUCCESS' ? 'info' : 'warn'
+      logger[level](`DOMAIN[${checked.status}]`, `${checked.name} checked`, { domainId: id, previous: domain.status })
+      return { domain: checked, verdicts }
+    } catch (error) {
+      await deps.write((trx) => updateDomain(trx, id, { is_verifying: 0 }))
+      throw error
+    }
+  }
+
+  /** Checks every domain that is due, in parallel. */
+  async function checkDue(): Promise<void> {
+    const due = await dueDomains(deps.db, clock.now(), DOMAINS_PER_TICK)
+    const results = await Promise.allSettled(due.map((domain) => check(domain.id)))
+    for (const result of results) {
+      if (result.status === 'rejected') logger.error('DOMAIN', 'check failed', { error: String(result.reason) })
+    }
+  }
+
+  return {
+    check,
+    checkDue,
+    async start() {
+      await deps.write((trx) => releaseInterruptedChecks(trx))
+      timer = setInterval(() => {
+        round ??= checkDue().finally(() => (round = undefined))
+      }, TICK_MS)
+      timer.unref()
+    },
+    async stop() {
+      clearInterval(timer)
+      await round
+    },
+  }
+}
+
+export type DomainChecker = ReturnType<typeof createDomainChecker>

@@ -1,0 +1,116 @@
+import { Elysia, t } from 'elysia'
+import { toDomain } from '../../core/domains/domain.ts'
+import * as domains from '../../core/domains/domains.service.ts'
+import { listDomains } from '../../core/domains/domains.repository.ts'
+import { notFound } from '../../lib/errors.ts'
+import { requireKey } from '../auth.ts'
+import type { HttpDeps } from '../deps.ts'
+import { authErrors, ErrorSchema, strictObject } from '../schemas.ts'
+
+const DnsRecordSchema = t.Object({
+  type: t.UnionEnum(['TXT', 'MX']),
+  name: t.String(),
+  value: t.String(),
+  ttl: t.String(),
+  status: t.String(),
+  priority: t.String(),
+  recommended: t.Boolean(),
+})
+
+const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])
+
+const DomainSchema = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  teamId: t.Integer(),
+  status: t.UnionEnum(['NOT_STARTED', 'PENDING', 'SUCCESS', 'FAILED', 'TEMPORARY_FAILURE']),
+  publicKey: t.String(),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+  dnsRecords: t.Array(DnsRecordSchema),
+  region: t.String(),
+  clickTracking: t.Boolean(),
+  openTracking: t.Boolean(),
+  dkimStatus: Nullable(t.String()),
+  spfDetails: Nullable(t.String()),
+  dmarcAdded: t.Boolean(),
+  isVerifying: t.Boolean(),
+  errorMessage: Nullable(t.String()),
+  subdomain: Nullable(t.String()),
+  verificationError: Nullable(t.String()),
+  lastCheckedTime: Nullable(t.String()),
+})
+
+const IdParams = t.Object({ id: t.String({ description: 'Domain id' }) })
+const tags = ['Domains']
+
+/** Path ids are numbers; anything else names no domain. */
+const domainId = (text: string) => {
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw notFound('Domain')
+  return Number(text)
+}
+
+export const domainRoutes = (deps: HttpDeps) => {
+  const { hostname } = deps.domainSettings
+  return new Elysia()
+    .use(requireKey(deps))
+    .post(
+      '/api/v1/domains',
+      async ({ body, caller }) => {
+        const draft = await domains.draftDomain(body, deps.domainSettings)
+        const now = deps.clock.now()
+        const row = await deps.writer.run((trx) => domains.addDomain(trx, caller.project.id, draft, deps.domainSettings, now))
+        return toDomain(row, hostname)
+      },
+      {
+        body: strictObject({
+          name: t.String({ description: 'A domain or subdomain you control, e.g. mail.example.com' }),
+          region: t.String({ description: 'Sending pool label: us-east-1, or one the operator configured' }),
+        }),
+        response: { 200: DomainSchema, ...authErrors, 409: ErrorSchema },
+        detail: { summary: 'Add a sending domain: makes its DKIM keys and lists the records to publish', tags },
+      },
+    )
+    .get('/api/v1/domains', async ({ caller }) => (await listDomains(deps.db, caller.project.id)).map((row) => toDomain(row, hostname)), {
+      response: { 200: t.Array(DomainSchema), ...authErrors },
+      detail: { summary: "List the project's sending domains", tags },
+    })
+    .get('/api/v1/domains/:id', async ({ params, caller }) => toDomain(await domains.getDomain(deps.db, caller.project.id, domainId(params.id)), hostname), {
+      params: IdParams,
+      response: { 200: DomainSchema, ...authErrors, 404: ErrorSchema },
+      detail: { summary: 'Get a sending domain with its records and their status', tags },
+    })
+    .put(
+      '/api/v1/domains/:id/verify',
+      async ({ params, caller }) => {
+        const domain = await domains.getDomain(deps.db, caller.project.id, domainId(params.id))
+        if (domain.is_verifying === 1) return { message: 'Verification is already running' }
+        deps.checker.check(domain.id).catch((error) => deps.logger.error('DOMAIN', 'check failed', { error: String(error) }))
+        return { message: 'Verification started' }
+      },
+      {
+        params: IdParams,
+        response: { 200: t.Object({ message: t.String() }), ...authErrors, 404: ErrorSchema },
+        detail: { summary: "Check the domain's DNS records now", tags },
+      },
+    )
+    .delete('/api/v1/domains/:id', ({ params, caller }) => deps.writer.run((trx) => domains.removeDomain(trx, caller.project.id, domainId(params.id))), {
+      params: IdParams,
+      response: { 200: t.Object({ id: t.Integer(), success: t.Boolean(), message: t.String() }), ...authErrors, 404: ErrorSchema },
+      detail: { summary: 'Remove a sending domain', tags },
+    })
+    .patch(
+      '/domains/:id',
+      async ({ params, body, caller }) => {
+        const now = deps.clock.now()
+        const row = await deps.writer.run((trx) => domains.setTracking(trx, caller.project.id, domainId(params.id), body, now))
+        return toDomain(row, hostname)
+      },
+      {
+        params: IdParams,
+        body: strictObject({ openTracking: t.Optional(t.Boolean()), clickTracking: t.Optional(t.Boolean()) }),
+        response: { 200: DomainSchema, ...authErrors, 404: ErrorSchema },
+        detail: { summary: 'Turn open and click tracking on or off for a domain', tags },
+      },
+    )
+}

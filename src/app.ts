@@ -9,6 +9,12 @@ import { openDatabase } from './db/client.ts'
 import { startDbMaintenance } from './db/maintenance.ts'
 import { migrate } from './db/migrator.ts'
 import { createWriter } from './db/writer.ts'
+import { createAttempt, type DeliverySettings } from './delivery/attempt.ts'
+import { createDeliveryLoop } from './delivery/loop.ts'
+import { createMxResolver } from './delivery/mx.ts'
+import { createDomainKeys } from './delivery/sending-domain.ts'
+import { createSigner } from './delivery/signer.ts'
+import { createSmtpPool } from './delivery/smtp-client.ts'
 import { createDomainChecker } from './dns/checker.ts'
 import { createResolver } from './dns/resolver.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
@@ -46,6 +52,37 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const resolver = options.resolver ?? createResolver(config.dnsServers, config.dnsTimeoutMs)
   const domainSettings = domainSettingsOf(config)
   const checker = createDomainChecker({ db: database.db, write: writer.run, resolver, clock, logger, settings: domainSettings })
+  const pool = createSmtpPool({
+    hostname: config.hostname,
+    requireValidCertificate: config.deliveryVerifyCertificates,
+    timeoutMs: config.smtpTimeoutSeconds * 1000,
+    messagesPerConnection: 100,
+    idleMs: 5000,
+  })
+  const signer = createSigner(config.dkimWorkers)
+  const attempt = createAttempt({
+    db: database.db,
+    write: writer.run,
+    clock,
+    mx: createMxResolver(resolver, clock),
+    pool,
+    signer,
+    domainOf: createDomainKeys(database.db, config.secret, clock),
+    settings: deliverySettingsOf(config),
+  })
+  const deliveries = createDeliveryLoop({
+    db: database.db,
+    write: writer.run,
+    clock,
+    logger,
+    attempt,
+    settings: {
+      concurrency: config.deliveryConcurrency,
+      perDomain: config.deliveryPerDomain,
+      ratePerSecond: config.sendRatePerSecond,
+      pollMs: 1000,
+    },
+  })
   const http = createHttpApp({
     config,
     db: database.db,
@@ -57,6 +94,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     verify: createVerifier(resolver, clock),
     domainSettings,
     checker,
+    sendSettings: { maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 },
+    deliveries,
   })
   let server: Server<undefined> | undefined
   let stopMaintenance = () => {}
@@ -65,6 +104,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     db: database.db,
     writer,
     checker,
+    deliveries,
     handle: (request: Request) => http.handle(request),
     /** The HTTP API's address once started. */
     get url(): string {
@@ -80,12 +120,16 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       })
       stopMaintenance = startDbMaintenance(database.db, logger)
       await checker.start()
+      await deliveries.start()
       logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`)
     },
     async stop() {
       await server?.stop()
       stopMaintenance()
       await checker.stop()
+      await deliveries.stop()
+      pool.close()
+      signer.close()
       await writer.drain()
       await database.close()
       logger.info('STOP', 'stopped', { writes: writer.stats() })
@@ -103,4 +147,12 @@ export const domainSettingsOf = (config: Config): DomainSettings => ({
   graceMs: config.domainGraceHours * 3_600_000,
   pendingCheckMs: config.domainCheckPendingMinutes * 60_000,
   verifiedCheckMs: config.domainCheckVerifiedMinutes * 60_000,
+})
+
+export const deliverySettingsOf = (config: Config): DeliverySettings => ({
+  secret: config.secret,
+  port: config.deliveryPort,
+  ...(config.smarthost && { smarthost: config.smarthost }),
+  retrySchedule: config.deliveryRetrySchedule,
+  attemptTimeoutMs: config.deliveryAttemptTimeoutSeconds * 1000,
 })

@@ -23,7 +23,11 @@ import {
   projectEnableCommand,
   projectListCommand,
   projectRateLimitCommand,
+  projectSendRateCommand,
+  projectSetSenderCommand,
 } from './commands/project.ts'
+import { queueCancelCommand, queueListCommand, queueRetryCommand, queueStatsCommand } from './commands/queue.ts'
+import { suppressionAddCommand, suppressionListCommand, suppressionRemoveCommand } from './commands/suppression.ts'
 import { serveCommand } from './commands/serve.ts'
 
 export const COMMANDS: readonly Command[] = [
@@ -35,6 +39,8 @@ export const COMMANDS: readonly Command[] = [
   projectDisableCommand,
   projectEnableCommand,
   projectRateLimitCommand,
+  projectSetSenderCommand,
+  projectSendRateCommand,
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
@@ -43,6 +49,13 @@ export const COMMANDS: readonly Command[] = [
   domainRecordsCommand,
   domainVerifyCommand,
   domainRemoveCommand,
+  queueStatsCommand,
+  queueListCommand,
+  queueRetryCommand,
+  queueCancelCommand,
+  suppressionListCommand,
+  suppressionAddCommand,
+  suppressionRemoveCommand,
 ]
 
 const SETTING_FLAGS = new Set(SETTINGS.map((s) => flagName(s.key)))
@@ -140,8 +153,8 @@ function generalHelp(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Every command also takes --config FILE (JSON settings) and a flag per setting',
-    `(${[...SETTING_FLAGS].map((f) => `--${f}`).join(', ')}); see "mailstead config show".`,
+    'Every command also takes --config FILE (JSON settings) and a flag per setting, such as',
+    '--data-dir DIR or --http-port N: "mailstead config show" lists them all.',
     'Run "mailstead <command> --help" for its flags.',
   ].join('\n')
 }

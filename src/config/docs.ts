@@ -3,8 +3,10 @@ import { SETTINGS, envName, flagName, type Setting } from './schema.ts'
 /** The configuration table of the README, made from the settings table so the two cannot drift. */
 export function configurationTable(): string {
   const rows = (SETTINGS as readonly Setting[]).map((s) => {
-    const shown = s.shownDefault ?? `\`${String(s.fallback({}))}\``
+    const shown = s.shownDefault ?? `\`${formatted(s, s.fallback({}))}\``
     return `| \`${envName(s.key)}\` | \`--${flagName(s.key)}\` | ${s.description} | ${shown} | ${s.allowed} |`
   })
   return ['| Environment | Flag | What it sets | Default | Allowed |', '|---|---|---|---|---|', ...rows].join('\n')
 }
+
+const formatted = (setting: Setting, value: unknown) => (setting.format ? setting.format(value as never) : String(value))

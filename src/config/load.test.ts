@@ -75,10 +75,27 @@ describe('loadConfig', () => {
     expect(statSync(join(dataDir, 'secret')).mode & 0o777).toBe(0o600)
   })
 
+  test('durations and relays are read in their own notation', () => {
+    const { config } = loadConfig({
+      env: {
+        MAILSTEAD_SECRET: 'x'.repeat(32),
+        MAILSTEAD_DELIVERY_RETRY_SCHEDULE: '30s, 2m,1h,1d',
+        MAILSTEAD_SMARTHOST: 'smtps://user%40x:p%3Ass@relay.example.com',
+      },
+    })
+    expect(config.deliveryRetrySchedule).toEqual([30_000, 120_000, 3_600_000, 86_400_000])
+    expect(config.smarthost).toEqual({ host: 'relay.example.com', port: 465, secure: true, auth: { user: 'user@x', pass: 'p:ss' } })
+    for (const bad of ['', '1x', '0m', '1m,,2m']) {
+      expect(() => loadConfig({ env: { MAILSTEAD_SECRET: 'x'.repeat(32), MAILSTEAD_DELIVERY_RETRY_SCHEDULE: bad || ' ' } })).toThrow('durations')
+    }
+    expect(() => loadConfig({ env: { MAILSTEAD_SECRET: 'x'.repeat(32), MAILSTEAD_SMARTHOST: 'http://relay' } })).toThrow('smtp://')
+  })
+
   test('describeConfig masks secrets', () => {
-    const loaded = loadConfig({ env: { MAILSTEAD_SECRET: 's3cret-'.repeat(6) } })
+    const loaded = loadConfig({ env: { MAILSTEAD_SECRET: 's3cret-'.repeat(6), MAILSTEAD_SMARTHOST: 'smtp://u:s3cret-pw@relay.example.com:2525' } })
     const secret = describeConfig(loaded).find((s) => s.key === 'secret')!
     expect(secret.value).toBe('********')
     expect(JSON.stringify(describeConfig(loaded))).not.toContain('s3cret')
+    expect(describeConfig(loaded).find((s) => s.key === 'smarthost')!.value).toBe('********')
   })
 })

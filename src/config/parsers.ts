@@ -78,3 +78,43 @@ export const matching =
   (pattern: RegExp): Parser<string> =>
   (text) =>
     pattern.test(text) ? text : undefined
+
+export const boolean: Parser<boolean> = (text) =>
+  /^(true|1|yes|on)$/i.test(text) ? true : /^(false|0|no|off)$/i.test(text) ? false : undefined
+
+export interface Smarthost {
+  host: string
+  port: number
+  secure: boolean
+  auth?: { user: string; pass: string }
+}
+
+/** smtp://user:pass@host:port (STARTTLS when offered) or smtps://... (TLS from the start). */
+export const smarthostUrl: Parser<Smarthost | null> = (text) => {
+  if (!URL.canParse(text)) return undefined
+  const url = new URL(text)
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') return undefined
+  const secure = url.protocol === 'smtps:'
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (!host || url.pathname.replace(/^\/+/, '') !== '') return undefined
+  const port = url.port ? Number(url.port) : secure ? 465 : 587
+  const auth = url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined
+  return { host, port, secure, ...(auth && { auth }) }
+}
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** `1m,5m,1h` as milliseconds; undefined when any part is not a positive duration. */
+export const durationList: Parser<readonly number[]> = (text) => {
+  const parts = text.split(',').map((part) => /^\s*(\d+)\s*([smhd])\s*$/.exec(part))
+  if (parts.some((m) => !m || Number(m[1]) === 0)) return undefined
+  return parts.map((m) => Number(m![1]) * UNITS[m![2]!]!)
+}
+
+export const formatDurations = (durations: readonly number[]) =>
+  durations
+    .map((ms) => {
+      const unit = ['d', 'h', 'm', 's'].find((u) => ms % UNITS[u]! === 0) ?? 's'
+      return `${ms / UNITS[unit]!}${unit}`
+    })
+    .join(',')

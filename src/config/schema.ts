@@ -1,4 +1,5 @@
 import { hostname as osHostname } from 'node:os'
+import { DEFAULT_RETRY_SCHEDULE } from '../delivery/schedule.ts'
 import { LOG_LEVELS, type LogLevel } from '../lib/logger.ts'
 import * as p from './parsers.ts'
 import { systemNameServers } from './resolv-conf.ts'
@@ -20,6 +21,17 @@ export interface Config {
   readonly domainCheckPendingMinutes: number
   readonly domainCheckVerifiedMinutes: number
   readonly domainGraceHours: number
+  readonly deliveryPort: number
+  readonly smarthost: p.Smarthost | null
+  readonly deliveryConcurrency: number
+  readonly deliveryPerDomain: number
+  readonly sendRatePerSecond: number
+  readonly deliveryRetrySchedule: readonly number[]
+  readonly deliveryMaxAgeHours: number
+  readonly smtpTimeoutSeconds: number
+  readonly deliveryAttemptTimeoutSeconds: number
+  readonly deliveryVerifyCertificates: boolean
+  readonly dkimWorkers: number
 }
 
 export interface Setting<K extends keyof Config = keyof Config> {
@@ -157,6 +169,87 @@ export const SETTINGS = [
     allowed: 'an integer from 1 to 8760',
     parse: p.integer(1, 8760),
     fallback: () => 72,
+  }),
+  setting({
+    key: 'deliveryPort',
+    description: "Port of recipients' mail servers (25; another only for tests)",
+    allowed: 'an integer from 1 to 65535',
+    parse: p.integer(1, 65535),
+    fallback: () => 25,
+  }),
+  setting({
+    key: 'smarthost',
+    description: 'Send everything through this relay instead of recipients\' MX hosts (when port 25 is blocked)',
+    allowed: 'smtp://user:pass@host:port or smtps://user:pass@host:port',
+    parse: p.smarthostUrl,
+    fallback: () => null,
+    shownDefault: 'none: straight to MX hosts',
+    secret: true,
+    format: (relay) => (relay ? `${relay.secure ? 'smtps' : 'smtp'}://${relay.host}:${relay.port}` : ''),
+  }),
+  setting({
+    key: 'deliveryConcurrency',
+    description: 'Delivery attempts in flight at once, in all',
+    allowed: 'an integer from 1 to 10000',
+    parse: p.integer(1, 10_000),
+    fallback: () => 100,
+  }),
+  setting({
+    key: 'deliveryPerDomain',
+    description: 'Delivery attempts in flight at once to one destination domain',
+    allowed: 'an integer from 1 to 1000',
+    parse: p.integer(1, 1000),
+    fallback: () => 5,
+  }),
+  setting({
+    key: 'sendRatePerSecond',
+    description: 'Emails per second per project (a project may override it)',
+    allowed: 'an integer from 1 to 100000',
+    parse: p.integer(1, 100_000),
+    fallback: () => 14,
+  }),
+  setting({
+    key: 'deliveryRetrySchedule',
+    description: 'Waits between attempts after a temporary failure; the last repeats',
+    allowed: 'a comma-separated list of durations such as 1m,5m,1h (units s, m, h, d)',
+    parse: p.durationList,
+    fallback: () => DEFAULT_RETRY_SCHEDULE,
+    format: p.formatDurations,
+  }),
+  setting({
+    key: 'deliveryMaxAgeHours',
+    description: 'Hours a message is retried before it bounces as expired',
+    allowed: 'an integer from 1 to 720',
+    parse: p.integer(1, 720),
+    fallback: () => 72,
+  }),
+  setting({
+    key: 'smtpTimeoutSeconds',
+    description: 'Seconds to wait for a remote server to connect, greet or answer',
+    allowed: 'an integer from 1 to 600',
+    parse: p.integer(1, 600),
+    fallback: () => 60,
+  }),
+  setting({
+    key: 'deliveryAttemptTimeoutSeconds',
+    description: 'Seconds one delivery attempt may take in all, whatever the remote does',
+    allowed: 'an integer from 1 to 3600',
+    parse: p.integer(1, 3600),
+    fallback: () => 300,
+  }),
+  setting({
+    key: 'deliveryVerifyCertificates',
+    description: "Refuse to deliver when a remote's STARTTLS certificate does not verify",
+    allowed: 'true or false',
+    parse: p.boolean,
+    fallback: () => false,
+  }),
+  setting({
+    key: 'dkimWorkers',
+    description: 'Worker threads that DKIM-sign outgoing mail (0 signs on the main thread)',
+    allowed: 'an integer from 0 to 64',
+    parse: p.integer(0, 64),
+    fallback: () => 1,
   }),
 ] as const satisfies readonly Setting<any>[]
 

@@ -6,6 +6,10 @@ export interface ProjectTable {
   name: string
   disabled: number
   rate_limit_per_minute: number | null
+  /** The From used when a send names none. */
+  default_sender: string | null
+  /** Overrides the server-wide emails per second for this project. */
+  send_rate_per_second: number | null
   created_at: number
   updated_at: number
 }
@@ -76,6 +80,97 @@ export interface DomainTable {
   updated_at: number
 }
 
+export interface TemplateTable {
+  id: string
+  project_id: number
+  name: string
+  subject: string
+  body: string
+  created_at: number
+  updated_at: number
+}
+
+export type EmailStatus =
+  | 'SCHEDULED'
+  | 'QUEUED'
+  | 'SENT'
+  | 'DELIVERED'
+  | 'DELIVERY_DELAYED'
+  | 'BOUNCED'
+  | 'FAILED'
+  | 'CANCELLED'
+  | 'SUPPRESSED'
+  | 'COMPLAINED'
+
+export interface EmailTable {
+  id: string
+  project_id: number
+  domain_id: number | null
+  contact_id: string | null
+  from_address: string
+  /** JSON: {to, cc, bcc, replyTo}, each a list of addresses as given. */
+  recipients: string
+  subject: string
+  html: string | null
+  text: string | null
+  message_id: string
+  /** The message as built once, unsigned: every attempt sends these bytes. */
+  mime: Uint8Array
+  /** The DKIM-Signature header(s), made at the first attempt and kept for the others. */
+  dkim_header: string | null
+  /** The status of the latest event. */
+  status: EmailStatus
+  scheduled_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export type DeliveryState = 'scheduled' | 'queued' | 'sending' | 'deferred' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed'
+
+export interface DeliveryTable {
+  id: Generated<number>
+  email_id: string
+  project_id: number
+  recipient: string
+  /** ASCII, lower case: what MX is asked about and what limits count by. */
+  recipient_domain: string
+  state: DeliveryState
+  attempts: Generated<number>
+  next_attempt_at: number
+  expires_at: number
+  last_mx: string | null
+  last_response: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface EmailEventTable {
+  id: Generated<number>
+  email_id: string
+  status: EmailStatus
+  data: string | null
+  created_at: number
+}
+
+export interface SuppressionTable {
+  id: Generated<number>
+  project_id: number
+  email: string
+  email_key: string
+  reason: 'hard_bounce' | 'complaint' | 'manual'
+  detail: string | null
+  created_at: number
+}
+
+export interface IdempotencyKeyTable {
+  project_id: number
+  key: string
+  request_hash: string
+  /** JSON: the first answer, given again to a repeat. */
+  response: string
+  created_at: number
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -87,6 +182,12 @@ export interface DB {
   contacts: ContactTable
   events: EventTable
   domains: DomainTable
+  templates: TemplateTable
+  emails: EmailTable
+  deliveries: DeliveryTable
+  email_events: EmailEventTable
+  suppressions: SuppressionTable
+  idempotency_keys: IdempotencyKeyTable
   migrations: MigrationTable
 }
 

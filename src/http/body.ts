@@ -1,6 +1,12 @@
 import { AppError } from '../lib/errors.ts'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
+export const SEND_BODY_LIMIT = 10 * 1024 * 1024
+
+/** Routes that carry attachments take larger bodies. */
+const SEND_ROUTES = new Set(['/v1/send', '/api/v1/emails', '/api/v1/emails/batch'])
+
+export const bodyLimitFor = (path: string) => (SEND_ROUTES.has(path) ? SEND_BODY_LIMIT : DEFAULT_BODY_LIMIT)
 
 const tooLarge = (limit: number) =>
   new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limit / 1024 / 1024} MiB`)

@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.ts'
 import type { DomainSettings } from '../core/domains/domains.service.ts'
+import type { SendSettings } from '../core/emails/send.ts'
 import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Verifier } from '../core/verify/verify.service.ts'
 import type { Db } from '../db/schema.ts'
@@ -21,4 +22,7 @@ export interface HttpDeps {
   verify: Verifier
   domainSettings: DomainSettings
   checker: DomainChecker
+  sendSettings: SendSettings
+  /** Tells the delivery loop that mail was queued. */
+  deliveries: { wake(): void }
 }

@@ -1,23 +1,34 @@
 import { swagger } from '@elysiajs/swagger'
 import { Elysia } from 'elysia'
-import { checkDeclaredLength, DEFAULT_BODY_LIMIT, parseBody } from './body.ts'
+import { bodyLimitFor, checkDeclaredLength, parseBody } from './body.ts'
 import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
 import { requestIdFor } from './request-id.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { domainRoutes } from './routes/domains.ts'
+import { emailRoutes } from './routes/emails.ts'
 import { healthRoutes } from './routes/health.ts'
+import { sendRoutes } from './routes/send.ts'
+import { suppressionRoutes } from './routes/suppressions.ts'
+import { templateRoutes } from './routes/templates.ts'
 import { trackRoutes } from './routes/track.ts'
 import { verifyRoutes } from './routes/verify.ts'
+
+const pathOf = (request: Request) => {
+  const url = request.url
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const end = url.indexOf('?', start)
+  return url.slice(start, end < 0 ? undefined : end)
+}
 
 /** The whole HTTP API as one Elysia instance; `handle(Request)` serves it in tests and in Bun.serve. */
 export function createHttpApp(deps: HttpDeps) {
   return new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = requestIdFor(request)
-      checkDeclaredLength(request, DEFAULT_BODY_LIMIT)
+      checkDeclaredLength(request, bodyLimitFor(pathOf(request)))
     })
-    .onParse({ as: 'global' }, ({ request, contentType }) => parseBody(request, contentType, DEFAULT_BODY_LIMIT))
+    .onParse({ as: 'global' }, ({ request, contentType }) => parseBody(request, contentType, bodyLimitFor(pathOf(request))))
     .onError({ as: 'global' }, ({ code, error, set, request }) => {
       const failure = toAppError(code, error, request, deps.logger)
       set.status = failure.status
@@ -42,6 +53,10 @@ export function createHttpApp(deps: HttpDeps) {
     .use(verifyRoutes(deps))
     .use(contactRoutes(deps))
     .use(domainRoutes(deps))
+    .use(sendRoutes(deps))
+    .use(emailRoutes(deps))
+    .use(templateRoutes(deps))
+    .use(suppressionRoutes(deps))
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>

@@ -123,7 +123,7 @@ describe('config and migrations', () => {
   test('migrate applies the migrations once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mailstead-cli-'))
     const first = await cli(['migrate', '--data-dir', dir, '--secret', SECRET])
-    expect(first).toMatchObject({ code: 0, out: 'Applied 0001_init, 0002_domains' })
+    expect(first).toMatchObject({ code: 0, out: 'Applied 0001_init, 0002_domains, 0003_sending' })
     const second = await cli(['migrate', '--data-dir', dir, '--secret', SECRET])
     expect(second).toMatchObject({ code: 0, out: 'Database is up to date' })
   })

@@ -67,3 +67,32 @@ export const projectRateLimitCommand: Command = {
     ])
   },
 }
+
+export const projectSetSenderCommand: Command = {
+  name: 'project set-sender',
+  summary: 'Set the From address used by sends that name none ("none" removes it)',
+  args: 'ID ADDRESS|none',
+  flags: JSON_FLAG,
+  async run(context) {
+    const id = idArg(context.args[0], 'Project ID')
+    const text = context.args[1]
+    if (text === undefined) throw new CliError('Give the sender address, or "none"')
+    const project = await context.withDb((db) => projects.setDefaultSender(db, id, text === 'none' ? null : text, Date.now()))
+    print(context, project, () => [`Project ${project.id} default sender: ${project.defaultSender ?? 'none'}`])
+  },
+}
+
+export const projectSendRateCommand: Command = {
+  name: 'project set-send-rate',
+  summary: 'Set a project\'s emails per second, or "default" for the server-wide rate',
+  args: 'ID PER_SECOND|default',
+  flags: JSON_FLAG,
+  async run(context) {
+    const id = idArg(context.args[0], 'Project ID')
+    const text = context.args[1]
+    if (text === undefined) throw new CliError('Give the emails per second, or "default"')
+    const perSecond = text === 'default' ? null : idArg(text, 'PER_SECOND')
+    const project = await context.withDb((db) => projects.setSendRate(db, id, perSecond, Date.now()))
+    print(context, project, () => [`Project ${project.id} send rate: ${perSecond === null ? 'server default' : `${perSecond} emails per second`}`])
+  },
+}

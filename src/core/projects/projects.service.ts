@@ -2,6 +2,7 @@ import type { Db } from '../../db/schema.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { safeEqual, sha256Hex } from '../../lib/crypto.ts'
+import { requireAddress } from '../contacts/contact.ts'
 import { generateKey, keyPrefix, keyTypeOf, maskedKey, type KeyType } from './keys.ts'
 import * as repo from './projects.repository.ts'
 
@@ -13,6 +14,8 @@ export const toProject = (row: ProjectRow) => ({
   name: row.name,
   disabled: row.disabled === 1,
   rateLimitPerMinute: row.rate_limit_per_minute,
+  defaultSender: row.default_sender,
+  sendRatePerSecond: row.send_rate_per_second,
   createdAt: isoTime(row.created_at),
   updatedAt: isoTime(row.updated_at),
 })
@@ -65,6 +68,21 @@ export async function setProjectDisabled(db: Db, id: number, disabled: boolean, 
 /** null returns the project to the server-wide limit. */
 export async function setProjectRateLimit(db: Db, id: number, perMinute: number | null, now: number) {
   const row = await repo.updateProject(db, id, { rate_limit_per_minute: perMinute }, now)
+  if (!row) throw notFound(`Project ${id}`)
+  return toProject(row)
+}
+
+/** The From of sends that name none; null removes it. */
+export async function setDefaultSender(db: Db, id: number, address: string | null, now: number) {
+  const checked = address === null ? null : requireAddress(address, 'ADDRESS').address
+  const row = await repo.updateProject(db, id, { default_sender: checked }, now)
+  if (!row) throw notFound(`Project ${id}`)
+  return toProject(row)
+}
+
+/** Emails per second for this project; null returns it to the server-wide rate. */
+export async function setSendRate(db: Db, id: number, perSecond: number | null, now: number) {
+  const row = await repo.updateProject(db, id, { send_rate_per_second: perSecond }, now)
   if (!row) throw notFound(`Project ${id}`)
   return toProject(row)
 }

@@ -1,0 +1,64 @@
+import type { DeliveryState } from '../../db/schema.ts'
+import { writeTransaction } from '../../db/transaction.ts'
+import { cancelDelivery, listQueue, queueStats, retryDeliveries } from '../../delivery/queue-admin.ts'
+import { CliError } from '../args.ts'
+import { idArg, JSON_FLAG, print, table, type Command } from '../command.ts'
+
+const STATES: DeliveryState[] = ['scheduled', 'queued', 'sending', 'deferred', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed']
+
+export const queueStatsCommand: Command = {
+  name: 'queue stats',
+  summary: 'Count deliveries by state, and pending ones by destination domain',
+  flags: JSON_FLAG,
+  async run(context) {
+    const stats = await context.withDb((db) => queueStats(db))
+    print(context, stats, () => [
+      ...table([['STATE', 'COUNT'], ...STATES.map((s) => [s, String(stats.byState[s] ?? 0)])]),
+      '',
+      ...(stats.byDomain.length ? table([['PENDING FOR', 'COUNT'], ...stats.byDomain.map((d) => [d.domain, String(d.count)])]) : ['Nothing pending']),
+    ])
+  },
+}
+
+export const queueListCommand: Command = {
+  name: 'queue list',
+  summary: 'List pending deliveries (or those in --state), soonest first',
+  flags: { state: { description: STATES.join(', ') }, limit: { description: 'At most this many (100)' }, ...JSON_FLAG },
+  async run(context) {
+    const state = context.flags.state
+    if (state !== undefined && !STATES.includes(state as DeliveryState)) throw new CliError(`--state must be one of ${STATES.join(', ')}`)
+    const limit = typeof context.flags.limit === 'string' ? idArg(context.flags.limit, '--limit') : 100
+    const rows = await context.withDb((db) => listQueue(db, state as DeliveryState | undefined, limit))
+    print(context, rows, () =>
+      rows.length === 0
+        ? ['Nothing to show']
+        : table([
+            ['ID', 'STATE', 'RECIPIENT', 'ATTEMPTS', 'NEXT ATTEMPT', 'LAST RESPONSE'],
+            ...rows.map((r) => [String(r.id), r.state, r.recipient, String(r.attempts), new Date(r.next_attempt_at).toISOString(), (r.last_response ?? '-').slice(0, 60)]),
+          ]),
+    )
+  },
+}
+
+export const queueRetryCommand: Command = {
+  name: 'queue retry',
+  summary: 'Try a deferred or failed delivery again now (or every deferred one)',
+  args: 'ID',
+  flags: { 'all-deferred': { description: 'Every deferred delivery', boolean: true } },
+  async run(context) {
+    const target = context.flags['all-deferred'] ? 'all-deferred' : idArg(context.args[0], 'Delivery ID')
+    const count = await context.withDb((db) => writeTransaction(db, (trx) => retryDeliveries(trx, target, Date.now())))
+    context.io.out(`${count} ${count === 1 ? 'delivery' : 'deliveries'} queued again`)
+  },
+}
+
+export const queueCancelCommand: Command = {
+  name: 'queue cancel',
+  summary: 'Take a delivery that has not left yet out of the queue',
+  args: 'ID',
+  async run(context) {
+    const id = idArg(context.args[0], 'Delivery ID')
+    await context.withDb((db) => writeTransaction(db, (trx) => cancelDelivery(trx, id, Date.now())))
+    context.io.out(`Delivery ${id} cancelled`)
+  },
+}

@@ -1,0 +1,63 @@
+import { invalid } from '../../lib/errors.ts'
+
+/** Headers the message builds itself; a send may not set them. */
+const RESERVED_HEADERS = new Set([
+  'from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'mime-version', 'content-type',
+  'content-transfer-encoding', 'dkim-signature', 'return-path', 'received', 'sender',
+])
+
+const HEADER_NAME = /^[!-9;-~]{1,100}$/
+
+/** Custom headers: printable names, one-line values (no header injection), none of the built ones. */
+export function checkHeaders(headers: Record<string, unknown>, field = 'headers'): Record<string, string> {
+  const entries = Object.entries(headers)
+  if (entries.length > 50) throw invalid(field, 'at most 50 headers')
+  for (const [name, value] of entries) {
+    if (!HEADER_NAME.test(name)) throw invalid(`${field}.${name.slice(0, 100)}`, 'is not a valid header name')
+    if (typeof value !== 'string') throw invalid(`${field}.${name}`, 'must be a string')
+    if (/[\r\n\u0000]/.test(value)) throw invalid(`${field}.${name}`, 'must not contain line breaks')
+    if (value.length > 2000) throw invalid(`${field}.${name}`, 'must be at most 2000 characters')
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid(`${field}.${name}`, 'is set by Mailstead and cannot be given')
+  }
+  return headers as Record<string, string>
+}
+
+export interface Attachment {
+  filename: string
+  /** Base64. */
+  content: string
+  contentType?: string
+}
+
+export const MAX_ATTACHMENTS = 10
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+
+/** At most 10 attachments of valid base64, 10 MiB in all once decoded. */
+export function checkAttachments(attachments: readonly Attachment[], field = 'attachments'): Attachment[] {
+  if (attachments.length > MAX_ATTACHMENTS) throw invalid(field, `at most ${MAX_ATTACHMENTS} attachments`)
+  let total = 0
+  return attachments.map((attachment, i) => {
+    const at = `${field}[${i}]`
+    if (!attachment.filename || /[\r\n\u0000/\\]/.test(attachment.filename) || attachment.filename.length > 255) {
+      throw invalid(`${at}.filename`, 'must be a file name of 1 to 255 characters without slashes or line breaks')
+    }
+    if (attachment.contentType !== undefined && !/^[\w.+-]+\/[\w.+-]+$/.test(attachment.contentType)) {
+      throw invalid(`${at}.contentType`, 'must be a MIME type such as application/pdf')
+    }
+    const content = attachment.content.replace(/\s+/g, '')
+    if (!BASE64.test(content)) throw invalid(`${at}.content`, 'must be base64')
+    total += (content.length / 4) * 3 - (content.endsWith('==') ? 2 : content.endsWith('=') ? 1 : 0)
+    if (total > MAX_ATTACHMENT_BYTES) throw invalid(field, 'must be at most 10 MiB in all')
+    return { ...attachment, content }
+  })
+}
+
+/** A subject is one line of at most 998 characters (RFC 5322 line limit). */
+export function checkSubject(subject: string): string {
+  if (subject.trim() === '') throw invalid('subject', 'must not be empty')
+  if (/[\r\n\u0000]/.test(subject)) throw invalid('subject', 'must not contain line breaks')
+  if (subject.length > 998) throw invalid('subject', 'must be at most 998 characters')
+  return subject
+}

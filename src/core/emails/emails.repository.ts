@@ -1,0 +1,34 @@
+import type { Insertable } from 'kysely'
+import type { DeliveryState, DeliveryTable, Db, EmailStatus, EmailTable } from '../../db/schema.ts'
+import { prepared } from '../../db/prepared.ts'
+
+export const insertEmail = (db: Db, row: EmailTable) => db.insertInto('emails').values(row).execute()
+
+export const insertDeliveries = (db: Db, rows: Insertable<DeliveryTable>[]) =>
+  rows.length === 0 ? Promise.resolve() : db.insertInto('deliveries').values(rows).execute()
+
+/** Records an event and makes its status the email's. */
+export async function addEmailEvent(db: Db, emailId: string, status: EmailStatus, data: Record<string, unknown> | null, at: number) {
+  await insertEvent(db, { emailId, status, data: data === null ? null : JSON.stringify(data), at })
+  await setStatus(db, { emailId, status, at })
+}
+
+const insertEvent = prepared((db, p: { emailId: string; status: EmailStatus; data: string | null; at: number }) =>
+  db.insertInto('email_events').values({ email_id: p.emailId, status: p.status, data: p.data, created_at: p.at }),
+)
+
+const setStatus = prepared((db, p: { emailId: string; status: EmailStatus; at: number }) =>
+  db.updateTable('emails').set({ status: p.status, updated_at: p.at }).where('id', '=', p.emailId),
+)
+
+export const findEmail = (db: Db, projectId: number, id: string) =>
+  db.selectFrom('emails').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+
+export const emailEvents = (db: Db, emailId: string) =>
+  db.selectFrom('email_events').selectAll().where('email_id', '=', emailId).orderBy('created_at').orderBy('id').execute()
+
+export const deliveriesOf = (db: Db, emailId: string) =>
+  db.selectFrom('deliveries').selectAll().where('email_id', '=', emailId).orderBy('id').execute()
+
+export const setDeliveriesOf = (db: Db, emailId: string, from: DeliveryState, changes: { state?: DeliveryState; next_attempt_at?: number; expires_at?: number }, now: number) =>
+  db.updateTable('deliveries').set({ ...changes, updated_at: now }).where('email_id', '=', emailId).where('state', '=', from).execute()

@@ -1,0 +1,85 @@
+import type { Db, EmailEventTable, EmailTable } from '../../db/schema.ts'
+import { isoTime } from '../../lib/clock.ts'
+import { AppError, invalid, notFound } from '../../lib/errors.ts'
+import { addEmailEvent, deliveriesOf, emailEvents, findEmail, setDeliveriesOf } from './emails.repository.ts'
+
+type EmailSummary = Omit<EmailTable, 'mime' | 'dkim_header'>
+
+/** The Email of the interface, with its events in time order. */
+export function toEmail(row: EmailSummary, events: Omit<EmailEventTable, 'id'>[]) {
+  const recipients = JSON.parse(row.recipients) as { to: string[]; cc: string[]; bcc: string[]; replyTo: string[] }
+  return {
+    id: row.id,
+    teamId: row.project_id,
+    to: recipients.to,
+    from: row.from_address,
+    subject: row.subject,
+    html: row.html,
+    text: row.text,
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
+    emailEvents: events.map((e) => ({
+      emailId: e.email_id,
+      status: e.status,
+      createdAt: isoTime(e.created_at),
+      data: e.data === null ? null : JSON.parse(e.data),
+    })),
+    replyTo: recipients.replyTo,
+    cc: recipients.cc,
+    bcc: recipients.bcc,
+    status: row.status,
+    messageId: row.message_id,
+    scheduledAt: row.scheduled_at === null ? null : isoTime(row.scheduled_at),
+  }
+}
+
+export async function getEmail(db: Db, projectId: number, id: string) {
+  const row = await findEmail(db, projectId, id)
+  if (!row) throw notFound('Email')
+  return toEmail(row, await emailEvents(db, id))
+}
+
+/** A page of the project's emails, newest first, without their events. */
+export async function listEmails(db: Db, projectId: number, page: number, limit: number) {
+  const rows = await db
+    .selectFrom('emails')
+    .select(['id', 'project_id', 'domain_id', 'contact_id', 'from_address', 'recipients', 'subject', 'html', 'text', 'message_id', 'status', 'scheduled_at', 'created_at', 'updated_at'])
+    .where('project_id', '=', projectId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset((page - 1) * limit)
+    .execute()
+  const { count } = await db
+    .selectFrom('emails')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow()
+  return { data: rows.map((row) => ({ ...toEmail(row, []), emailEvents: undefined })), count: Number(count) }
+}
+
+async function requireScheduled(db: Db, projectId: number, id: string) {
+  const row = await findEmail(db, projectId, id)
+  if (!row) throw notFound('Email')
+  if (row.status !== 'SCHEDULED') {
+    throw new AppError(400, 'NOT_SCHEDULED', `The email is ${row.status}; only a scheduled email can be changed or cancelled`)
+  }
+  const pending = (await deliveriesOf(db, id)).filter((d) => d.state === 'scheduled')
+  if (pending.length === 0) throw new AppError(400, 'NOT_SCHEDULED', 'The email is already being sent')
+  return row
+}
+
+export async function reschedule(db: Db, projectId: number, id: string, at: number, maxAgeMs: number, now: number) {
+  if (at < now - 60_000) throw invalid('scheduledAt', 'must not be in the past')
+  await requireScheduled(db, projectId, id)
+  await setDeliveriesOf(db, id, 'scheduled', { next_attempt_at: at, expires_at: at + maxAgeMs }, now)
+  await db.updateTable('emails').set({ scheduled_at: at, updated_at: now }).where('id', '=', id).execute()
+  await addEmailEvent(db, id, 'SCHEDULED', { scheduledAt: isoTime(at) }, now)
+  return { emailId: id }
+}
+
+export async function cancel(db: Db, projectId: number, id: string, now: number) {
+  await requireScheduled(db, projectId, id)
+  await setDeliveriesOf(db, id, 'scheduled', { state: 'cancelled' }, now)
+  await addEmailEvent(db, id, 'CANCELLED', null, now)
+  return { emailId: id }
+}

@@ -1,0 +1,203 @@
+import type { Db } from '../../db/schema.ts'
+import { AppError, invalid } from '../../lib/errors.ts'
+import { newId } from '../../lib/ids.ts'
+import { findContactByKey } from '../contacts/contacts.repository.ts'
+import { requireAddress } from '../contacts/contact.ts'
+import { saveContact } from '../contacts/contacts.service.ts'
+import { isSuppressed } from '../suppressions/suppressions.service.ts'
+import { render } from '../templates/render.ts'
+import { findTemplate } from '../templates/templates.service.ts'
+import { checkAttachments, checkHeaders, checkSubject, type Attachment } from './checks.ts'
+import { addEmailEvent, insertDeliveries, insertEmail } from './emails.repository.ts'
+import { buildMessage, type Mailbox } from './message.ts'
+
+/** One email to send, whichever API it came from. */
+export interface SendRequest {
+  /** Absent: the project's default sender. */
+  from?: Mailbox
+  to: Mailbox[]
+  cc?: string[]
+  bcc?: string[]
+  replyTo?: string[]
+  subject?: string
+  html?: string
+  text?: string
+  templateId?: string
+  /** Values for {{placeholders}}. */
+  variables?: Record<string, unknown>
+  headers?: Record<string, unknown>
+  attachments?: Attachment[]
+  scheduledAt?: number
+  /** Plunk's form: the (single) recipient is upserted as a contact. */
+  contact?: { subscribed?: boolean; data?: Record<string, unknown> }
+}
+
+export const MAX_RECIPIENTS = 50
+
+export interface PreparedEmail {
+  id: string
+  projectId: number
+  domainId: number
+  from: string
+  recipients: { to: string[]; cc: string[]; bcc: string[]; replyTo: string[] }
+  subject: string
+  html: string | null
+  text: string | null
+  messageId: string
+  mime: Buffer
+  scheduledAt: number | null
+  /** Every envelope recipient, once each. */
+  envelope: Array<{ address: string; key: string; domain: string }>
+  contact?: { email: string; subscribed?: boolean; data?: Record<string, unknown> }
+}
+
+const formatMailbox = (m: Mailbox) => (m.name ? `"${m.name.replace(/["\\]/g, '')}" <${m.address}>` : m.address)
+
+/**
+ * Everything a send needs, read and built before the write transaction: the sender's verified
+ * domain, the template rendered, the message built once. Nothing is written here.
+ */
+export async function prepareEmail(db: Db, projectId: number, request: SendRequest, now: number): Promise<PreparedEmail> {
+  const from = await senderOf(db, projectId, request.from)
+  const to = request.to.map((m, i) => ({ ...m, address: requireAddress(m.address, `to[${i}]`).address }))
+  const cc = (request.cc ?? []).map((a, i) => requireAddress(a, `cc[${i}]`).address)
+  const bcc = (request.bcc ?? []).map((a, i) => requireAddress(a, `bcc[${i}]`).address)
+  const replyTo = (request.replyTo ?? []).map((a, i) => requireAddress(a, `replyTo[${i}]`).address)
+  const envelope = uniqueRecipients([...to.map((m) => m.address), ...cc, ...bcc])
+  if (envelope.length === 0) throw invalid('to', 'needs at least one recipient')
+  if (envelope.length > MAX_RECIPIENTS) throw invalid('to', `at most ${MAX_RECIPIENTS} recipients in all (to, cc and bcc)`)
+  const headers = checkHeaders(request.headers ?? {})
+  const attachments = checkAttachments(request.attachments ?? [])
+  if (request.scheduledAt !== undefined && request.scheduledAt < now - 60_000) throw invalid('scheduledAt', 'must not be in the past')
+  const domain = await sendingDomain(db, projectId, from.address)
+  const content = await contentOf(db, projectId, request, to[0]!.address)
+  const id = newId()
+  const messageId = `<${id}@${domain.name}>`
+  const mime = await buildMessage({ from, to, cc, bcc, replyTo, ...content, headers, attachments, messageId, date: new Date(now) })
+  return {
+    id,
+    projectId,
+    domainId: domain.id,
+    from: formatMailbox(from),
+    recipients: { to: to.map(formatMailbox), cc, bcc, replyTo },
+    subject: content.subject,
+    html: content.html ?? null,
+    text: content.text ?? null,
+    messageId,
+    mime,
+    scheduledAt: request.scheduledAt ?? null,
+    envelope,
+    ...(request.contact && { contact: { email: to[0]!.address, ...request.contact } }),
+  }
+}
+
+async function senderOf(db: Db, projectId: number, from: Mailbox | undefined): Promise<Mailbox> {
+  if (from) return { ...from, address: requireAddress(from.address, 'from').address }
+  const project = await db.selectFrom('projects').select('default_sender').where('id', '=', projectId).executeTakeFirstOrThrow()
+  if (!project.default_sender) {
+    throw invalid('from', 'is required: this project has no default sender (mailstead project set-sender ID ADDRESS)')
+  }
+  return { address: project.default_sender }
+}
+
+async function sendingDomain(db: Db, projectId: number, fromAddress: string) {
+  const name = requireAddress(fromAddress, 'from').asciiDomain
+  const domain = await db.selectFrom('domains').select(['id', 'name', 'status']).where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst()
+  if (domain?.status === 'SUCCESS') return domain
+  throw new AppError(403, 'DOMAIN_NOT_VERIFIED', `The sender domain ${name} is not a verified domain of this project`, {
+    suggestion: domain
+      ? `The domain ${name} is ${domain.status}: publish its DNS records and verify it (PUT /api/v1/domains/${domain.id}/verify).`
+      : `Add ${name} as a sending domain (POST /api/v1/domains), publish its DNS records and verify it.`,
+  })
+}
+
+/** Subject and bodies: the request's, else the template's; placeholders filled when there are values. */
+async function contentOf(db: Db, projectId: number, request: SendRequest, firstRecipient: string) {
+  const template = request.templateId ? await findTemplate(db, projectId, request.templateId).catch(() => undefined) : undefined
+  if (request.templateId && !template) throw invalid('template', 'no template with this id in this project')
+  const subject = checkSubject(request.subject ?? template?.subject ?? '')
+  const html = request.html ?? template?.body
+  const text = request.text
+  if (html === undefined && text === undefined) throw invalid('body', 'give html, text or a template')
+  if (!template && !request.variables && !request.contact?.data) return { subject, html, text }
+  const values = await templateValues(db, projectId, firstRecipient, request)
+  return {
+    subject: render(subject, values, { html: false }),
+    html: html === undefined ? undefined : render(html, values, { html: true }),
+    text: text === undefined ? undefined : render(text, values, { html: false }),
+  }
+}
+
+/** What placeholders may name: the request's values first, then the contact's data. */
+async function templateValues(db: Db, projectId: number, email: string, request: SendRequest): Promise<Record<string, unknown>> {
+  const contact = await findContactByKey(db, projectId, requireAddress(email).key)
+  const data = { ...(contact ? JSON.parse(contact.data) : {}), ...request.contact?.data }
+  return { ...data, ...request.variables, email, data }
+}
+
+function uniqueRecipients(addresses: string[]) {
+  const seen = new Map<string, { address: string; key: string; domain: string }>()
+  for (const address of addresses) {
+    const checked = requireAddress(address)
+    if (!seen.has(checked.key)) seen.set(checked.key, { address, key: checked.key, domain: checked.asciiDomain })
+  }
+  return [...seen.values()]
+}
+
+export interface SendSettings {
+  /** How long a delivery may be retried before it bounces as expired. */
+  maxAgeMs: number
+}
+
+/**
+ * Writes a prepared email in the caller's transaction: the contact (Plunk's form), the email, one
+ * delivery per recipient (suppressed ones are recorded, not sent) and its first events.
+ */
+export async function enqueueEmail(db: Db, email: PreparedEmail, settings: SendSettings, now: number) {
+  const contact = email.contact
+    ? (await saveContact(db, email.projectId, { email: email.contact.email, subscribed: email.contact.subscribed, data: email.contact.data }, now, false)).contact
+    : undefined
+  const suppressed = new Set<string>()
+  for (const recipient of email.envelope) {
+    if (await isSuppressed(db, email.projectId, recipient.key)) suppressed.add(recipient.key)
+  }
+  const startAt = email.scheduledAt ?? now
+  const firstStatus = email.scheduledAt !== null ? 'SCHEDULED' : 'QUEUED'
+  await insertEmail(db, {
+    id: email.id,
+    project_id: email.projectId,
+    domain_id: email.domainId,
+    contact_id: contact?.id ?? null,
+    from_address: email.from,
+    recipients: JSON.stringify(email.recipients),
+    subject: email.subject,
+    html: email.html,
+    text: email.text,
+    message_id: email.messageId,
+    mime: email.mime,
+    dkim_header: null,
+    status: firstStatus,
+    scheduled_at: email.scheduledAt,
+    created_at: now,
+    updated_at: now,
+  })
+  await insertDeliveries(
+    db,
+    email.envelope.map((r) => ({
+      email_id: email.id,
+      project_id: email.projectId,
+      recipient: r.address,
+      recipient_domain: r.domain,
+      state: suppressed.has(r.key) ? 'suppressed' : email.scheduledAt !== null ? 'scheduled' : 'queued',
+      next_attempt_at: startAt,
+      expires_at: startAt + settings.maxAgeMs,
+      created_at: now,
+      updated_at: now,
+    })),
+  )
+  if (suppressed.size < email.envelope.length) await addEmailEvent(db, email.id, firstStatus, null, now)
+  for (const r of email.envelope.filter((r) => suppressed.has(r.key))) {
+    await addEmailEvent(db, email.id, 'SUPPRESSED', { recipient: r.address }, now)
+  }
+  return { emailId: email.id, contact: contact && { id: contact.id, email: contact.email } }
+}

@@ -1,0 +1,63 @@
+import type { Db, SuppressionTable } from '../../db/schema.ts'
+import { isoTime } from '../../lib/clock.ts'
+import { notFound } from '../../lib/errors.ts'
+import { requireAddress } from '../contacts/contact.ts'
+
+export type SuppressionReason = SuppressionTable['reason']
+
+const toSuppression = (row: Omit<SuppressionTable, 'id'>) => ({
+  email: row.email,
+  reason: row.reason,
+  detail: row.detail,
+  createdAt: isoTime(row.created_at),
+})
+
+export const isSuppressed = async (db: Db, projectId: number, emailKey: string) =>
+  (await db
+    .selectFrom('suppressions')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('email_key', '=', emailKey)
+    .executeTakeFirst()) !== undefined
+
+/** Puts an address on the list; an address already there keeps its first reason. */
+export async function suppress(db: Db, projectId: number, email: string, reason: SuppressionReason, detail: string | null, now: number) {
+  const address = requireAddress(email)
+  const row = { project_id: projectId, email: address.address, email_key: address.key, reason, detail, created_at: now }
+  await db
+    .insertInto('suppressions')
+    .values(row)
+    .onConflict((oc) => oc.columns(['project_id', 'email_key']).doNothing())
+    .execute()
+  const stored = await db
+    .selectFrom('suppressions')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('email_key', '=', address.key)
+    .executeTakeFirstOrThrow()
+  return toSuppression(stored)
+}
+
+export async function unsuppress(db: Db, projectId: number, email: string) {
+  const address = requireAddress(email)
+  const result = await db.deleteFrom('suppressions').where('project_id', '=', projectId).where('email_key', '=', address.key).executeTakeFirst()
+  if (result.numDeletedRows === 0n) throw notFound('Suppression')
+  return { email: address.address, success: true, message: 'Removed from the suppression list' }
+}
+
+export async function listSuppressions(db: Db, projectId: number, page: number, limit: number) {
+  const rows = await db
+    .selectFrom('suppressions')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset((page - 1) * limit)
+    .execute()
+  const { count } = await db
+    .selectFrom('suppressions')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow()
+  return { data: rows.map(toSuppression), count: Number(count) }
+}

@@ -1,0 +1,147 @@
+import { isIP } from 'node:net'
+import { isSuppressed } from '../core/suppressions/suppressions.service.ts'
+import { prepared } from '../db/prepared.ts'
+import type { Db } from '../db/schema.ts'
+import { checkAddress } from '../lib/address.ts'
+import type { Clock } from '../lib/clock.ts'
+import { classifyReply, parseReply, type Outcome } from './classify.ts'
+import { TemporaryDnsError, type MxResolver } from './mx.ts'
+import type { AttemptData, Delivery, Settlement } from './queue.ts'
+import { nextAttemptAt } from './schedule.ts'
+import type { SendingDomain } from './sending-domain.ts'
+import type { Signer } from './signer.ts'
+import { NetworkError, type SmtpPool, type Target } from './smtp-client.ts'
+import { returnPath } from './verp.ts'
+
+export interface DeliverySettings {
+  /** Signs return-path tokens. */
+  secret: string
+  /** The remote SMTP port: 25, or another for tests. */
+  port: number
+  /** Everything goes through this relay instead of recipients' MX hosts. */
+  smarthost?: Omit<Target, 'address'>
+  retrySchedule: readonly number[]
+  attemptTimeoutMs: number
+}
+
+export interface AttemptDeps {
+  db: Db
+  write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
+  clock: Clock
+  mx: MxResolver
+  pool: SmtpPool
+  signer: Signer
+  domainOf: (domainId: number) => Promise<SendingDomain | undefined>
+  settings: DeliverySettings
+}
+
+const loadEmail = prepared((db, p: { id: string }) =>
+  db.selectFrom('emails').select(['mime', 'dkim_header', 'domain_id']).where('id', '=', p.id),
+)
+
+/**
+ * One attempt to deliver one message to one recipient: checks it may still go, signs it (once
+ * per email; later attempts and recipients send the same bytes), finds the recipient's MX hosts
+ * and tries them in order until one answers.
+ */
+export function createAttempt(deps: AttemptDeps) {
+  const signing = new Map<string, Promise<string>>()
+
+  async function signatureOf(emailId: string, mime: Uint8Array, stored: string | null, domain: SendingDomain) {
+    if (stored) return stored
+    let pending = signing.get(emailId)
+    if (!pending) {
+      pending = (async () => {
+        const header = await deps.signer.sign(mime, domain.keys, deps.clock.now())
+        return deps.write(async (trx) => {
+          await trx.updateTable('emails').set({ dkim_header: header }).where('id', '=', emailId).where('dkim_header', 'is', null).execute()
+          const row = await trx.selectFrom('emails').select('dkim_header').where('id', '=', emailId).executeTakeFirstOrThrow()
+          return row.dkim_header!
+        })
+      })().finally(() => signing.delete(emailId))
+      signing.set(emailId, pending)
+    }
+    return pending
+  }
+
+  return async function attempt(delivery: Delivery): Promise<Settlement> {
+    const startedAt = deps.clock.now()
+    const data: AttemptData = { startedAt }
+    if (startedAt >= delivery.expires_at) return { kind: 'bounced', data: { ...data, response: 'Retried for too long' }, category: 'expired', hard: false }
+    const key = checkAddress(delivery.recipient)
+    if (key.ok && (await isSuppressed(deps.db, delivery.project_id, key.value.key))) return { kind: 'suppressed', data }
+    const [email] = await loadEmail(deps.db, { id: delivery.email_id })
+    const domain = email?.domain_id ? await deps.domainOf(email.domain_id) : undefined
+    if (!email || !domain) return { kind: 'failed', data, reason: 'The sending domain was removed' }
+    const header = await signatureOf(delivery.email_id, email.mime, email.dkim_header, domain)
+    const message = Buffer.concat([Buffer.from(header), email.mime])
+    const from = returnPath(deps.settings.secret, delivery.id, domain.returnPathHost)
+    return transfer(delivery, from, message, data)
+  }
+
+  async function transfer(delivery: Delivery, from: string, message: Uint8Array, data: AttemptData): Promise<Settlement> {
+    const deadline = data.startedAt + deps.settings.attemptTimeoutMs
+    let targets: AsyncIterable<Target>
+    try {
+      targets = await targetsFor(delivery.recipient_domain)
+    } catch (error) {
+      if (error instanceof TemporaryDnsError) return deferral(delivery, { ...data, response: error.message }, 'dns')
+      if (error instanceof Permanent) return { kind: 'bounced', data: { ...data, response: error.message }, category: error.category, hard: true }
+      throw error
+    }
+    let lastError = 'no mail server could be reached'
+    for await (const target of targets) {
+      try {
+        const reply = await deps.pool.send(target, from, delivery.recipient, message, deadline)
+        const parsed = parseReply(reply.code, reply.response)
+        const result = { ...data, mx: target.host, smtpCode: reply.code, enhancedCode: parsed.enhanced, response: reply.response }
+        return settlementOf(classifyReply(parsed), delivery, result)
+      } catch (error) {
+        if (!(error instanceof NetworkError || error instanceof TemporaryDnsError)) throw error
+        lastError = `${target.host} (${target.address}): ${error.message}`
+        if (deps.clock.now() >= deadline) break
+      }
+    }
+    return deferral(delivery, { ...data, response: lastError }, 'network')
+  }
+
+  /** The hosts to try, in order: the smarthost, or each MX host's addresses. */
+  async function targetsFor(domain: string): Promise<AsyncIterable<Target>> {
+    const { smarthost, port } = deps.settings
+    if (smarthost) return addressesOf([smarthost.host], smarthost)
+    const route = await deps.mx.route(domain)
+    if (route.kind === 'null-mx') throw new Permanent('The domain accepts no mail (null MX)', 'null-mx')
+    if (route.kind === 'no-domain') throw new Permanent(`The domain ${domain} does not exist or has no mail server`, 'domain')
+    return addressesOf(route.hosts, { port })
+  }
+
+  async function* addressesOf(hosts: string[], base: Omit<Target, 'address' | 'host'>): AsyncIterable<Target> {
+    for (const host of hosts) {
+      // An MX host whose addresses cannot be had is skipped like one that does not answer.
+      const addresses = isIP(host) ? [host] : await deps.mx.addresses(host).catch(() => [])
+      for (const address of addresses) yield { ...base, host, address }
+    }
+  }
+
+  function settlementOf(outcome: Outcome, delivery: Delivery, data: AttemptData): Settlement {
+    if (outcome.kind === 'delivered') return { kind: 'delivered', data }
+    if (outcome.kind === 'bounced') return { kind: 'bounced', data, category: outcome.category, hard: outcome.hard }
+    return deferral(delivery, data, outcome.category)
+  }
+
+  /** Try again by the schedule; a message that would outlive its expiry bounces instead. */
+  function deferral(delivery: Delivery, data: AttemptData, category: string): Settlement {
+    const next = nextAttemptAt(delivery.attempts, deps.clock.now(), deps.settings.retrySchedule)
+    if (next > delivery.expires_at) return { kind: 'bounced', data, category: 'expired', hard: false }
+    return { kind: 'deferred', data, nextAttemptAt: next, category }
+  }
+}
+
+class Permanent extends Error {
+  constructor(
+    message: string,
+    readonly category: string,
+  ) {
+    super(message)
+  }
+}

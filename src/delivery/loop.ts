@@ -1,0 +1,199 @@
+import type { Db } from '../db/schema.ts'
+import type { Clock } from '../lib/clock.ts'
+import type { Logger } from '../lib/logger.ts'
+import { TtlCache } from '../lib/ttl-cache.ts'
+import { claimDue, releaseInFlight, settle, type Delivery, type Settlement } from './queue.ts'
+
+export interface LoopSettings {
+  /** Attempts in flight at once, in all. */
+  concurrency: number
+  /** Attempts in flight at once to one destination domain. */
+  perDomain: number
+  /** Emails per second per project, unless the project says otherwise. */
+  ratePerSecond: number
+  /** How often to look for deliveries that have come due without anyone waking the loop. */
+  pollMs: number
+}
+
+export interface LoopDeps {
+  db: Db
+  write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
+  clock: Clock
+  logger: Logger
+  attempt: (delivery: Delivery) => Promise<Settlement>
+  settings: LoopSettings
+}
+
+const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
+  delivered: () => 'DELIVERED',
+  deferred: (s) => `DEFERRED[${(s as { category: string }).category}]`,
+  bounced: (s) => `BOUNCED[${(s as { category: string }).category}]`,
+  failed: () => 'FAILED',
+  suppressed: () => 'SUPPRESSED',
+}
+
+/**
+ * The delivery loop. Due deliveries are claimed from the queue into a per-destination waiting
+ * list, and started as the limits allow: in all, per destination domain, and per project (a token
+ * bucket refilled at the project's rate). One slow destination fills only its own slots.
+ */
+export function createDeliveryLoop(deps: LoopDeps) {
+  const { settings, clock, logger } = deps
+  const waiting = new Map<string, Delivery[]>()
+  const active = new Map<string, number>()
+  const buckets = new Map<number, { tokens: number; at: number }>()
+  const rates = new TtlCache<number>(clock, 30_000)
+  const running = new Set<Promise<void>>()
+  let activeCount = 0
+  let waitingCount = 0
+  let timer: ReturnType<typeof setInterval> | undefined
+  let stopped = true
+  let pumping: Promise<void> | undefined
+  let again = false
+
+  const busyDomains = () =>
+    [...new Set([...waiting.keys(), ...active.keys()])].filter(
+      (domain) => (active.get(domain) ?? 0) + (waiting.get(domain)?.length ?? 0) >= settings.perDomain,
+    )
+
+  async function rateOf(projectId: number): Promise<number> {
+    const known = rates.get(String(projectId))
+    if (known !== undefined) return known
+    const row = await deps.db.selectFrom('projects').select('send_rate_per_second').where('id', '=', projectId).executeTakeFirst()
+    const rate = row?.send_rate_per_second ?? settings.ratePerSecond
+    rates.set(String(projectId), rate)
+    return rate
+  }
+
+  /** Refills the project's bucket and says whether a token is there (without taking it). */
+  async function hasToken(projectId: number): Promise<boolean> {
+    const rate = await rateOf(projectId)
+    const now = clock.now()
+    const bucket = buckets.get(projectId) ?? { tokens: rate, at: now }
+    bucket.tokens = Math.min(rate, bucket.tokens + ((now - bucket.at) / 1000) * rate)
+    bucket.at = now
+    buckets.set(projectId, bucket)
+    return bucket.tokens >= 1
+  }
+
+  async function fill() {
+    const free = settings.concurrency - activeCount - waitingCount
+    if (free <= 0 || stopped) return
+    const starved: number[] = []
+    for (const projectId of buckets.keys()) if (!(await hasToken(projectId))) starved.push(projectId)
+    const claimed = await deps.write((trx) => claimDue(trx, clock.now(), free, { domains: busyDomains(), projects: starved }))
+    for (const delivery of claimed) {
+      const list = waiting.get(delivery.recipient_domain) ?? []
+      list.push(delivery)
+      waiting.set(delivery.recipient_domain, list)
+    }
+    waitingCount += claimed.length
+    if (claimed.length === free) again = true
+  }
+
+  async function startReady() {
+    for (const [domain, list] of waiting) {
+      while ((active.get(domain) ?? 0) < settings.perDomain && activeCount < settings.concurrency) {
+        let index = -1
+        for (let i = 0; i < list.length && index < 0; i++) if (await hasToken(list[i]!.project_id)) index = i
+        if (index < 0) break
+        const [delivery] = list.splice(index, 1)
+        buckets.get(delivery!.project_id)!.tokens -= 1
+        waitingCount--
+        start(delivery!)
+      }
+      if (list.length === 0) waiting.delete(domain)
+    }
+  }
+
+  function start(delivery: Delivery) {
+    const domain = delivery.recipient_domain
+    activeCount++
+    active.set(domain, (active.get(domain) ?? 0) + 1)
+    const run = deliver(delivery).finally(() => {
+      activeCount--
+      const left = active.get(domain)! - 1
+      if (left === 0) active.delete(domain)
+      else active.set(domain, left)
+      running.delete(run)
+      wake()
+    })
+    running.add(run)
+  }
+
+  async function deliver(delivery: Delivery) {
+    let outcome: Settlement
+    try {
+      outcome = await deps.attempt(delivery)
+    } catch (error) {
+      logger.error('FAILED', 'attempt failed unexpectedly', { deliveryId: delivery.id, error: String((error as Error)?.stack ?? error) })
+      outcome = { kind: 'failed', data: { startedAt: clock.now() }, reason: 'Internal error' }
+    }
+    try {
+      await deps.write((trx) => settle(trx, delivery, outcome, clock.now()))
+    } catch (error) {
+      // Left `sending`: released and retried at the next start.
+      logger.error('QUEUE', 'could not record an outcome', { deliveryId: delivery.id, error: String(error) })
+      return
+    }
+    const level = outcome.kind === 'delivered' || outcome.kind === 'deferred' ? 'info' : 'warn'
+    logger[level](LOG_TAGS[outcome.kind](outcome), delivery.recipient, {
+      deliveryId: delivery.id,
+      emailId: delivery.email_id,
+      mx: outcome.data.mx,
+      response: outcome.data.response?.slice(0, 200),
+    })
+  }
+
+  /** Runs a round of claiming and starting; a wake during a round asks for another. */
+  function wake() {
+    if (stopped) return
+    if (pumping) {
+      again = true
+      return
+    }
+    pumping = (async () => {
+      do {
+        again = false
+        try {
+          await fill()
+          await startReady()
+        } catch (error) {
+          logger.error('QUEUE', 'delivery round failed', { error: String(error) })
+        }
+      } while (again && !stopped)
+    })().finally(() => (pumping = undefined))
+  }
+
+  return {
+    wake,
+    async start() {
+      await deps.write((trx) => releaseInFlight(trx, clock.now()))
+      stopped = false
+      timer = setInterval(wake, settings.pollMs)
+      timer.unref()
+      wake()
+    },
+    /** Stops claiming; waits for attempts in flight; hands claimed ones back to the queue. */
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      await pumping
+      await Promise.all(running)
+      await deps.write((trx) => releaseInFlight(trx, clock.now()))
+      waiting.clear()
+      waitingCount = 0
+    },
+    /** Once started, runs rounds until one starts nothing and nothing is in flight: for tests. */
+    async drain() {
+      for (;;) {
+        wake()
+        await pumping
+        if (running.size === 0) return
+        await Promise.all(running)
+      }
+    },
+  }
+}
+
+export type DeliveryLoop = ReturnType<typeof createDeliveryLoop>

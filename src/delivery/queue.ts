@@ -1,0 +1,102 @@
+import { sql, type Selectable } from 'kysely'
+import { addEmailEvent } from '../core/emails/emails.repository.ts'
+import { suppress } from '../core/suppressions/suppressions.service.ts'
+import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
+import { checkAddress } from '../lib/address.ts'
+
+export type Delivery = Selectable<DeliveryTable>
+
+/** Deliveries left `sending` by a process that died: they go back to the queue, never lost. */
+export const releaseInFlight = (db: Db, now: number) =>
+  db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now }).where('state', '=', 'sending').execute()
+
+/**
+ * Claims up to `limit` due deliveries in one statement, oldest first, skipping destination
+ * domains and projects that are at their limits. Claimed rows are `sending` and count an attempt.
+ */
+export async function claimDue(db: Db, now: number, limit: number, skip: { domains: string[]; projects: number[] }): Promise<Delivery[]> {
+  let due = db
+    .selectFrom('deliveries')
+    .select('id')
+    .where('state', 'in', ['queued', 'deferred', 'scheduled'])
+    .where('next_attempt_at', '<=', now)
+  if (skip.domains.length > 0) due = due.where('recipient_domain', 'not in', skip.domains)
+  if (skip.projects.length > 0) due = due.where('project_id', 'not in', skip.projects)
+  return db
+    .updateTable('deliveries')
+    .set({ state: 'sending', attempts: sql`attempts + 1`, updated_at: now })
+    .where('id', 'in', due.orderBy('next_attempt_at').limit(limit))
+    .returningAll()
+    .execute()
+}
+
+/** What an attempt recorded, for the email's events: {recipient, mx, smtpCode, enhancedCode, response, attempt}. */
+export interface AttemptData {
+  mx?: string
+  smtpCode?: number
+  enhancedCode?: string
+  response?: string
+  /** When the attempt began: the time of the SENT event of a first attempt. */
+  startedAt: number
+}
+
+export type Settlement =
+  | { kind: 'delivered'; data: AttemptData }
+  | { kind: 'deferred'; data: AttemptData; nextAttemptAt: number; category: string }
+  | { kind: 'bounced'; data: AttemptData; category: string; hard: boolean }
+  | { kind: 'failed'; data: AttemptData; reason: string }
+  | { kind: 'suppressed'; data: AttemptData }
+
+const STATE = { delivered: 'delivered', deferred: 'deferred', bounced: 'bounced', failed: 'failed', suppressed: 'suppressed' } as const
+const STATUS: Record<Settlement['kind'], EmailStatus> = {
+  delivered: 'DELIVERED',
+  deferred: 'DELIVERY_DELAYED',
+  bounced: 'BOUNCED',
+  failed: 'FAILED',
+  suppressed: 'SUPPRESSED',
+}
+
+/**
+ * Records an attempt's outcome in the caller's transaction: the delivery's state, the email's
+ * events (SENT too, for a first attempt that reached a server), and for a hard bounce the
+ * suppression and the contact's unsubscription.
+ */
+export async function settle(db: Db, delivery: Delivery, outcome: Settlement, now: number): Promise<void> {
+  const { data } = outcome
+  const eventData = {
+    recipient: delivery.recipient,
+    ...(data.mx && { mx: data.mx }),
+    ...(data.smtpCode !== undefined && { smtpCode: data.smtpCode }),
+    ...(data.enhancedCode && { enhancedCode: data.enhancedCode }),
+    ...(data.response && { response: data.response.slice(0, 1000) }),
+    attempt: delivery.attempts,
+    ...(outcome.kind === 'deferred' && { category: outcome.category, nextAttemptAt: new Date(outcome.nextAttemptAt).toISOString() }),
+    ...(outcome.kind === 'bounced' && { category: outcome.category, hard: outcome.hard }),
+    ...(outcome.kind === 'failed' && { reason: outcome.reason }),
+  }
+  await db
+    .updateTable('deliveries')
+    .set({
+      state: STATE[outcome.kind],
+      next_attempt_at: outcome.kind === 'deferred' ? outcome.nextAttemptAt : delivery.next_attempt_at,
+      last_mx: data.mx ?? delivery.last_mx,
+      last_response: data.response?.slice(0, 1000) ?? delivery.last_response,
+      updated_at: now,
+    })
+    .where('id', '=', delivery.id)
+    .execute()
+  if (delivery.attempts === 1 && data.mx && outcome.kind !== 'suppressed') {
+    await addEmailEvent(db, delivery.email_id, 'SENT', { recipient: delivery.recipient, mx: data.mx, attempt: 1 }, data.startedAt)
+  }
+  await addEmailEvent(db, delivery.email_id, STATUS[outcome.kind], eventData, now)
+  const address = checkAddress(delivery.recipient)
+  if (outcome.kind === 'bounced' && outcome.hard && address.ok) {
+    await suppress(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)
+    await db
+      .updateTable('contacts')
+      .set({ subscribed: 0, updated_at: now })
+      .where('project_id', '=', delivery.project_id)
+      .where('email_key', '=', address.value.key)
+      .execute()
+  }
+}

@@ -1,0 +1,154 @@
+import SMTPConnection from 'nodemailer/lib/smtp-connection'
+
+export interface Target {
+  /** The MX host name: for TLS server name indication and for the record. */
+  host: string
+  /** The address to connect to. */
+  address: string
+  port: number
+  /** Implicit TLS (smtps://, a smarthost on 465). */
+  secure?: boolean
+  auth?: { user: string; pass: string }
+}
+
+export interface ClientSettings {
+  /** EHLO name. */
+  hostname: string
+  /** Refuse a remote whose certificate does not verify (STARTTLS is used whenever offered). */
+  requireValidCertificate: boolean
+  /** Connection, greeting and inactivity timeout. */
+  timeoutMs: number
+  /** Messages one connection carries before it is closed. */
+  messagesPerConnection: number
+  /** An idle connection is closed after this long. */
+  idleMs: number
+}
+
+/** The remote's SMTP reply to the message. */
+export interface Reply {
+  code: number
+  response: string
+}
+
+/** The attempt ended without an SMTP reply to the message: the next MX may be tried. */
+export class NetworkError extends Error {
+  override name = 'NetworkError'
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message)
+  }
+}
+
+interface Pooled {
+  connection: SMTPConnection
+  sent: number
+  idleTimer?: ReturnType<typeof setTimeout>
+}
+
+const targetKey = (t: Target) => `${t.address}|${t.port}|${t.host}|${t.auth?.user ?? ''}`
+
+/**
+ * SMTP connections kept open per remote host and reused: up to `messagesPerConnection` messages
+ * each, closed after `idleMs` unused. A connection that saw any error is not reused.
+ */
+export function createSmtpPool(settings: ClientSettings) {
+  const idle = new Map<string, Pooled[]>()
+
+  function connect(target: Target): Promise<Pooled> {
+    const connection = new SMTPConnection({
+      host: target.address,
+      port: target.port,
+      secure: target.secure ?? false,
+      name: settings.hostname,
+      servername: target.host,
+      tls: { rejectUnauthorized: settings.requireValidCertificate, servername: target.host },
+      connectionTimeout: settings.timeoutMs,
+      greetingTimeout: settings.timeoutMs,
+      socketTimeout: settings.timeoutMs,
+      allowInternalNetworkInterfaces: true,
+      socketCloseTimeout: 0,
+    } as SMTPConnection.Options)
+    connection.on('error', () => {}) // errors reach the callbacks; an idle connection's are not news
+    return new Promise((resolve, reject) => {
+      connection.connect((error?: Error | null) => {
+        if (error) return reject(asNetworkError(error))
+        if (!target.auth) return resolve({ connection, sent: 0 })
+        connection.login(target.auth, (loginError?: Error | null) => {
+          if (!loginError) return resolve({ connection, sent: 0 })
+          connection.close()
+          reject(loginError)
+        })
+      })
+    })
+  }
+
+  async function acquire(target: Target): Promise<Pooled> {
+    const list = idle.get(targetKey(target)) ?? []
+    while (list.length > 0) {
+      const pooled = list.pop()!
+      clearTimeout(pooled.idleTimer)
+      if (!(pooled.connection as unknown as { _destroyed: boolean })._destroyed) return pooled
+    }
+    return connect(target)
+  }
+
+  function release(target: Target, pooled: Pooled) {
+    if (pooled.sent >= settings.messagesPerConnection) return pooled.connection.quit()
+    const key = targetKey(target)
+    const list = idle.get(key) ?? []
+    idle.set(key, list)
+    list.push(pooled)
+    pooled.idleTimer = setTimeout(() => {
+      list.splice(list.indexOf(pooled), 1)
+      pooled.connection.quit()
+    }, settings.idleMs)
+    pooled.idleTimer.unref?.()
+  }
+
+  /**
+   * Sends one message to one recipient; resolves with the remote's reply, even a refusal. Past
+   * `deadline` (epoch ms) the connection is closed, however slowly the remote keeps talking.
+   */
+  async function send(target: Target, from: string, to: string, message: Uint8Array, deadline: number): Promise<Reply> {
+    // Connecting is bounded by the connection and greeting timeouts; the deadline covers the rest.
+    const pooled = await acquire(target)
+    return new Promise<Reply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pooled.connection.close()
+        reject(new NetworkError('the attempt took too long', 'ETIMEDOUT'))
+      }, Math.max(0, deadline - Date.now()))
+      pooled.connection.send({ from, to: [to] }, Buffer.from(message), (error: any, info: any) => {
+        clearTimeout(timer)
+        if (error) {
+          pooled.connection.close()
+          return error.responseCode ? resolve({ code: error.responseCode, response: error.response ?? error.message }) : reject(asNetworkError(error))
+        }
+        pooled.sent++
+        release(target, pooled)
+        resolve({ code: Number(String(info.response).slice(0, 3)) || 250, response: String(info.response) })
+      })
+    })
+  }
+
+  return {
+    send,
+    /** Closes every idle connection. */
+    close() {
+      for (const list of idle.values()) {
+        for (const pooled of list.splice(0)) {
+          clearTimeout(pooled.idleTimer)
+          pooled.connection.close()
+        }
+      }
+    },
+  }
+}
+
+export type SmtpPool = ReturnType<typeof createSmtpPool>
+
+function asNetworkError(error: any): NetworkError {
+  if (error instanceof NetworkError) return error
+  return new NetworkError(String(error?.message ?? error), String(error?.code ?? 'ECONNECTION'))
+}

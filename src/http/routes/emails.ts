@@ -1,0 +1,144 @@
+import { Elysia, t } from 'elysia'
+import * as emails from '../../core/emails/emails.service.ts'
+import type { SendRequest } from '../../core/emails/send.ts'
+import { invalid } from '../../lib/errors.ts'
+import { requireKey } from '../auth.ts'
+import type { HttpDeps } from '../deps.ts'
+import { authErrors, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
+import { acceptEmails } from '../sending.ts'
+import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, listOf, mailboxOf, timeOf } from './send-schemas.ts'
+
+const Addresses = t.Union([t.String(), t.Array(t.String())])
+
+const EmailBody = strictObject({
+  to: Addresses,
+  from: t.String({ description: 'jane@example.com or Jane <jane@example.com>' }),
+  subject: t.Optional(t.String()),
+  html: t.Optional(t.String()),
+  text: t.Optional(t.String()),
+  replyTo: t.Optional(Addresses),
+  cc: t.Optional(Addresses),
+  bcc: t.Optional(Addresses),
+  headers: t.Optional(HeadersSchema),
+  attachments: t.Optional(t.Array(AttachmentSchema)),
+  scheduledAt: t.Optional(t.String({ description: 'ISO 8601; the email waits until then' })),
+  templateId: t.Optional(t.String()),
+  variables: t.Optional(t.Record(t.String(), t.Any(), { description: 'Values for {{placeholders}}' })),
+})
+
+type EmailInput = typeof EmailBody.static
+
+/** useSend's email: one message to every recipient; `at` prefixes field names in batches. */
+function requestOf(body: EmailInput, at = ''): SendRequest {
+  return {
+    from: mailboxOf(body.from, `${at}from`),
+    to: listOf(body.to).map((to, i) => mailboxOf(to, `${at}to[${i}]`)),
+    cc: listOf(body.cc),
+    bcc: listOf(body.bcc),
+    replyTo: listOf(body.replyTo),
+    subject: body.subject,
+    html: body.html,
+    text: body.text,
+    headers: body.headers,
+    attachments: body.attachments,
+    scheduledAt: timeOf(body.scheduledAt, `${at}scheduledAt`),
+    templateId: body.templateId,
+    variables: body.variables,
+  }
+}
+
+const EmailEventSchema = t.Object({ emailId: t.String(), status: t.String(), createdAt: t.String(), data: t.Any() })
+
+const EmailSchema = t.Object({
+  id: t.String(),
+  teamId: t.Integer(),
+  to: t.Array(t.String()),
+  from: t.String(),
+  subject: t.String(),
+  html: t.Union([t.String(), t.Null()]),
+  text: t.Union([t.String(), t.Null()]),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+  emailEvents: t.Array(EmailEventSchema),
+  replyTo: t.Array(t.String()),
+  cc: t.Array(t.String()),
+  bcc: t.Array(t.String()),
+  status: t.String(),
+  messageId: t.String(),
+  scheduledAt: t.Union([t.String(), t.Null()]),
+})
+
+const EmailIdParams = t.Object({ emailId: t.String({ minLength: 3 }) })
+const tags = ['Sending']
+
+export const emailRoutes = (deps: HttpDeps) =>
+  new Elysia({ prefix: '/api/v1/emails' })
+    .use(requireKey(deps))
+    .post(
+      '',
+      ({ body, caller, headers }) =>
+        acceptEmails(deps, caller, { route: 'POST /api/v1/emails', body, idempotencyKey: idempotencyKeyOf(headers) }, [requestOf(body)], ([queued]) => ({
+          emailId: queued!.emailId,
+        })),
+      {
+        body: EmailBody,
+        response: { 200: t.Object({ emailId: t.String() }), ...authErrors, 409: ErrorSchema, 413: ErrorSchema },
+        detail: { summary: 'Send an email (useSend form)', description: 'Idempotency-Key header supported.', tags },
+      },
+    )
+    .post(
+      '/batch',
+      ({ body, caller, headers }) =>
+        acceptEmails(
+          deps,
+          caller,
+          { route: 'POST /api/v1/emails/batch', body, idempotencyKey: idempotencyKeyOf(headers) },
+          body.map((email, i) => requestOf(email, `[${i}].`)),
+          (queued) => ({ data: queued.map((q) => ({ emailId: q.emailId })) }),
+        ),
+      {
+        body: t.Array(EmailBody, { minItems: 1, maxItems: 100, error: 'must be 1 to 100 emails' }),
+        response: { 200: t.Object({ data: t.Array(t.Object({ emailId: t.String() })) }), ...authErrors, 409: ErrorSchema, 413: ErrorSchema },
+        detail: { summary: 'Send up to 100 emails at once; all are queued or none', tags },
+      },
+    )
+    .get('', ({ query, caller }) => emails.listEmails(deps.db, caller.project.id, query.page ?? 1, query.limit ?? 20), {
+      query: t.Object({
+        page: t.Optional(intQuery('page', 1, 1_000_000, 'Page number, 1 when absent')),
+        limit: t.Optional(intQuery('limit', 1, 100, 'Page size, 20 when absent')),
+      }),
+      response: { 200: t.Object({ data: t.Array(t.Omit(EmailSchema, ['emailEvents'])), count: t.Integer() }), ...authErrors },
+      detail: { summary: 'List emails, newest first', tags },
+    })
+    .get('/:emailId', ({ params, caller }) => emails.getEmail(deps.db, caller.project.id, params.emailId), {
+      params: EmailIdParams,
+      response: { 200: EmailSchema, ...authErrors, 404: ErrorSchema },
+      detail: { summary: 'Get an email with its events', tags },
+    })
+    .patch(
+      '/:emailId',
+      ({ params, body, caller }) => {
+        const at = timeOf(body.scheduledAt, 'scheduledAt')
+        if (at === undefined) throw invalid('scheduledAt', 'is required')
+        const now = deps.clock.now()
+        return deps.writer.run((trx) => emails.reschedule(trx, caller.project.id, params.emailId, at, deps.sendSettings.maxAgeMs, now))
+      },
+      {
+        params: EmailIdParams,
+        body: strictObject({ scheduledAt: t.String() }),
+        response: { 200: t.Object({ emailId: t.String() }), ...authErrors, 400: ErrorSchema, 404: ErrorSchema },
+        detail: { summary: 'Change when a scheduled email is sent', tags },
+      },
+    )
+    .post(
+      '/:emailId/cancel',
+      ({ params, caller }) => {
+        const now = deps.clock.now()
+        return deps.writer.run((trx) => emails.cancel(trx, caller.project.id, params.emailId, now))
+      },
+      {
+        params: EmailIdParams,
+        response: { 200: t.Object({ emailId: t.String() }), ...authErrors, 400: ErrorSchema, 404: ErrorSchema },
+        detail: { summary: 'Cancel a scheduled email', tags },
+      },
+    )

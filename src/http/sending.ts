@@ -1,0 +1,46 @@
+import { once, requestHash } from '../core/emails/idempotency.ts'
+import { enqueueEmail, prepareEmail, type PreparedEmail, type SendRequest } from '../core/emails/send.ts'
+import type { Caller } from '../core/projects/projects.service.ts'
+import { invalid } from '../lib/errors.ts'
+import type { HttpDeps } from './deps.ts'
+
+const KEY = /^[\x21-\x7e]{1,255}$/
+
+export interface SendCall {
+  route: string
+  body: unknown
+  /** The Idempotency-Key header, when given. */
+  idempotencyKey: string | undefined
+}
+
+/**
+ * Accepts emails: each is prepared (checked, rendered, built) outside any transaction, then all
+ * are queued in one, so a request is queued whole or not at all. With an Idempotency-Key the
+ * answer is stored in that same transaction; a repeat gets it again and queues nothing.
+ */
+export async function acceptEmails<T>(
+  deps: HttpDeps,
+  caller: Caller,
+  call: SendCall,
+  requests: SendRequest[],
+  answer: (queued: Awaited<ReturnType<typeof enqueueEmail>>[], now: number) => T,
+): Promise<T> {
+  const projectId = caller.project.id
+  if (call.idempotencyKey !== undefined && !KEY.test(call.idempotencyKey)) {
+    throw invalid('Idempotency-Key', 'must be 1 to 255 printable characters')
+  }
+  const now = deps.clock.now()
+  const hash = requestHash(call.route, call.body)
+  const emails: PreparedEmail[] = []
+  for (const request of requests) emails.push(await prepareEmail(deps.db, projectId, request, now))
+  const queue = async (trx: typeof deps.db) => {
+    const queued = []
+    for (const email of emails) queued.push(await enqueueEmail(trx, email, deps.sendSettings, now))
+    return answer(queued, now)
+  }
+  const result = await deps.writer.run((trx) =>
+    call.idempotencyKey === undefined ? queue(trx) : once(trx, projectId, call.idempotencyKey, hash, now, () => queue(trx)),
+  )
+  deps.deliveries.wake()
+  return result
+}

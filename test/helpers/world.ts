@@ -1,0 +1,78 @@
+import { dkimVerify } from 'mailauth/lib/dkim/verify'
+import { createResolver } from '../../src/dns/resolver.ts'
+import { createTestApp, type TestApp } from './app.ts'
+import type { ManualClock } from './clock.ts'
+import { publishRecords } from './domains.ts'
+import { FakeDns } from './fake-dns.ts'
+import { FakeMx, type FakeMxOptions } from './fake-mx.ts'
+
+export const HOSTNAME = 'mx.mailstead.test'
+
+export interface World {
+  t: TestApp
+  dns: FakeDns
+  /** The receiving server of recipients at example.net (127.0.0.2). */
+  mx: FakeMx
+  key: string
+  projectId: number
+  domain: { id: number; name: string; dnsRecords: any[] }
+  /** Another loopback address on the delivery port, for more receiving servers. */
+  port: number
+  close(): Promise<void>
+  /** Runs the delivery loop until nothing more is due. */
+  deliver(): Promise<void>
+  /** Verifies a received message's DKIM signatures against the fake DNS. */
+  dkim(raw: Buffer): Promise<Array<{ status: string; domain: string; algorithm: string }>>
+}
+
+/**
+ * A sender with a verified domain (sender.example.com) and the world it sends to: fake DNS, and a
+ * fake MX for example.net on 127.0.0.2. More MX servers share its port on 127.0.0.3 and up.
+ */
+export async function createWorld(options: { mx?: FakeMxOptions; settings?: Record<string, string>; clock?: ManualClock } = {}): Promise<World> {
+  const dns = await new FakeDns().start()
+  const mx = await new FakeMx(options.mx).start('127.0.0.2')
+  dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 })
+  dns.records('mx.example.net', { type: 'A', address: '127.0.0.2' })
+  const t = await createTestApp(
+    {
+      'dns-servers': dns.address,
+      'dns-timeout-ms': '300',
+      hostname: HOSTNAME,
+      'delivery-port': String(mx.port),
+      'smtp-timeout-seconds': '1',
+      'delivery-attempt-timeout-seconds': '5',
+      'send-rate-per-second': '10000',
+      ...options.settings,
+    },
+    options.clock ? { clock: options.clock } : {},
+  )
+  const project = await t.project('Sender')
+  const created = await t.request('POST', '/api/v1/domains', { key: project.secretKey, body: { name: 'sender.example.com', region: 'us-east-1' } })
+  publishRecords(dns, created.body.dnsRecords)
+  await t.app.checker.check(created.body.id)
+  await t.app.deliveries.start()
+  const resolver = createResolver([{ host: '127.0.0.1', port: dns.port }], 500)
+  return {
+    t,
+    dns,
+    mx,
+    key: project.secretKey,
+    projectId: project.id,
+    domain: created.body,
+    port: mx.port,
+    deliver: () => t.app.deliveries.drain(),
+    async dkim(raw) {
+      const result = await dkimVerify(raw, {
+        resolver: async (name: string, type: string) =>
+          (await resolver.query(name, type as 'TXT')).answers.filter((r) => r.type === type).map((r) => [r.value]),
+      } as never)
+      return result.results.map((r: any) => ({ status: r.status.result, domain: r.signingDomain, algorithm: r.algo }))
+    },
+    async close() {
+      await t.close()
+      await mx.stop()
+      await dns.stop()
+    },
+  }
+}

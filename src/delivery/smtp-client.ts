@@ -70,16 +70,11 @@ export function createSmtpPool(settings: ClientSettings) {
       allowInternalNetworkInterfaces: true,
       socketCloseTimeout: 0,
     } as SMTPConnection.Options)
-    connection.on('error', () => {}) // errors reach the callbacks; an idle connection's are not news
-    return new Promise((resolve, reject) => {
-      connection.connect((error?: Error | null) => {
-        if (error) return reject(asNetworkError(error))
+    connection.on('error', () => {}) // an idle connection's errors are not news; active ones are caught below
+    return whileOpen<Pooled>(connection, (resolve, reject) => {
+      connection.connect(() => {
         if (!target.auth) return resolve({ connection, sent: 0 })
-        connection.login(target.auth, (loginError?: Error | null) => {
-          if (!loginError) return resolve({ connection, sent: 0 })
-          connection.close()
-          reject(loginError)
-        })
+        connection.login(target.auth, (loginError?: Error | null) => (loginError ? reject(loginError) : resolve({ connection, sent: 0 })))
       })
     })
   }
@@ -114,22 +109,31 @@ export function createSmtpPool(settings: ClientSettings) {
   async function send(target: Target, from: string, to: string, message: Uint8Array, deadline: number): Promise<Reply> {
     // Connecting is bounded by the connection and greeting timeouts; the deadline covers the rest.
     const pooled = await acquire(target)
-    return new Promise<Reply>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        pooled.connection.close()
-        reject(new NetworkError('the attempt took too long', 'ETIMEDOUT'))
-      }, Math.max(0, deadline - Date.now()))
-      pooled.connection.send({ from, to: [to] }, Buffer.from(message), (error: any, info: any) => {
-        clearTimeout(timer)
-        if (error) {
-          pooled.connection.close()
-          return error.responseCode ? resolve({ code: error.responseCode, response: error.response ?? error.message }) : reject(asNetworkError(error))
-        }
-        pooled.sent++
-        release(target, pooled)
-        resolve({ code: Number(String(info.response).slice(0, 3)) || 250, response: String(info.response) })
-      })
-    })
+    try {
+      return await sendOn(pooled, target, from, to, message, deadline)
+    } catch (error) {
+      // A kept connection the remote has meanwhile closed: once more, on a new one.
+      if (pooled.sent === 0 || !(error instanceof NetworkError) || Date.now() >= deadline) throw error
+      return sendOn(await connect(target), target, from, to, message, deadline)
+    }
+  }
+
+  async function sendOn(pooled: Pooled, target: Target, from: string, to: string, message: Uint8Array, deadline: number): Promise<Reply> {
+    const timer = setTimeout(() => pooled.connection.close(), Math.max(0, deadline - Date.now()))
+    try {
+      const info = await whileOpen<any>(pooled.connection, (resolve, reject) =>
+        pooled.connection.send({ from, to: [to] }, Buffer.from(message), (error: any, result: any) => (error ? reject(error) : resolve(result))),
+      )
+      pooled.sent++
+      release(target, pooled)
+      return { code: Number(String(info.response).slice(0, 3)) || 250, response: String(info.response) }
+    } catch (error: any) {
+      pooled.connection.close()
+      if (error?.responseCode) return { code: error.responseCode, response: error.response ?? error.message }
+      throw Date.now() >= deadline ? new NetworkError('the attempt took too long', 'ETIMEDOUT') : asNetworkError(error)
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   return {
@@ -147,6 +151,37 @@ export function createSmtpPool(settings: ClientSettings) {
 }
 
 export type SmtpPool = ReturnType<typeof createSmtpPool>
+
+/**
+ * Runs one operation on a connection and settles once: by the operation's callback, or by the
+ * connection failing or closing meanwhile (nodemailer reports some failures, such as a greeting
+ * that never comes, only as an event).
+ */
+function whileOpen<T>(connection: SMTPConnection, operation: (resolve: (value: T) => void, reject: (error: unknown) => void) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const done = () => {
+      connection.off('error', onError)
+      connection.off('end', onEnd)
+    }
+    const onError = (error: unknown) => {
+      done()
+      reject(asNetworkError(error))
+    }
+    const onEnd = () => onError(new NetworkError('the connection was closed', 'ECONNECTION'))
+    connection.on('error', onError)
+    connection.on('end', onEnd)
+    operation(
+      (value) => {
+        done()
+        resolve(value)
+      },
+      (error) => {
+        done()
+        reject(error)
+      },
+    )
+  })
+}
 
 function asNetworkError(error: any): NetworkError {
   if (error instanceof NetworkError) return error

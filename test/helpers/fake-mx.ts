@@ -14,6 +14,10 @@ export type RcptAnswer = undefined | { code: number; message: string }
 export interface FakeMxOptions {
   /** Decides each RCPT: accept by default. */
   onRcpt?: (to: string, count: number) => RcptAnswer
+  /** Decides each message after its DATA (the message is recorded either way): accept by default. */
+  onData?: (count: number) => RcptAnswer
+  /** Waits this long before answering each message. */
+  delayMs?: number
   /** Offer STARTTLS (smtp-server's own self-signed certificate). */
   starttls?: boolean
 }
@@ -23,10 +27,14 @@ export interface FakeMxOptions {
  */
 export class FakeMx {
   readonly received: ReceivedMessage[] = []
+  /** Every message that reached DATA, accepted or not. */
+  readonly offered: ReceivedMessage[] = []
   private server: SMTPServer
   private rcpts = 0
   port = 0
   ehloNames: string[] = []
+  connections = 0
+  maxConnections = 0
 
   constructor(private readonly options: FakeMxOptions = {}) {
     this.server = new SMTPServer({
@@ -34,7 +42,13 @@ export class FakeMx {
       disabledCommands: options.starttls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
       logger: false,
       size: 20 * 1024 * 1024,
-      onConnect: (session, callback) => callback(),
+      onConnect: (_session, callback) => {
+        this.maxConnections = Math.max(this.maxConnections, ++this.connections)
+        callback()
+      },
+      onClose: () => {
+        this.connections--
+      },
       onMailFrom: (address, session: SMTPServerSession, callback) => {
         this.ehloNames.push(session.hostNameAppearsAs)
         callback()
@@ -47,13 +61,18 @@ export class FakeMx {
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = []
         stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-        stream.on('end', () => {
-          this.received.push({
+        stream.on('end', async () => {
+          const message = {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
             raw: Buffer.concat(chunks),
             secure: session.secure,
-          })
+          }
+          this.offered.push(message)
+          if (this.options.delayMs) await Bun.sleep(this.options.delayMs)
+          const answer = this.options.onData?.(this.offered.length)
+          if (answer) return callback(Object.assign(new Error(answer.message), { responseCode: answer.code }))
+          this.received.push(message)
           callback()
         })
       },

@@ -1,0 +1,31 @@
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+const MAIN = join(import.meta.dir, '..', '..', 'src', 'main.ts')
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/** `mailstead serve` in a child process, as a user runs it; resolves once /health answers. */
+export async function startServer(flags: string[], port: number): Promise<Subprocess> {
+  const child = Bun.spawn([process.execPath, MAIN, 'serve', ...flags, '--http-port', String(port)], { stdout: 'ignore', stderr: 'inherit' })
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(50)
+  }
+  child.kill('SIGKILL')
+  throw new Error('the server did not answer /health')
+}

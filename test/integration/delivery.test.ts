@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { deliveryOfReturnPath } from '../../src/delivery/verp.ts'
+import { FakeMx } from '../helpers/fake-mx.ts'
+import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
+
+let w: World
+let strict: FakeMx
+
+beforeAll(async () => {
+  w = await createWorld()
+  strict = await new FakeMx({
+    onRcpt: (to) => (to.startsWith('unknown') ? { code: 550, message: '5.1.1 <' + to + '>: Recipient address rejected: User unknown' } : undefined),
+    starttls: true,
+  }).start('127.0.0.3', w.port)
+  w.dns.records('strict.example', { type: 'MX', exchange: 'mx.strict.example', priority: 10 })
+  w.dns.records('mx.strict.example', { type: 'A', address: '127.0.0.3' })
+})
+
+afterAll(async () => {
+  await strict.stop()
+  await w.close()
+})
+
+const send = (body: Record<string, unknown>) =>
+  w.t.request('POST', '/api/v1/emails', { key: w.key, body: { from: 'Ada <ada@sender.example.com>', subject: 'Hello', html: '<p>Hi</p>', ...body } })
+const emailOf = async (id: string) => (await w.t.request('GET', `/api/v1/emails/${id}`, { key: w.key })).body
+const statuses = (email: any) => email.emailEvents.map((e: any) => e.status)
+
+describe('delivery to an MX that accepts', () => {
+  test('the message arrives DKIM-signed, with a signed return path, and the events say so', async () => {
+    const sent = await send({ to: 'bob@example.net' })
+    await w.deliver()
+    const received = w.mx.received.find((m) => m.to.includes('bob@example.net'))!
+    expect(received).toBeDefined()
+    expect(await w.dkim(received.raw)).toEqual([
+      { status: 'pass', domain: 'sender.example.com', algorithm: 'rsa-sha256' },
+      { status: 'pass', domain: 'sender.example.com', algorithm: 'ed25519-sha256' },
+    ])
+    expect(received.from).toMatch(/^bounces\+[a-z0-9]+-[a-z2-7]{16}@mst\.sender\.example\.com$/)
+    const delivery = await w.t.app.db.selectFrom('deliveries').selectAll().where('email_id', '=', sent.body.emailId).executeTakeFirstOrThrow()
+    expect(deliveryOfReturnPath('test-secret-test-secret-test-secret', received.from)).toBe(delivery.id)
+    expect(w.mx.ehloNames.at(-1)).toBe(HOSTNAME)
+    const raw = received.raw.toString()
+    expect(raw).toContain(`Message-ID: <${sent.body.emailId}@sender.example.com>`)
+    expect(raw).toMatch(/^Date: /m)
+    expect(raw).toContain('Content-Type: text/plain')
+    const email = await emailOf(sent.body.emailId)
+    expect(statuses(email)).toEqual(['QUEUED', 'SENT', 'DELIVERED'])
+    expect(email.emailEvents[2].data).toEqual({ recipient: 'bob@example.net', mx: 'mx.example.net', smtpCode: 250, response: expect.stringMatching(/^250/), attempt: 1 })
+    expect(delivery.state).toBe('delivered')
+  })
+
+  test('signs List-Unsubscribe when the message has it', async () => {
+    await send({ to: 'list@example.net', headers: { 'List-Unsubscribe': '<mailto:unsub@sender.example.com>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } })
+    await w.deliver()
+    const raw = w.mx.received.find((m) => m.to.includes('list@example.net'))!.raw.toString()
+    const signed = /^DKIM-Signature:[\s\S]*?h=([^;]+);/m.exec(raw)![1]!.toLowerCase().replace(/\s+/g, '')
+    expect(signed.split(':')).toEqual(expect.arrayContaining(['list-unsubscribe', 'list-unsubscribe-post', 'from', 'to', 'subject', 'date', 'message-id']))
+  })
+
+  test('to, cc and bcc each get the same bytes; bcc is in no header', async () => {
+    const sent = await send({ to: 'to@example.net', cc: 'cc@example.net', bcc: ['hidden@example.net'] })
+    await w.deliver()
+    const copies = w.mx.received.filter((m) => ['to@example.net', 'cc@example.net', 'hidden@example.net'].includes(m.to[0]!))
+    expect(copies.map((m) => m.to[0]).sort()).toEqual(['cc@example.net', 'hidden@example.net', 'to@example.net'])
+    expect(new Set(copies.map((m) => m.raw.toString())).size).toBe(1)
+    expect(copies[0]!.raw.toString()).not.toContain('hidden@example.net')
+    const email = await emailOf(sent.body.emailId)
+    expect(statuses(email).filter((s: string) => s === 'DELIVERED')).toHaveLength(3)
+  })
+
+  test('STARTTLS is used when offered, even with a self-signed certificate', async () => {
+    await send({ to: 'tls@strict.example' })
+    await w.deliver()
+    expect(strict.received.at(-1)).toMatchObject({ to: ['tls@strict.example'], secure: true })
+  })
+})
+
+describe('a permanent refusal', () => {
+  test('bounces, suppresses the address and unsubscribes the contact; the next send is suppressed', async () => {
+    const sent = await w.t.request('POST', '/v1/send', {
+      key: w.key,
+      body: { to: 'unknown@strict.example', from: 'ada@sender.example.com', subject: 'Hi', body: '<p>x</p>', subscribed: true },
+    })
+    await w.deliver()
+    const email = await emailOf(sent.body.data.emails[0].email)
+    expect(statuses(email)).toEqual(['QUEUED', 'SENT', 'BOUNCED'])
+    expect(email.emailEvents[2].data).toMatchObject({ recipient: 'unknown@strict.example', smtpCode: 550, enhancedCode: '5.1.1', category: 'recipient', hard: true })
+    const contact = await w.t.request('GET', `/contacts/${sent.body.data.emails[0].contact.id}`, { key: w.key })
+    expect(contact.body.subscribed).toBe(false)
+    const list = await w.t.request('GET', '/api/v1/suppressions', { key: w.key })
+    expect(list.body.data.map((s: any) => [s.email, s.reason])).toContainEqual(['unknown@strict.example', 'hard_bounce'])
+
+    const again = await send({ to: 'unknown@strict.example' })
+    const offered = strict.offered.length
+    await w.deliver()
+    expect(statuses(await emailOf(again.body.emailId))).toEqual(['SUPPRESSED'])
+    expect(strict.offered.length).toBe(offered)
+  })
+
+  test('an address suppressed after queueing is checked again when its delivery is claimed', async () => {
+    const later = new Date(Date.now() + 200).toISOString()
+    const sent = await send({ to: 'changed-mind@example.net', scheduledAt: later })
+    await w.t.request('POST', '/api/v1/suppressions', { key: w.key, body: { email: 'changed-mind@example.net' } })
+    await Bun.sleep(250)
+    await w.deliver()
+    expect(statuses(await emailOf(sent.body.emailId))).toEqual(['SCHEDULED', 'SUPPRESSED'])
+    expect(w.mx.received.some((m) => m.to.includes('changed-mind@example.net'))).toBe(false)
+  })
+})

@@ -66,6 +66,31 @@ describe('retries', () => {
   })
 })
 
+describe('limits', () => {
+  test("a project's send rate holds: a full bucket, then one email per 1/rate second", async () => {
+    const other = await w.t.project('Rated')
+    await w.t.app.db.updateTable('projects').set({ send_rate_per_second: 2 }).where('id', '=', other.id).execute()
+    const domain = await w.t.request('POST', '/api/v1/domains', { key: other.secretKey, body: { name: 'rated.example.com', region: 'us-east-1' } })
+    const { publishRecords } = await import('../helpers/domains.ts')
+    publishRecords(w.dns, domain.body.dnsRecords)
+    await w.t.app.checker.check(domain.body.id)
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) {
+      const sent = await w.t.request('POST', '/api/v1/emails', { key: other.secretKey, body: { from: 'a@rated.example.com', to: `rated${i}@example.net`, subject: 'x', text: 'y' } })
+      ids.push(sent.body.emailId)
+    }
+    const delivered = async () => (await w.t.app.db.selectFrom('deliveries').select('id').where('project_id', '=', other.id).where('state', '=', 'delivered').execute()).length
+    await w.deliver()
+    expect(await delivered()).toBe(2)
+    clock.advance(500)
+    await w.deliver()
+    expect(await delivered()).toBe(3)
+    clock.advance(1000)
+    await w.deliver()
+    expect(await delivered()).toBe(5)
+  })
+})
+
 describe('the smarthost', () => {
   test('sends everything through one relay, with AUTH, whatever the recipient domain', async () => {
     const logins: string[] = []

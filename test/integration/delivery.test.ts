@@ -108,3 +108,20 @@ describe('a permanent refusal', () => {
     expect(w.mx.received.some((m) => m.to.includes('changed-mind@example.net'))).toBe(false)
   })
 })
+
+describe('an internal failure', () => {
+  test('mail whose sending domain was removed before it left is FAILED, not lost or sent unsigned', async () => {
+    const other = await w.t.project('Removing')
+    const domain = await w.t.request('POST', '/api/v1/domains', { key: other.secretKey, body: { name: 'gone.example.com', region: 'us-east-1' } })
+    const { publishRecords } = await import('../helpers/domains.ts')
+    publishRecords(w.dns, domain.body.dnsRecords)
+    await w.t.app.checker.check(domain.body.id)
+    const sent = await w.t.request('POST', '/api/v1/emails', { key: other.secretKey, body: { from: 'a@gone.example.com', to: 'left@example.net', subject: 'x', text: 'y' } })
+    await w.t.request('DELETE', `/api/v1/domains/${domain.body.id}`, { key: other.secretKey })
+    await w.deliver()
+    const email = (await w.t.request('GET', `/api/v1/emails/${sent.body.emailId}`, { key: other.secretKey })).body
+    expect(statuses(email)).toEqual(['QUEUED', 'FAILED'])
+    expect(email.emailEvents[1].data).toMatchObject({ recipient: 'left@example.net', reason: 'The sending domain was removed' })
+    expect(w.mx.received.some((m) => m.to.includes('left@example.net'))).toBe(false)
+  })
+})

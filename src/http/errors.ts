@@ -59,6 +59,11 @@ export function toAppError(code: string | number, error: unknown, request: Reque
       suggestion: 'Send the body as JSON with the header Content-Type: application/json.',
     })
   }
+  if (code === 'VALIDATION' && (error as { type?: string }).type === 'response') {
+    // Our answer did not match its own schema: our fault, not the caller's.
+    logger.error('HTTP', 'response failed its schema', { path, error: String((error as Error).message).slice(0, 2000) })
+    return new AppError(500, 'INTERNAL_SERVER_ERROR', 'Something went wrong on our side; the request id helps us find it')
+  }
   if (code === 'VALIDATION') {
     const validation = error as { type: string; all: ValidationIssue[] }
     const on = validation.type === 'query' ? 'query' : validation.type === 'params' ? 'path' : 'body'

@@ -1,7 +1,7 @@
 import { once, requestHash } from '../core/emails/idempotency.ts'
 import { enqueueEmail, prepareEmail, type PreparedEmail, type SendRequest } from '../core/emails/send.ts'
 import type { Caller } from '../core/projects/projects.service.ts'
-import { invalid } from '../lib/errors.ts'
+import { AppError, invalid } from '../lib/errors.ts'
 import type { HttpDeps } from './deps.ts'
 
 const KEY = /^[\x21-\x7e]{1,255}$/
@@ -11,6 +11,8 @@ export interface SendCall {
   body: unknown
   /** The Idempotency-Key header, when given. */
   idempotencyKey: string | undefined
+  /** The request body's name for a field of its `index`-th email, for error messages. */
+  fieldOf?: (field: string, index: number) => string
 }
 
 /**
@@ -32,7 +34,9 @@ export async function acceptEmails<T>(
   const now = deps.clock.now()
   const hash = requestHash(call.route, call.body)
   const emails: PreparedEmail[] = []
-  for (const request of requests) emails.push(await prepareEmail(deps.db, projectId, request, now))
+  for (const [index, request] of requests.entries()) {
+    emails.push(await prepareEmail(deps.db, projectId, request, now).catch((error) => Promise.reject(renamed(error, call, index))))
+  }
   const queue = async (trx: typeof deps.db) => {
     const queued = []
     for (const email of emails) queued.push(await enqueueEmail(trx, email, deps.sendSettings, now))
@@ -43,4 +47,11 @@ export async function acceptEmails<T>(
   )
   deps.deliveries.wake()
   return result
+}
+
+/** A validation error of one email of several, naming fields as the caller's body does. */
+function renamed(error: unknown, call: SendCall, index: number): unknown {
+  if (!(error instanceof AppError) || !error.details.errors || !call.fieldOf) return error
+  const errors = error.details.errors.map((e) => ({ ...e, field: call.fieldOf!(e.field, index) }))
+  return new AppError(error.status, error.code, errors.map((e) => `${e.field}: ${e.message}`).join('; '), { ...error.details, errors })
 }

@@ -54,7 +54,13 @@ export async function listEmails(db: Db, projectId: number, page: number, limit:
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('project_id', '=', projectId)
     .executeTakeFirstOrThrow()
-  return { data: rows.map((row) => ({ ...toEmail(row, []), emailEvents: undefined })), count: Number(count) }
+  return {
+    data: rows.map((row) => {
+      const { emailEvents: _, ...summary } = toEmail(row, [])
+      return summary
+    }),
+    count: Number(count),
+  }
 }
 
 async function requireScheduled(db: Db, projectId: number, id: string) {

@@ -4,7 +4,15 @@ import { sha256Hex } from '../../lib/crypto.ts'
 
 const DAY = 24 * 60 * 60_000
 
-export const requestHash = (route: string, body: unknown) => sha256Hex(`${route}\n${JSON.stringify(body)}`)
+/** JSON with object keys in order: the same body however its keys were sent. */
+const canonical = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(',')}]`
+    : value !== null && typeof value === 'object'
+      ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`
+      : JSON.stringify(value)
+
+export const requestHash = (route: string, body: unknown) => sha256Hex(`${route}\n${canonical(body)}`)
 
 /**
  * Runs `work` once per key and request: the same key and body within 24 h gets the first answer

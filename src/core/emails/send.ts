@@ -15,6 +15,8 @@ import { buildMessage, type Mailbox } from './message.ts'
 export interface SendRequest {
   /** Absent: the project's default sender. */
   from?: Mailbox
+  /** The sender's display name, for the default sender too. */
+  fromName?: string
   to: Mailbox[]
   cc?: string[]
   bcc?: string[]
@@ -58,7 +60,7 @@ const formatMailbox = (m: Mailbox) => (m.name ? `"${m.name.replace(/["\\]/g, '')
  * domain, the template rendered, the message built once. Nothing is written here.
  */
 export async function prepareEmail(db: Db, projectId: number, request: SendRequest, now: number): Promise<PreparedEmail> {
-  const from = await senderOf(db, projectId, request.from)
+  const from = await senderOf(db, projectId, request.from, request.fromName)
   const to = request.to.map((m, i) => ({ ...m, address: requireAddress(m.address, `to[${i}]`).address }))
   const cc = (request.cc ?? []).map((a, i) => requireAddress(a, `cc[${i}]`).address)
   const bcc = (request.bcc ?? []).map((a, i) => requireAddress(a, `bcc[${i}]`).address)
@@ -91,13 +93,13 @@ export async function prepareEmail(db: Db, projectId: number, request: SendReque
   }
 }
 
-async function senderOf(db: Db, projectId: number, from: Mailbox | undefined): Promise<Mailbox> {
-  if (from) return { ...from, address: requireAddress(from.address, 'from').address }
+async function senderOf(db: Db, projectId: number, from: Mailbox | undefined, name: string | undefined): Promise<Mailbox> {
+  if (from) return { ...from, ...(name && { name }), address: requireAddress(from.address, 'from').address }
   const project = await db.selectFrom('projects').select('default_sender').where('id', '=', projectId).executeTakeFirstOrThrow()
   if (!project.default_sender) {
     throw invalid('from', 'is required: this project has no default sender (mailstead project set-sender ID ADDRESS)')
   }
-  return { address: project.default_sender }
+  return { address: project.default_sender, ...(name && { name }) }
 }
 
 async function sendingDomain(db: Db, projectId: number, fromAddress: string) {
@@ -119,7 +121,8 @@ async function contentOf(db: Db, projectId: number, request: SendRequest, firstR
   const html = request.html ?? template?.body
   const text = request.text
   if (html === undefined && text === undefined) throw invalid('body', 'give html, text or a template')
-  if (!template && !request.variables && !request.contact?.data) return { subject, html, text }
+  // Plunk fills every body from the contact; useSend only templates and bodies given variables.
+  if (!template && !request.variables && !request.contact) return { subject, html, text }
   const values = await templateValues(db, projectId, firstRecipient, request)
   return {
     subject: render(subject, values, { html: false }),

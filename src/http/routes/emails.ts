@@ -28,6 +28,10 @@ const EmailBody = strictObject({
 
 type EmailInput = typeof EmailBody.static
 
+/** Fields as useSend names them; in a batch, prefixed with the email's index. */
+const useSendField = (batch: boolean) => (field: string, index: number) =>
+  `${batch ? `[${index}].` : ''}${field === 'template' ? 'templateId' : field === 'body' ? 'html' : field}`
+
 /** useSend's email: one message to every recipient; `at` prefixes field names in batches. */
 function requestOf(body: EmailInput, at = ''): SendRequest {
   return {
@@ -68,6 +72,8 @@ const EmailSchema = t.Object({
   scheduledAt: t.Union([t.String(), t.Null()]),
 })
 
+const EmailSummarySchema = t.Omit(EmailSchema, ['emailEvents'])
+
 const EmailIdParams = t.Object({ emailId: t.String({ minLength: 3 }) })
 const tags = ['Sending']
 
@@ -77,7 +83,7 @@ export const emailRoutes = (deps: HttpDeps) =>
     .post(
       '',
       ({ body, caller, headers }) =>
-        acceptEmails(deps, caller, { route: 'POST /api/v1/emails', body, idempotencyKey: idempotencyKeyOf(headers) }, [requestOf(body)], ([queued]) => ({
+        acceptEmails(deps, caller, { route: 'POST /api/v1/emails', body, idempotencyKey: idempotencyKeyOf(headers), fieldOf: useSendField(false) }, [requestOf(body)], ([queued]) => ({
           emailId: queued!.emailId,
         })),
       {
@@ -92,7 +98,7 @@ export const emailRoutes = (deps: HttpDeps) =>
         acceptEmails(
           deps,
           caller,
-          { route: 'POST /api/v1/emails/batch', body, idempotencyKey: idempotencyKeyOf(headers) },
+          { route: 'POST /api/v1/emails/batch', body, idempotencyKey: idempotencyKeyOf(headers), fieldOf: useSendField(true) },
           body.map((email, i) => requestOf(email, `[${i}].`)),
           (queued) => ({ data: queued.map((q) => ({ emailId: q.emailId })) }),
         ),
@@ -107,7 +113,7 @@ export const emailRoutes = (deps: HttpDeps) =>
         page: t.Optional(intQuery('page', 1, 1_000_000, 'Page number, 1 when absent')),
         limit: t.Optional(intQuery('limit', 1, 100, 'Page size, 20 when absent')),
       }),
-      response: { 200: t.Object({ data: t.Array(t.Omit(EmailSchema, ['emailEvents'])), count: t.Integer() }), ...authErrors },
+      response: { 200: t.Object({ data: t.Array(EmailSummarySchema), count: t.Integer() }), ...authErrors },
       detail: { summary: 'List emails, newest first', tags },
     })
     .get('/:emailId', ({ params, caller }) => emails.getEmail(deps.db, caller.project.id, params.emailId), {

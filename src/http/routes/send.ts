@@ -28,9 +28,10 @@ type PlunkSend = typeof PlunkSendBody.static
 /** Plunk's send: one email per recipient, each recipient upserted as a contact. */
 function requestsOf(body: PlunkSend): SendRequest[] {
   const recipients = Array.isArray(body.to) ? body.to : [body.to]
-  const from = body.from === undefined ? undefined : { ...mailboxOf(body.from, 'from'), ...(body.name && { name: body.name }) }
+  const from = body.from === undefined ? undefined : mailboxOf(body.from, 'from')
   return recipients.map((recipient, i) => ({
     from,
+    fromName: body.name,
     to: [mailboxOf(recipient, `to[${i}]`)],
     replyTo: body.reply ? [body.reply] : [],
     subject: body.subject,
@@ -42,11 +43,15 @@ function requestsOf(body: PlunkSend): SendRequest[] {
   }))
 }
 
+/** Each recipient is its own email, whose one recipient is to[0]: name it as the body does. */
+const plunkField = (body: PlunkSend) => (field: string, index: number) =>
+  field.replace(/^to\[0\]/, Array.isArray(body.to) ? `to[${index}]` : 'to')
+
 export const sendRoutes = (deps: HttpDeps) =>
   new Elysia().use(requireKey(deps)).post(
     '/v1/send',
     ({ body, caller, headers }) =>
-      acceptEmails(deps, caller, { route: '/v1/send', body, idempotencyKey: idempotencyKeyOf(headers) }, requestsOf(body), (queued, now) => ({
+      acceptEmails(deps, caller, { route: '/v1/send', body, idempotencyKey: idempotencyKeyOf(headers), fieldOf: plunkField(body) }, requestsOf(body), (queued, now) => ({
         success: true as const,
         data: { emails: queued.map((q) => ({ contact: q.contact!, email: q.emailId })), timestamp: isoTime(now) },
       })),

@@ -58,7 +58,7 @@ const STATUS: Record<Settlement['kind'], EmailStatus> = {
 
 /**
  * Records an attempt's outcome in the caller's transaction: the delivery's state, the email's
- * events (SENT too, for a first attempt that reached a server), and for a hard bounce the
+ * events (SENT too, for the first attempt that reached a server), and for a hard bounce the
  * suppression and the contact's unsubscription.
  */
 export async function settle(db: Db, delivery: Delivery, outcome: Settlement, now: number): Promise<void> {
@@ -85,8 +85,9 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
     })
     .where('id', '=', delivery.id)
     .execute()
-  if (delivery.attempts === 1 && data.mx && outcome.kind !== 'suppressed') {
-    await addEmailEvent(db, delivery.email_id, 'SENT', { recipient: delivery.recipient, mx: data.mx, attempt: 1 }, data.startedAt)
+  // SENT marks the first attempt that reached a server; earlier ones may have reached none.
+  if (data.mx && delivery.last_mx === null && outcome.kind !== 'suppressed') {
+    await addEmailEvent(db, delivery.email_id, 'SENT', { recipient: delivery.recipient, mx: data.mx, attempt: delivery.attempts }, data.startedAt)
   }
   await addEmailEvent(db, delivery.email_id, STATUS[outcome.kind], eventData, now)
   const address = checkAddress(delivery.recipient)

@@ -91,6 +91,21 @@ describe('remote servers that misbehave cost one attempt and nothing else', () =
     expect(delivery.next_attempt_at - Date.now()).toBeGreaterThan(50_000)
   })
 
+  test('SENT is recorded by the first attempt that reaches a server, not by one that reached none', async () => {
+    w.dns.records('later.example', { type: 'MX', exchange: 'mx.later.example', priority: 10 }).records('mx.later.example', { type: 'A', address: '127.0.0.8' })
+    const down = await startBrokenMx('drop', '127.0.0.8', w.port)
+    const id = await send('late@later.example')
+    await w.deliver()
+    await down.stop()
+    const up = await new FakeMx().start('127.0.0.8', w.port)
+    await w.t.app.db.updateTable('deliveries').set({ next_attempt_at: 0 }).where('email_id', '=', id).execute()
+    await w.deliver()
+    await up.stop()
+    const events = await eventsOf(id)
+    expect(events.map((e) => e.status)).toEqual(['QUEUED', 'DELIVERY_DELAYED', 'SENT', 'DELIVERED'])
+    expect(events[2].data).toMatchObject({ mx: 'mx.later.example', attempt: 2 })
+  })
+
   test('no more than 5 attempts at once go to one destination, and others are not held up', async () => {
     const slowIds = await Promise.all(Array.from({ length: 12 }, (_, i) => send(`r${i}@slow.example`)))
     const started = performance.now()

@@ -1,0 +1,274 @@
+// Accepting and delivering mail: starts a DNS server (in this process), a sink MX (its own process,
+// scripts/bench/sink-mx.ts) and the server on a temporary data directory with a verified sending
+// domain; sends 20,000 emails of about 10 KB of HTML through POST /api/v1/emails/batch (100 per
+// request, 4 requests in flight), to recipients at 10 domains whose MX is the sink; waits until the
+// sink has received them all. Prints one JSON line on stdout:
+//   {accepted_per_s, delivered_per_s, p99_accept_ms, rss_mb, ...}
+// accepted_per_s: emails / (first request sent → last answer received).
+// delivered_per_s: emails / (first request sent → the sink received the last one), so it counts
+//   acceptance, queueing, signing and SMTP; delivery starts with the first accepted batch.
+// p50/p99_accept_ms: latency of the batch requests. rss_mb: the server's peak resident set (VmHWM).
+// server/sink/bench_cpu_s: CPU seconds (user+system, all threads) of each process from the first
+//   request sent to the sink's last message. server_disk_write_mb: what the server wrote to storage
+//   in its whole life (/proc/PID/io write_bytes), setup included.
+// Each message must arrive with an rsa-sha256 DKIM signature of the sending domain (counted by the
+// sink), every 100th is verified in full, and the server's queue must end with all of them
+// delivered; otherwise a warning is printed and the exit status is 1.
+// Diagnostics, and the server's own log lines, go to stderr.
+//   bun scripts/bench/delivery.ts
+// Env: BENCH_MESSAGES (default 20000); BENCH_CONCURRENCY (batch requests in flight, default 4);
+// BENCH_SERVE_ARGS (extra settings for serve, e.g. "--delivery-per-domain 20 --dkim-workers 2");
+// BENCH_SERVER_FLAGS (extra Bun flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof");
+// BENCH_LOG_LEVEL (the server's, default warn); BENCH_STARTTLS=1 (the sink offers STARTTLS, so the
+// server uses it); BENCH_TIMEOUT (seconds to wait for delivery, default 600); BENCH_DELIVER_AFTER
+// (seconds: every email is sent with scheduledAt that long after the start, so that acceptance and
+// delivery do not overlap and delivery_only_per_s, emails / (scheduledAt → the sink received the
+// last one), is reported too; it must exceed the time acceptance takes).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { createPublicKey } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { publishRecords } from '../../test/helpers/domains.ts'
+import { FakeDns } from '../../test/helpers/fake-dns.ts'
+
+const root = join(import.meta.dir, '..', '..')
+const main = join(root, 'src', 'main.ts')
+const bun = process.execPath
+const total = Number(process.env.BENCH_MESSAGES ?? 20_000)
+const perBatch = 100
+const inFlight = Number(process.env.BENCH_CONCURRENCY ?? 4)
+const recipientDomains = 10
+const sender = 'sender.example.com'
+const serveArgs = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean)
+const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
+const timeoutMs = Number(process.env.BENCH_TIMEOUT ?? 600) * 1000
+const deliverAfterMs = Number(process.env.BENCH_DELIVER_AFTER ?? 0) * 1000
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`)
+const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+async function waitForHealth(url: string, exited: () => boolean): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (exited()) throw new Error('server exited during startup')
+    try {
+      if ((await fetch(`${url}/health`)).ok) return
+    } catch {}
+    await Bun.sleep(50)
+  }
+  throw new Error('server did not become healthy within 10 s')
+}
+
+function cli(dir: string, ...args: string[]): any {
+  const run = spawnSync(bun, [main, ...args, '--json', '--data-dir', dir], { encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`${args.join(' ')} failed: ${run.stderr}`)
+  return JSON.parse(run.stdout)
+}
+
+/** User plus system CPU seconds of a process, all its threads. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
+}
+
+/** Bytes the process has caused to be written to storage, in MB. */
+const diskWriteMb = (pid: number) => Number(/^write_bytes: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN) / 1024 / 1024
+
+const peakRssMb = (pid: number) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
+
+async function stop(child: ChildProcess | undefined) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return
+  const exit = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exit
+}
+
+/** About 10 KB of HTML: the same paragraphs for every email, after a line of its own. */
+const words = 'delivery mail queue server domain record message signature relay sender inbox bounce'.split(' ')
+const paragraph = (n: number) => `<p>${Array.from({ length: 60 }, (_, i) => words[(n * 7 + i * 5) % words.length]).join(' ')}.</p>\n`
+const filler = Array.from({ length: 23 }, (_, n) => paragraph(n)).join('')
+let scheduledAt: Date | undefined
+const emailOf = (i: number) => ({
+  ...(scheduledAt && { scheduledAt: scheduledAt.toISOString() }),
+  from: `Bench <bench@${sender}>`,
+  to: `user${i}@d${i % recipientDomains}.example.net`,
+  subject: `Benchmark message ${i}`,
+  html: `<html><body><h1>Message ${i}</h1>\n${filler}</body></html>`,
+})
+
+const dir = mkdtempSync(join(tmpdir(), 'mailstead-bench-'))
+const dns = await new FakeDns().start()
+let server: ChildProcess | undefined
+let sink: ChildProcess | undefined
+try {
+  // The sink: its lines on stdout are {listening}, then {received, at} and at the end {summary}.
+  const sinkArgs = ['scripts/bench/sink-mx.ts', '--dns', dns.address, '--domain', sender, '--expect', String(total)]
+  sink = spawn(bun, [...sinkArgs, ...(process.env.BENCH_STARTTLS === '1' ? ['--starttls'] : [])], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+  const sinkLines: Array<(line: any) => void> = []
+  let sinkReceived = 0
+  createInterface({ input: sink.stdout! }).on('line', (text) => {
+    const line = JSON.parse(text)
+    if (line.received !== undefined) sinkReceived = line.received
+    for (const listener of sinkLines) listener(line)
+  })
+  const sinkLine = (test: (line: any) => boolean) => new Promise<any>((resolve) => sinkLines.push((line) => test(line) && resolve(line)))
+  const sinkPort: number = (await sinkLine((line) => line.listening !== undefined)).listening
+  for (let d = 0; d < recipientDomains; d++) dns.records(`d${d}.example.net`, { type: 'MX', exchange: 'mx.example.net', priority: 10 })
+  dns.records('mx.example.net', { type: 'A', address: '127.0.0.1' })
+
+  const project = cli(dir, 'project', 'create', '--name', 'Bench')
+  cli(dir, 'project', 'set-send-rate', String(project.id), '100000')
+
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const args = [
+    ...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000',
+    '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test',
+    '--delivery-port', String(sinkPort), ...serveArgs,
+  ]
+  // The Bun binary is spawned directly, so server.pid is the server process itself. Its log lines
+  // (JSON on stdout) are passed on to stderr and counted by level.
+  const child = spawn(bun, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+  server = child
+  const logged: Record<string, number> = {}
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    process.stderr.write(`server: ${line}\n`)
+    const level = /"level":"(\w+)"/.exec(line)?.[1] ?? 'other'
+    logged[level] = (logged[level] ?? 0) + 1
+  })
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal})`))))
+  exited.catch(() => {})
+  await waitForHealth(url, () => child.exitCode !== null || child.signalCode !== null)
+  log(`server pid ${child.pid} on ${url}, sink pid ${sink.pid} on port ${sinkPort}; serve ${serveArgs.join(' ') || '(defaults)'}`)
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    })
+    const answer: any = await response.json()
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`)
+    return answer
+  }
+  const domain = await api('POST', '/api/v1/domains', { name: sender, region: 'us-east-1' })
+  publishRecords(dns, domain.dnsRecords)
+  const rsaRecord = domain.dnsRecords.find((r: any) => r.value.startsWith('v=DKIM1; k=rsa;')).value as string
+  const rsaBits = createPublicKey({ key: Buffer.from(rsaRecord.split('p=')[1]!, 'base64'), format: 'der', type: 'spki' }).asymmetricKeyDetails?.modulusLength
+  await api('PUT', `/api/v1/domains/${domain.id}/verify`)
+  for (let i = 0; (await api('GET', `/api/v1/domains/${domain.id}`)).status !== 'SUCCESS'; i++) {
+    if (i === 100) throw new Error('the sending domain was not verified within 10 s')
+    await Bun.sleep(100)
+  }
+  log(`${sender} verified (DKIM RSA key of ${rsaBits} bits); sending ${total} emails, ${inFlight} batches of ${perBatch} in flight`)
+
+  const latencies: number[] = []
+  let next = 0
+  async function sendBatches() {
+    while (next < total) {
+      const first = next
+      const count = Math.min(perBatch, total - first)
+      next += count
+      const body = JSON.stringify(Array.from({ length: count }, (_, k) => emailOf(first + k)))
+      const sent = performance.now()
+      const response = await fetch(`${url}/api/v1/emails/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' },
+        body,
+      })
+      const answer: any = await response.json()
+      latencies.push(performance.now() - sent)
+      if (!response.ok || answer.data?.length !== count) throw new Error(`batch at ${first}: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`)
+    }
+  }
+
+  const cpuAtStart = { server: cpuSeconds(child.pid!), sink: cpuSeconds(sink.pid!), bench: process.cpuUsage() }
+  const allReceived = sinkLine((line) => line.received === total)
+  const startedAt = Date.now()
+  if (deliverAfterMs > 0) scheduledAt = new Date(startedAt + deliverAfterMs)
+  await Promise.race([Promise.all(Array.from({ length: inFlight }, sendBatches)), exited])
+  const acceptedAt = Date.now()
+  log(`accepted ${total} in ${((acceptedAt - startedAt) / 1000).toFixed(1)} s; the sink has ${sinkReceived}`)
+  if (scheduledAt && acceptedAt > scheduledAt.getTime()) log('WARNING: acceptance outlasted BENCH_DELIVER_AFTER, delivery_only_per_s is meaningless')
+
+  const progress = setInterval(() => log(`the sink has received ${sinkReceived}`), 5000)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the sink received ${sinkReceived} of ${total} within ${timeoutMs / 1000} s`)), timeoutMs)
+  })
+  let deliveredAt: number
+  try {
+    deliveredAt = (await Promise.race([allReceived, exited, timeout])).at
+  } finally {
+    clearInterval(progress)
+    clearTimeout(timer)
+  }
+  const benchCpu = process.cpuUsage(cpuAtStart.bench)
+  const cpu = {
+    server: cpuSeconds(child.pid!) - cpuAtStart.server,
+    sink: cpuSeconds(sink.pid!) - cpuAtStart.sink,
+    bench: (benchCpu.user + benchCpu.system) / 1e6,
+  }
+
+  // The sink counts a message before the server has recorded its delivery: wait for the queue.
+  let queue: any
+  for (let i = 0; i < 50; i++) {
+    queue = cli(dir, 'queue', 'stats')
+    if ((queue.byState.delivered ?? 0) >= total) break
+    await Bun.sleep(200)
+  }
+  const rssMb = peakRssMb(child.pid!)
+  const writtenMb = diskWriteMb(child.pid!)
+  await stop(child)
+  server = undefined
+  const summary = sinkLine((line) => line.summary !== undefined)
+  await stop(sink)
+  sink = undefined
+  const { verified, ...received } = (await summary).summary
+  log(`queue: ${JSON.stringify(queue.byState)}; sink: ${JSON.stringify(received)}; DKIM verified in full: ${JSON.stringify(verified)}`)
+  if (Object.keys(logged).length > 0) log(`server log lines by level: ${JSON.stringify(logged)}`)
+  const problems = [
+    queue.byState.delivered !== total && `${queue.byState.delivered ?? 0} of ${total} deliveries are recorded as delivered`,
+    received.rsaSigned !== total && `${received.rsaSigned} of ${total} messages carried an rsa-sha256 signature of ${sender}`,
+    verified.fail > 0 && `${verified.fail} DKIM verifications failed`,
+    received.duplicates > 0 && `${received.duplicates} messages were received twice`,
+  ].filter(Boolean)
+  for (const problem of problems) log(`WARNING: ${problem}`)
+  if (problems.length > 0) process.exitCode = 1
+
+  const sorted = latencies.sort((a, b) => a - b)
+  const percentile = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!)
+  const round = (value: number) => Math.round(value * 10) / 10
+  console.log(JSON.stringify({
+    accepted_per_s: Math.round(total / ((acceptedAt - startedAt) / 1000)),
+    delivered_per_s: Math.round(total / ((deliveredAt - startedAt) / 1000)),
+    ...(scheduledAt && { delivery_only_per_s: Math.round(total / ((deliveredAt - scheduledAt.getTime()) / 1000)) }),
+    p99_accept_ms: percentile(99),
+    rss_mb: round(rssMb),
+    p50_accept_ms: percentile(50),
+    delivered: queue.byState.delivered ?? 0,
+    rsa_signed: received.rsaSigned,
+    dkim_verified: `${verified?.pass}/${(verified?.pass ?? 0) + (verified?.fail ?? 0)}`,
+    mean_message_bytes: received.meanBytes,
+    server_cpu_s: round(cpu.server),
+    sink_cpu_s: round(cpu.sink),
+    bench_cpu_s: round(cpu.bench),
+    server_disk_write_mb: Math.round(writtenMb),
+  }))
+} finally {
+  await stop(server)
+  await stop(sink)
+  await dns.stop()
+  rmSync(dir, { recursive: true, force: true })
+}

@@ -26,10 +26,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('from_address', 'text', (c) => c.notNull())
     .addColumn('recipients', 'text', (c) => c.notNull()) // JSON {to, cc, bcc, replyTo}
     .addColumn('subject', 'text', (c) => c.notNull())
-    .addColumn('html', 'text')
-    .addColumn('text', 'text')
     .addColumn('message_id', 'text', (c) => c.notNull())
-    .addColumn('mime', 'blob', (c) => c.notNull())
     .addColumn('dkim_header', 'text')
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('scheduled_at', 'integer')
@@ -39,6 +36,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await db.schema.createIndex('emails_project_id').on('emails').columns(['project_id', 'id']).execute()
   await db.schema.createIndex('emails_message_id').on('emails').column('message_id').execute()
+
+  // The large parts, apart: SQLite rewrites a whole row on every update, and an email's status
+  // changes several times while its content never does.
+  await db.schema
+    .createTable('email_contents')
+    .addColumn('email_id', 'text', (c) => c.primaryKey().references('emails.id').onDelete('cascade'))
+    .addColumn('html', 'text')
+    .addColumn('text', 'text')
+    .addColumn('mime', 'blob', (c) => c.notNull())
+    .modifyEnd(sql`STRICT`)
+    .execute()
 
   await db.schema
     .createTable('deliveries')
@@ -57,8 +65,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .modifyEnd(sql`STRICT`)
     .execute()
-  // The delivery loop claims due rows by this index; the others serve the CLI and the email view.
-  await db.schema.createIndex('deliveries_due').on('deliveries').columns(['state', 'next_attempt_at']).execute()
+  // The delivery loop claims the oldest waiting rows by this index, which holds only those.
+  await sql`CREATE INDEX deliveries_waiting ON deliveries (next_attempt_at) WHERE state IN ('queued', 'deferred', 'scheduled')`.execute(db)
   await db.schema.createIndex('deliveries_email').on('deliveries').column('email_id').execute()
 
   await db.schema

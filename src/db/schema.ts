@@ -111,11 +111,7 @@ export interface EmailTable {
   /** JSON: {to, cc, bcc, replyTo}, each a list of addresses as given. */
   recipients: string
   subject: string
-  html: string | null
-  text: string | null
   message_id: string
-  /** The message as built once, unsigned: every attempt sends these bytes. */
-  mime: Uint8Array
   /** The DKIM-Signature header(s), made at the first attempt and kept for the others. */
   dkim_header: string | null
   /** The status of the latest event. */
@@ -123,6 +119,15 @@ export interface EmailTable {
   scheduled_at: number | null
   created_at: number
   updated_at: number
+}
+
+/** An email's bodies and built message: written once, never updated. */
+export interface EmailContentTable {
+  email_id: string
+  html: string | null
+  text: string | null
+  /** The message as built once, unsigned: every attempt sends these bytes. */
+  mime: Uint8Array
 }
 
 export type DeliveryState = 'scheduled' | 'queued' | 'sending' | 'deferred' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed'
@@ -184,6 +189,7 @@ export interface DB {
   domains: DomainTable
   templates: TemplateTable
   emails: EmailTable
+  email_contents: EmailContentTable
   deliveries: DeliveryTable
   email_events: EmailEventTable
   suppressions: SuppressionTable

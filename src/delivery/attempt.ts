@@ -36,7 +36,11 @@ export interface AttemptDeps {
 }
 
 const loadEmail = prepared((db, p: { id: string }) =>
-  db.selectFrom('emails').select(['mime', 'dkim_header', 'domain_id']).where('id', '=', p.id),
+  db
+    .selectFrom('emails')
+    .innerJoin('email_contents', 'email_contents.email_id', 'emails.id')
+    .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id'])
+    .where('emails.id', '=', p.id),
 )
 
 /**

@@ -50,6 +50,10 @@ export function createDeliveryLoop(deps: LoopDeps) {
   let stopped = true
   let pumping: Promise<void> | undefined
   let again = false
+  /** New mail or passing time may have made rows due that the last claim could not see. */
+  let fresh = true
+  /** The limits under which the last claim found nothing: claiming again under them finds nothing. */
+  let emptyUnder: string | undefined
 
   const busyDomains = () =>
     [...new Set([...waiting.keys(), ...active.keys()])].filter(
@@ -81,7 +85,12 @@ export function createDeliveryLoop(deps: LoopDeps) {
     if (free <= 0 || stopped) return
     const starved: number[] = []
     for (const projectId of buckets.keys()) if (!(await hasToken(projectId))) starved.push(projectId)
-    const claimed = await deps.write((trx) => claimDue(trx, clock.now(), free, { domains: busyDomains(), projects: starved }))
+    const skip = { domains: busyDomains(), projects: starved }
+    const limits = JSON.stringify(skip)
+    if (!fresh && limits === emptyUnder) return
+    fresh = false
+    const claimed = await deps.write((trx) => claimDue(trx, clock.now(), free, settings.perDomain, skip))
+    emptyUnder = claimed.length === 0 ? limits : undefined
     for (const delivery of claimed) {
       const list = waiting.get(delivery.recipient_domain) ?? []
       list.push(delivery)
@@ -145,8 +154,12 @@ export function createDeliveryLoop(deps: LoopDeps) {
     })
   }
 
-  /** Runs a round of claiming and starting; a wake during a round asks for another. */
-  function wake() {
+  /**
+   * Runs a round of claiming and starting; a wake during a round asks for another. `fresh` says
+   * that new mail was queued or time has passed, so a claim may find what the last one could not.
+   */
+  function wake(options: { fresh?: boolean } = {}) {
+    if (options.fresh) fresh = true
     if (stopped) return
     if (pumping) {
       again = true
@@ -170,7 +183,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
     async start() {
       await deps.write((trx) => releaseInFlight(trx, clock.now()))
       stopped = false
-      timer = setInterval(wake, settings.pollMs)
+      fresh = true
+      timer = setInterval(() => wake({ fresh: true }), settings.pollMs)
       timer.unref()
       wake()
     },
@@ -187,7 +201,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     /** Once started, runs rounds until one starts nothing and nothing is in flight: for tests. */
     async drain() {
       for (;;) {
-        wake()
+        wake({ fresh: true })
         await pumping
         if (running.size === 0) return
         await Promise.all(running)

@@ -10,22 +10,40 @@ export type Delivery = Selectable<DeliveryTable>
 export const releaseInFlight = (db: Db, now: number) =>
   db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now }).where('state', '=', 'sending').execute()
 
+/** Waiting deliveries, written as the partial index `deliveries_waiting` is, so SQLite uses it. */
+const WAITING = sql<boolean>`state IN ('queued', 'deferred', 'scheduled')`
+
+/** How many of the oldest due rows one claim looks at. */
+const CLAIM_WINDOW = 2000
+
 /**
- * Claims up to `limit` due deliveries in one statement, oldest first, skipping destination
- * domains and projects that are at their limits. Claimed rows are `sending` and count an attempt.
+ * Claims up to `limit` due deliveries in one statement: the oldest first, at most `perDomain` for
+ * any one destination domain (so one domain's backlog cannot take every free slot), skipping
+ * destination domains and projects that are at their limits. Claimed rows are `sending` and count
+ * an attempt.
  */
-export async function claimDue(db: Db, now: number, limit: number, skip: { domains: string[]; projects: number[] }): Promise<Delivery[]> {
-  let due = db
+export async function claimDue(
+  db: Db,
+  now: number,
+  limit: number,
+  perDomain: number,
+  skip: { domains: string[]; projects: number[] },
+): Promise<Delivery[]> {
+  let window = db
     .selectFrom('deliveries')
-    .select('id')
-    .where('state', 'in', ['queued', 'deferred', 'scheduled'])
+    .select(['id', 'recipient_domain', 'next_attempt_at'])
+    .where(WAITING)
     .where('next_attempt_at', '<=', now)
-  if (skip.domains.length > 0) due = due.where('recipient_domain', 'not in', skip.domains)
-  if (skip.projects.length > 0) due = due.where('project_id', 'not in', skip.projects)
+  if (skip.domains.length > 0) window = window.where('recipient_domain', 'not in', skip.domains)
+  if (skip.projects.length > 0) window = window.where('project_id', 'not in', skip.projects)
+  const ranked = db
+    .selectFrom(window.orderBy('next_attempt_at').limit(CLAIM_WINDOW).as('due'))
+    .select((eb) => ['due.id', eb.fn.agg<number>('row_number').over((over) => over.partitionBy('due.recipient_domain').orderBy('due.next_attempt_at')).as('rank')])
+  const picked = db.selectFrom(ranked.as('ranked')).select('ranked.id').where('ranked.rank', '<=', perDomain).limit(limit)
   return db
     .updateTable('deliveries')
     .set({ state: 'sending', attempts: sql`attempts + 1`, updated_at: now })
-    .where('id', 'in', due.orderBy('next_attempt_at').limit(limit))
+    .where('id', 'in', picked)
     .returningAll()
     .execute()
 }

@@ -24,5 +24,5 @@ export interface HttpDeps {
   checker: DomainChecker
   sendSettings: SendSettings
   /** Tells the delivery loop that mail was queued. */
-  deliveries: { wake(): void }
+  deliveries: { wake(options: { fresh: boolean }): void }
 }

@@ -45,7 +45,7 @@ export async function acceptEmails<T>(
   const result = await deps.writer.run((trx) =>
     call.idempotencyKey === undefined ? queue(trx) : once(trx, projectId, call.idempotencyKey, hash, now, () => queue(trx)),
   )
-  deps.deliveries.wake()
+  deps.deliveries.wake({ fresh: true })
   return result
 }
 

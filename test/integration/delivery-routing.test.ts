@@ -106,6 +106,18 @@ describe('remote servers that misbehave cost one attempt and nothing else', () =
     expect(events[2].data).toMatchObject({ mx: 'mx.later.example', attempt: 2 })
   })
 
+  test('a backlog for one destination keeps flowing as attempts finish, without waiting for the poll', async () => {
+    const batch = Array.from({ length: 40 }, (_, i) => ({ from: 'ada@sender.example.com', to: `backlog${i}@example.net`, subject: 'Hi', text: 'Hello' }))
+    const answer = await w.t.request('POST', '/api/v1/emails/batch', { key: w.key, body: batch })
+    const ids: string[] = answer.body.data.map((d: { emailId: string }) => d.emailId)
+    const started = performance.now()
+    const delivered = async () =>
+      (await w.t.app.db.selectFrom('deliveries').select('id').where('email_id', 'in', ids).where('state', '=', 'delivered').execute()).length
+    while ((await delivered()) < 40 && performance.now() - started < 5000) await Bun.sleep(20)
+    expect(await delivered()).toBe(40)
+    expect(performance.now() - started).toBeLessThan(1500)
+  })
+
   test('no more than 5 attempts at once go to one destination, and others are not held up', async () => {
     const slowIds = await Promise.all(Array.from({ length: 12 }, (_, i) => send(`r${i}@slow.example`)))
     const started = performance.now()

@@ -1,8 +1,11 @@
 import type { Insertable } from 'kysely'
-import type { DeliveryState, DeliveryTable, Db, EmailStatus, EmailTable } from '../../db/schema.ts'
+import type { DeliveryState, DeliveryTable, Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
 
-export const insertEmail = (db: Db, row: EmailTable) => db.insertInto('emails').values(row).execute()
+export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
+  await db.insertInto('emails').values(row).execute()
+  await db.insertInto('email_contents').values(content).execute()
+}
 
 export const insertDeliveries = (db: Db, rows: Insertable<DeliveryTable>[]) =>
   rows.length === 0 ? Promise.resolve() : db.insertInto('deliveries').values(rows).execute()
@@ -21,8 +24,12 @@ const setStatus = prepared((db, p: { emailId: string; status: EmailStatus; at: n
   db.updateTable('emails').set({ status: p.status, updated_at: p.at }).where('id', '=', p.emailId),
 )
 
+/** The email with its bodies (not its built message). */
 export const findEmail = (db: Db, projectId: number, id: string) =>
-  db.selectFrom('emails').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+  withBodies(db).where('emails.project_id', '=', projectId).where('emails.id', '=', id).executeTakeFirst()
+
+export const withBodies = (db: Db) =>
+  db.selectFrom('emails').innerJoin('email_contents', 'email_contents.email_id', 'emails.id').selectAll('emails').select(['email_contents.html', 'email_contents.text'])
 
 export const emailEvents = (db: Db, emailId: string) =>
   db.selectFrom('email_events').selectAll().where('email_id', '=', emailId).orderBy('created_at').orderBy('id').execute()

@@ -1,9 +1,9 @@
 import type { Db, EmailEventTable, EmailTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
-import { addEmailEvent, deliveriesOf, emailEvents, findEmail, setDeliveriesOf } from './emails.repository.ts'
+import { addEmailEvent, deliveriesOf, emailEvents, findEmail, setDeliveriesOf, withBodies } from './emails.repository.ts'
 
-type EmailSummary = Omit<EmailTable, 'mime' | 'dkim_header'>
+type EmailSummary = Omit<EmailTable, 'dkim_header'> & { html: string | null; text: string | null }
 
 /** The Email of the interface, with its events in time order. */
 export function toEmail(row: EmailSummary, events: Omit<EmailEventTable, 'id'>[]) {
@@ -41,11 +41,9 @@ export async function getEmail(db: Db, projectId: number, id: string) {
 
 /** A page of the project's emails, newest first, without their events. */
 export async function listEmails(db: Db, projectId: number, page: number, limit: number) {
-  const rows = await db
-    .selectFrom('emails')
-    .select(['id', 'project_id', 'domain_id', 'contact_id', 'from_address', 'recipients', 'subject', 'html', 'text', 'message_id', 'status', 'scheduled_at', 'created_at', 'updated_at'])
-    .where('project_id', '=', projectId)
-    .orderBy('id', 'desc')
+  const rows = await withBodies(db)
+    .where('emails.project_id', '=', projectId)
+    .orderBy('emails.id', 'desc')
     .limit(limit)
     .offset((page - 1) * limit)
     .execute()

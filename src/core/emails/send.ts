@@ -174,16 +174,13 @@ export async function enqueueEmail(db: Db, email: PreparedEmail, settings: SendS
     from_address: email.from,
     recipients: JSON.stringify(email.recipients),
     subject: email.subject,
-    html: email.html,
-    text: email.text,
     message_id: email.messageId,
-    mime: email.mime,
     dkim_header: null,
     status: firstStatus,
     scheduled_at: email.scheduledAt,
     created_at: now,
     updated_at: now,
-  })
+  }, { email_id: email.id, html: email.html, text: email.text, mime: email.mime })
   await insertDeliveries(
     db,
     email.envelope.map((r) => ({

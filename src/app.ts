@@ -13,7 +13,7 @@ import { createAttempt, type DeliverySettings } from './delivery/attempt.ts'
 import { createDeliveryLoop } from './delivery/loop.ts'
 import { createMxResolver } from './delivery/mx.ts'
 import { createDomainKeys } from './delivery/sending-domain.ts'
-import { createSigner } from './delivery/signer.ts'
+import { createMailWork } from './delivery/mail-work.ts'
 import { createSmtpPool } from './delivery/smtp-client.ts'
 import { createDomainChecker } from './dns/checker.ts'
 import { createResolver } from './dns/resolver.ts'
@@ -59,14 +59,14 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     messagesPerConnection: 100,
     idleMs: 5000,
   })
-  const signer = createSigner(config.dkimWorkers)
+  const work = createMailWork(config.mailWorkers)
   const attempt = createAttempt({
     db: database.db,
     write: writer.run,
     clock,
     mx: createMxResolver(resolver, clock),
     pool,
-    signer,
+    work,
     domainOf: createDomainKeys(database.db, config.secret, clock),
     settings: deliverySettingsOf(config),
   })
@@ -95,6 +95,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     domainSettings,
     checker,
     sendSettings: { maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 },
+    build: work.build,
     deliveries,
   })
   let server: Server<undefined> | undefined
@@ -129,7 +130,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       await checker.stop()
       await deliveries.stop()
       pool.close()
-      signer.close()
+      work.close()
       await writer.drain()
       await database.close()
       logger.info('STOP', 'stopped', { writes: writer.stats() })

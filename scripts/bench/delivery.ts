@@ -17,7 +17,7 @@
 // Diagnostics, and the server's own log lines, go to stderr.
 //   bun scripts/bench/delivery.ts
 // Env: BENCH_MESSAGES (default 20000); BENCH_CONCURRENCY (batch requests in flight, default 4);
-// BENCH_SERVE_ARGS (extra settings for serve, e.g. "--delivery-per-domain 20 --dkim-workers 2");
+// BENCH_SERVE_ARGS (extra settings for serve, e.g. "--delivery-per-domain 20 --mail-workers 2");
 // BENCH_SERVER_FLAGS (extra Bun flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof");
 // BENCH_LOG_LEVEL (the server's, default warn); BENCH_STARTTLS=1 (the sink offers STARTTLS, so the
 // server uses it); BENCH_TIMEOUT (seconds to wait for delivery, default 600); BENCH_DELIVER_AFTER

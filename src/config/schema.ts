@@ -31,7 +31,7 @@ export interface Config {
   readonly smtpTimeoutSeconds: number
   readonly deliveryAttemptTimeoutSeconds: number
   readonly deliveryVerifyCertificates: boolean
-  readonly dkimWorkers: number
+  readonly mailWorkers: number
 }
 
 export interface Setting<K extends keyof Config = keyof Config> {
@@ -245,8 +245,8 @@ export const SETTINGS = [
     fallback: () => false,
   }),
   setting({
-    key: 'dkimWorkers',
-    description: 'Worker threads that DKIM-sign outgoing mail (0 signs on the main thread)',
+    key: 'mailWorkers',
+    description: 'Worker threads that build and DKIM-sign messages (0: on the main thread)',
     allowed: 'an integer from 0 to 64',
     parse: p.integer(0, 64),
     fallback: () => 1,

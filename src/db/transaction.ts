@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { CompiledQuery } from 'kysely'
 import type { Db } from './schema.ts'
 
 /**
@@ -8,14 +8,18 @@ import type { Db } from './schema.ts'
  */
 export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
   return db.connection().execute(async (connection) => {
-    await sql`BEGIN IMMEDIATE`.execute(connection)
+    await connection.executeQuery(BEGIN)
     try {
       const result = await work(connection)
-      await sql`COMMIT`.execute(connection)
+      await connection.executeQuery(COMMIT)
       return result
     } catch (error) {
-      await sql`ROLLBACK`.execute(connection)
+      await connection.executeQuery(ROLLBACK)
       throw error
     }
   })
 }
+
+const BEGIN = CompiledQuery.raw('BEGIN IMMEDIATE')
+const COMMIT = CompiledQuery.raw('COMMIT')
+const ROLLBACK = CompiledQuery.raw('ROLLBACK')

@@ -9,7 +9,7 @@ import { TemporaryDnsError, type MxResolver } from './mx.ts'
 import type { AttemptData, Delivery, Settlement } from './queue.ts'
 import { nextAttemptAt } from './schedule.ts'
 import type { SendingDomain } from './sending-domain.ts'
-import type { Signer } from './signer.ts'
+import type { MailWork } from './mail-work.ts'
 import { NetworkError, type SmtpPool, type Target } from './smtp-client.ts'
 import { returnPath } from './verp.ts'
 
@@ -30,7 +30,7 @@ export interface AttemptDeps {
   clock: Clock
   mx: MxResolver
   pool: SmtpPool
-  signer: Signer
+  work: MailWork
   domainOf: (domainId: number) => Promise<SendingDomain | undefined>
   settings: DeliverySettings
 }
@@ -56,7 +56,7 @@ export function createAttempt(deps: AttemptDeps) {
     let pending = signing.get(emailId)
     if (!pending) {
       pending = (async () => {
-        const header = await deps.signer.sign(mime, domain.keys, deps.clock.now())
+        const header = await deps.work.sign(mime, domain.keys, deps.clock.now())
         return deps.write(async (trx) => {
           await trx.updateTable('emails').set({ dkim_header: header }).where('id', '=', emailId).where('dkim_header', 'is', null).execute()
           const row = await trx.selectFrom('emails').select('dkim_header').where('id', '=', emailId).executeTakeFirstOrThrow()

@@ -32,10 +32,16 @@ const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
   suppressed: () => 'SUPPRESSED',
 }
 
+/** Claimed deliveries held in memory per destination, as a multiple of its in-flight limit. */
+const BUFFER_PER_DOMAIN = 4
+/** Claimed deliveries held in memory in all. */
+const BUFFER_TOTAL = 1000
+
 /**
- * The delivery loop. Due deliveries are claimed from the queue into a per-destination waiting
- * list, and started as the limits allow: in all, per destination domain, and per project (a token
- * bucket refilled at the project's rate). One slow destination fills only its own slots.
+ * The delivery loop. Due deliveries are claimed from the queue into a per-destination buffer (a
+ * few times the destination's limit, so one claim feeds many attempts), and started as the limits
+ * allow: in all, per destination domain, and per project (a token bucket refilled at the
+ * project's rate). One slow destination fills only its own slots and its own buffer.
  */
 export function createDeliveryLoop(deps: LoopDeps) {
   const { settings, clock, logger } = deps
@@ -55,10 +61,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
   /** The limits under which the last claim found nothing: claiming again under them finds nothing. */
   let emptyUnder: string | undefined
 
-  const busyDomains = () =>
-    [...new Set([...waiting.keys(), ...active.keys()])].filter(
-      (domain) => (active.get(domain) ?? 0) + (waiting.get(domain)?.length ?? 0) >= settings.perDomain,
-    )
+  /** Destinations with a round of attempts still in their buffer: a claim skips them until it runs low. */
+  const stockedDomains = () => [...waiting.keys()].filter((domain) => waiting.get(domain)!.length >= settings.perDomain)
 
   async function rateOf(projectId: number): Promise<number> {
     const known = rates.get(String(projectId))
@@ -81,15 +85,15 @@ export function createDeliveryLoop(deps: LoopDeps) {
   }
 
   async function fill() {
-    const free = settings.concurrency - activeCount - waitingCount
+    const free = BUFFER_TOTAL - waitingCount
     if (free <= 0 || stopped) return
     const starved: number[] = []
     for (const projectId of buckets.keys()) if (!(await hasToken(projectId))) starved.push(projectId)
-    const skip = { domains: busyDomains(), projects: starved }
+    const skip = { domains: stockedDomains(), projects: starved }
     const limits = JSON.stringify(skip)
     if (!fresh && limits === emptyUnder) return
     fresh = false
-    const claimed = await deps.write((trx) => claimDue(trx, clock.now(), free, settings.perDomain, skip))
+    const claimed = await deps.write((trx) => claimDue(trx, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
     emptyUnder = claimed.length === 0 ? limits : undefined
     for (const delivery of claimed) {
       const list = waiting.get(delivery.recipient_domain) ?? []

@@ -122,7 +122,7 @@ export function createSmtpPool(settings: ClientSettings) {
     const timer = setTimeout(() => pooled.connection.close(), Math.max(0, deadline - Date.now()))
     try {
       const info = await whileOpen<any>(pooled.connection, (resolve, reject) =>
-        pooled.connection.send({ from, to: [to] }, Buffer.from(message), (error: any, result: any) => (error ? reject(error) : resolve(result))),
+        pooled.connection.send({ from, to: [to] }, Buffer.from(message.buffer, message.byteOffset, message.byteLength), (error: any, result: any) => (error ? reject(error) : resolve(result))),
       )
       pooled.sent++
       release(target, pooled)

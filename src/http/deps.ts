@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.ts'
 import type { DomainSettings } from '../core/domains/domains.service.ts'
+import type { MessageParts } from '../core/emails/message.ts'
 import type { SendSettings } from '../core/emails/send.ts'
 import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Verifier } from '../core/verify/verify.service.ts'
@@ -23,6 +24,8 @@ export interface HttpDeps {
   domainSettings: DomainSettings
   checker: DomainChecker
   sendSettings: SendSettings
+  /** Builds a message, off the main thread. */
+  build: (parts: MessageParts) => Promise<Uint8Array>
   /** Tells the delivery loop that mail was queued. */
   deliveries: { wake(options: { fresh: boolean }): void }
 }

@@ -32,18 +32,21 @@ export async function acceptEmails<T>(
     throw invalid('Idempotency-Key', 'must be 1 to 255 printable characters')
   }
   const now = deps.clock.now()
-  const hash = requestHash(call.route, call.body)
-  const emails: PreparedEmail[] = []
-  for (const [index, request] of requests.entries()) {
-    emails.push(await prepareEmail(deps.db, projectId, request, now).catch((error) => Promise.reject(renamed(error, call, index))))
-  }
+  // Prepared side by side: building runs on the worker threads, so a batch keeps them all busy.
+  const emails: PreparedEmail[] = await Promise.all(
+    requests.map((request, index) =>
+      prepareEmail(deps.db, projectId, request, now, deps.build).catch((error) => Promise.reject(renamed(error, call, index))),
+    ),
+  )
   const queue = async (trx: typeof deps.db) => {
     const queued = []
     for (const email of emails) queued.push(await enqueueEmail(trx, email, deps.sendSettings, now))
     return answer(queued, now)
   }
   const result = await deps.writer.run((trx) =>
-    call.idempotencyKey === undefined ? queue(trx) : once(trx, projectId, call.idempotencyKey, hash, now, () => queue(trx)),
+    call.idempotencyKey === undefined
+      ? queue(trx)
+      : once(trx, projectId, call.idempotencyKey, requestHash(call.route, call.body), now, () => queue(trx)),
   )
   deps.deliveries.wake({ fresh: true })
   return result

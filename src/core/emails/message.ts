@@ -34,7 +34,7 @@ export const textFromHtml = compile({ wordwrap: 78, selectors: [{ selector: 'img
  * The message, built once with nodemailer's MailComposer. Every attempt and every recipient gets
  * these same bytes; only the envelope differs.
  */
-export async function buildMessage(parts: MessageParts): Promise<Buffer> {
+export async function buildMessage(parts: MessageParts): Promise<Uint8Array> {
   const composer = new MailComposer({
     from: parts.from,
     to: parts.to,

@@ -9,7 +9,7 @@ import { render } from '../templates/render.ts'
 import { findTemplate } from '../templates/templates.service.ts'
 import { checkAttachments, checkHeaders, checkSubject, type Attachment } from './checks.ts'
 import { addEmailEvent, insertDeliveries, insertEmail } from './emails.repository.ts'
-import { buildMessage, type Mailbox } from './message.ts'
+import { buildMessage, type Mailbox, type MessageParts } from './message.ts'
 
 /** One email to send, whichever API it came from. */
 export interface SendRequest {
@@ -46,7 +46,7 @@ export interface PreparedEmail {
   html: string | null
   text: string | null
   messageId: string
-  mime: Buffer
+  mime: Uint8Array
   scheduledAt: number | null
   /** Every envelope recipient, once each. */
   envelope: Array<{ address: string; key: string; domain: string }>
@@ -59,7 +59,13 @@ const formatMailbox = (m: Mailbox) => (m.name ? `"${m.name.replace(/["\\]/g, '')
  * Everything a send needs, read and built before the write transaction: the sender's verified
  * domain, the template rendered, the message built once. Nothing is written here.
  */
-export async function prepareEmail(db: Db, projectId: number, request: SendRequest, now: number): Promise<PreparedEmail> {
+export async function prepareEmail(
+  db: Db,
+  projectId: number,
+  request: SendRequest,
+  now: number,
+  build: (parts: MessageParts) => Promise<Uint8Array> = buildMessage,
+): Promise<PreparedEmail> {
   const from = await senderOf(db, projectId, request.from, request.fromName)
   const to = request.to.map((m, i) => ({ ...m, address: requireAddress(m.address, `to[${i}]`).address }))
   const cc = (request.cc ?? []).map((a, i) => requireAddress(a, `cc[${i}]`).address)
@@ -75,7 +81,7 @@ export async function prepareEmail(db: Db, projectId: number, request: SendReque
   const content = await contentOf(db, projectId, request, to[0]!.address)
   const id = newId()
   const messageId = `<${id}@${domain.name}>`
-  const mime = await buildMessage({ from, to, cc, bcc, replyTo, ...content, headers, attachments, messageId, date: new Date(now) })
+  const mime = await build({ from, to, cc, bcc, replyTo, ...content, headers, attachments, messageId, date: new Date(now) })
   return {
     id,
     projectId,

@@ -2,6 +2,7 @@ import type { Migration } from '../src/db/migrator.ts'
 import * as init from './0001_init.ts'
 import * as domains from './0002_domains.ts'
 import * as sending from './0003_sending.ts'
+import * as inbound from './0004_inbound.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -11,4 +12,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0001_init', ...init },
   { name: '0002_domains', ...domains },
   { name: '0003_sending', ...sending },
+  { name: '0004_inbound', ...inbound },
 ]

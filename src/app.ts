@@ -18,6 +18,7 @@ import { createSmtpPool } from './delivery/smtp-client.ts'
 import { createDomainChecker } from './dns/checker.ts'
 import { createResolver } from './dns/resolver.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
+import { startSmtpListeners, type SmtpListeners } from './smtp/listeners.ts'
 import { createHttpApp } from './http/server.ts'
 import { systemClock, type Clock } from './lib/clock.ts'
 import type { Resolver } from './lib/dns.ts'
@@ -83,20 +84,24 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       pollMs: 1000,
     },
   })
+  const authenticator = createAuthenticator(database.db, clock)
+  const sendSettings = { maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 }
+  let smtp: SmtpListeners | undefined
   const http = createHttpApp({
     config,
     db: database.db,
     writer,
     clock,
     logger,
-    authenticator: createAuthenticator(database.db, clock),
+    authenticator,
     rateLimiter: createRateLimiter(clock, config.rateLimitPerMinute),
     verify: createVerifier(resolver, clock),
     domainSettings,
     checker,
-    sendSettings: { maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 },
+    sendSettings,
     build: work.build,
     deliveries,
+    listeners: () => smtp?.status() ?? {},
   })
   let server: Server<undefined> | undefined
   let stopMaintenance = () => {}
@@ -122,9 +127,18 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       stopMaintenance = startDbMaintenance(database.db, logger)
       await checker.start()
       await deliveries.start()
+      smtp = await startSmtpListeners(
+        config,
+        { write: writer.run, secret: config.secret, clock, logger },
+        { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.wake({ fresh: true }), clock, logger },
+        logger,
+      )
       logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`)
     },
+    /** The SMTP listeners' state and ports, once started. */
+    listeners: () => smtp?.status(),
     async stop() {
+      await smtp?.stop()
       await server?.stop()
       stopMaintenance()
       await checker.stop()

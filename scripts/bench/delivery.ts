@@ -134,7 +134,7 @@ try {
   const url = `http://127.0.0.1:${port}`
   const args = [
     ...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000',
-    '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test',
+    '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off', '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test',
     '--delivery-port', String(sinkPort), ...serveArgs,
   ]
   // The Bun binary is spawned directly, so server.pid is the server process itself. Its log lines

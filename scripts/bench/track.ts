@@ -74,7 +74,7 @@ try {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   // The Bun binary is spawned directly, so server.pid is the server process itself.
-  const args = [...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000', '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn']
+  const args = [...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000', '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off']
   const child = spawn(bun, args, { stdio: ['ignore', 'inherit', 'inherit'] })
   server = child
   const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()))

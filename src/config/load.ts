@@ -43,9 +43,17 @@ export function loadConfig(sources: ConfigSources = {}): LoadedConfig {
       origin[setting.key] = 'default'
     }
   }
+  checkTogether(resolved as unknown as Config)
   return {
     config: Object.freeze(resolved) as unknown as Config,
     sources: origin as Record<keyof Config, Source>,
+  }
+}
+
+/** Settings that only make sense together. */
+function checkTogether(config: Config): void {
+  if ((config.tlsCert === null) !== (config.tlsKey === null)) {
+    throw new ConfigError('Settings tlsCert (MAILSTEAD_TLS_CERT) and tlsKey (MAILSTEAD_TLS_KEY) go together: give both or neither.')
   }
 }
 

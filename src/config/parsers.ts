@@ -118,3 +118,6 @@ export const formatDurations = (durations: readonly number[]) =>
       return `${ms / UNITS[unit]!}${unit}`
     })
     .join(',')
+
+/** A port, or `off` (null) for a listener that should not run. */
+export const portOrOff: Parser<number | null> = (text) => (text === 'off' ? null : integer(0, 65535)(text))

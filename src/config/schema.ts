@@ -32,6 +32,17 @@ export interface Config {
   readonly deliveryAttemptTimeoutSeconds: number
   readonly deliveryVerifyCertificates: boolean
   readonly mailWorkers: number
+  readonly smtpHost: string
+  readonly mxPort: number | null
+  readonly fblAddress: string
+  readonly relayPort: number | null
+  readonly relayTlsPort: number | null
+  readonly relayAllowInsecureAuth: boolean
+  readonly relayMaxRecipients: number
+  readonly smtpMaxMessageMb: number
+  readonly smtpMaxConnectionsPerIp: number
+  readonly tlsCert: string | null
+  readonly tlsKey: string | null
 }
 
 export interface Setting<K extends keyof Config = keyof Config> {
@@ -250,6 +261,89 @@ export const SETTINGS = [
     allowed: 'an integer from 0 to 64',
     parse: p.integer(0, 64),
     fallback: () => 1,
+  }),
+  setting({
+    key: 'smtpHost',
+    description: 'Address the SMTP listeners (MX and relay) listen on; 0.0.0.0 to take mail from the internet',
+    allowed: 'an IP address or host name',
+    parse: p.host,
+    fallback: () => '127.0.0.1',
+  }),
+  setting({
+    key: 'mxPort',
+    description: 'Port of the MX listener that receives bounces and complaints (off: no listener)',
+    allowed: 'an integer from 0 to 65535, or off',
+    parse: p.portOrOff,
+    fallback: () => 25,
+    format: (port) => String(port ?? 'off'),
+  }),
+  setting({
+    key: 'fblAddress',
+    description: 'Address that receives abuse feedback reports (complaints)',
+    allowed: 'an email address',
+    parse: (text) => (/^[^\s@]+@[^\s@]+$/.test(text) ? text.toLowerCase() : undefined),
+    fallback: (c) => `fbl@${c.hostname}`,
+    shownDefault: '`fbl@<hostname>`',
+  }),
+  setting({
+    key: 'relayPort',
+    description: 'Port of the SMTP relay for applications (STARTTLS; off: no relay)',
+    allowed: 'an integer from 0 to 65535, or off',
+    parse: p.portOrOff,
+    fallback: () => 587,
+    format: (port) => String(port ?? 'off'),
+  }),
+  setting({
+    key: 'relayTlsPort',
+    description: 'Port of the SMTP relay with TLS from the start; only with MAILSTEAD_TLS_CERT (off: none)',
+    allowed: 'an integer from 0 to 65535, or off',
+    parse: p.portOrOff,
+    fallback: () => 465,
+    format: (port) => String(port ?? 'off'),
+  }),
+  setting({
+    key: 'relayAllowInsecureAuth',
+    description: 'Let relay clients log in without TLS (local development only)',
+    allowed: 'true or false',
+    parse: p.boolean,
+    fallback: () => false,
+  }),
+  setting({
+    key: 'relayMaxRecipients',
+    description: 'Recipients one relayed message may have',
+    allowed: 'an integer from 1 to 1000',
+    parse: p.integer(1, 1000),
+    fallback: () => 50,
+  }),
+  setting({
+    key: 'smtpMaxMessageMb',
+    description: 'Largest message the SMTP listeners accept, in MiB',
+    allowed: 'an integer from 1 to 100',
+    parse: p.integer(1, 100),
+    fallback: () => 10,
+  }),
+  setting({
+    key: 'smtpMaxConnectionsPerIp',
+    description: 'SMTP connections one client address may hold open at once, per listener',
+    allowed: 'an integer from 1 to 10000',
+    parse: p.integer(1, 10_000),
+    fallback: () => 20,
+  }),
+  setting({
+    key: 'tlsCert',
+    description: 'PEM certificate (chain) for the SMTP listeners; reloaded when the file changes',
+    allowed: 'a file path',
+    parse: p.nonEmpty,
+    fallback: () => null,
+    shownDefault: 'a self-signed certificate generated into the data directory',
+  }),
+  setting({
+    key: 'tlsKey',
+    description: 'PEM private key of MAILSTEAD_TLS_CERT',
+    allowed: 'a file path',
+    parse: p.nonEmpty,
+    fallback: () => null,
+    shownDefault: 'none',
   }),
 ] as const satisfies readonly Setting<any>[]
 

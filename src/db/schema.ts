@@ -176,6 +176,12 @@ export interface IdempotencyKeyTable {
   created_at: number
 }
 
+export interface InboundReportTable {
+  /** What identifies one report about one delivery. */
+  fingerprint: string
+  created_at: number
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -194,6 +200,7 @@ export interface DB {
   email_events: EmailEventTable
   suppressions: SuppressionTable
   idempotency_keys: IdempotencyKeyTable
+  inbound_reports: InboundReportTable
   migrations: MigrationTable
 }
 

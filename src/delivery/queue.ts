@@ -1,8 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import { addEmailEvent } from '../core/emails/emails.repository.ts'
-import { suppress } from '../core/suppressions/suppressions.service.ts'
+import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
-import { checkAddress } from '../lib/address.ts'
 
 export type Delivery = Selectable<DeliveryTable>
 
@@ -108,14 +107,7 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
     await addEmailEvent(db, delivery.email_id, 'SENT', { recipient: delivery.recipient, mx: data.mx, attempt: delivery.attempts }, data.startedAt)
   }
   await addEmailEvent(db, delivery.email_id, STATUS[outcome.kind], eventData, now)
-  const address = checkAddress(delivery.recipient)
-  if (outcome.kind === 'bounced' && outcome.hard && address.ok) {
-    await suppress(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)
-    await db
-      .updateTable('contacts')
-      .set({ subscribed: 0, updated_at: now })
-      .where('project_id', '=', delivery.project_id)
-      .where('email_key', '=', address.value.key)
-      .execute()
+  if (outcome.kind === 'bounced' && outcome.hard) {
+    await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)
   }
 }

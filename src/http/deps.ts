@@ -9,6 +9,7 @@ import type { DomainChecker } from '../dns/checker.ts'
 import type { Writer } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { ListenerStatus } from '../smtp/listener.ts'
 import type { RateLimiter } from './rate-limit.ts'
 
 /** What the routes are given; built once by the composition root. */
@@ -28,4 +29,6 @@ export interface HttpDeps {
   build: (parts: MessageParts) => Promise<Uint8Array>
   /** Tells the delivery loop that mail was queued. */
   deliveries: { wake(options: { fresh: boolean }): void }
+  /** The SMTP listeners' state, for /health. */
+  listeners: () => Record<string, ListenerStatus>
 }

@@ -44,7 +44,16 @@ export async function createTestApp(settings: Record<string, string> = {}, optio
   const dataDir = mkdtempSync(join(tmpdir(), 'mailstead-test-'))
   const { config } = loadConfig({
     env: {},
-    flags: { 'data-dir': dataDir, 'http-port': '0', secret: 'test-secret-test-secret-test-secret', 'dns-servers': '127.0.0.1:9', ...settings },
+    flags: {
+      'data-dir': dataDir,
+      'http-port': '0',
+      'mx-port': 'off',
+      'relay-port': 'off',
+      'relay-tls-port': 'off',
+      secret: 'test-secret-test-secret-test-secret',
+      'dns-servers': '127.0.0.1:9',
+      ...settings,
+    },
   })
   const resolver = settings['dns-servers'] ? undefined : noDns
   const app = await createApp(config, { logger: silentLogger, resolver, ...options })

@@ -29,7 +29,9 @@ export interface World {
  * A sender with a verified domain (sender.example.com) and the world it sends to: fake DNS, and a
  * fake MX for example.net on 127.0.0.2. More MX servers share its port on 127.0.0.3 and up.
  */
-export async function createWorld(options: { mx?: FakeMxOptions; settings?: Record<string, string>; clock?: ManualClock } = {}): Promise<World> {
+export async function createWorld(
+  options: { mx?: FakeMxOptions; settings?: Record<string, string>; clock?: ManualClock; /** Start the whole app: HTTP, SMTP listeners, timers. */ started?: boolean } = {},
+): Promise<World> {
   const dns = await new FakeDns().start()
   const mx = await new FakeMx(options.mx).start('127.0.0.2')
   dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 })
@@ -51,7 +53,8 @@ export async function createWorld(options: { mx?: FakeMxOptions; settings?: Reco
   const created = await t.request('POST', '/api/v1/domains', { key: project.secretKey, body: { name: 'sender.example.com', region: 'us-east-1' } })
   publishRecords(dns, created.body.dnsRecords)
   await t.app.checker.check(created.body.id)
-  await t.app.deliveries.start()
+  if (options.started) await t.app.start()
+  else await t.app.deliveries.start()
   const resolver = createResolver([{ host: '127.0.0.1', port: dns.port }], 500)
   return {
     t,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { MIGRATIONS } from '../../migrations/index.ts'
 import { COMMANDS } from '../../src/cli/index.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { cli } from '../helpers/cli.ts'
@@ -123,7 +124,7 @@ describe('config and migrations', () => {
   test('migrate applies the migrations once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mailstead-cli-'))
     const first = await cli(['migrate', '--data-dir', dir, '--secret', SECRET])
-    expect(first).toMatchObject({ code: 0, out: 'Applied 0001_init, 0002_domains, 0003_sending' })
+    expect(first).toMatchObject({ code: 0, out: `Applied ${MIGRATIONS.map((m) => m.name).join(', ')}` })
     const second = await cli(['migrate', '--data-dir', dir, '--secret', SECRET])
     expect(second).toMatchObject({ code: 0, out: 'Database is up to date' })
   })

@@ -34,6 +34,7 @@ test('killed with SIGKILL in the middle of a run, the server loses no accepted m
   const flags = [
     '--data-dir', dir, '--secret', SECRET, '--dns-servers', dns.address, '--dns-timeout-ms', '300', '--hostname', 'mx.mailstead.test',
     '--delivery-port', String(mx.port), '--send-rate-per-second', '10000', '--log-level', 'error', '--smtp-timeout-seconds', '2',
+    '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off',
   ]
   const project = JSON.parse((await cli(['project', 'create', '--name', 'Crash', '--json', ...flags])).out)
   const port = await freePort()

@@ -13,7 +13,7 @@ describe('GET /health', () => {
   test('answers ok after touching the database, without a key', async () => {
     const response = await t.request('GET', '/health')
     expect(response.status).toBe(200)
-    expect(response.body).toEqual({ status: 'ok' })
+    expect(response.body).toEqual({ status: 'ok', listeners: {} })
   })
 })
 

@@ -108,7 +108,8 @@ async function senderOf(db: Db, projectId: number, from: Mailbox | undefined, na
   return { address: project.default_sender, ...(name && { name }) }
 }
 
-async function sendingDomain(db: Db, projectId: number, fromAddress: string) {
+/** The project's SUCCESS domain of an address; a 403 naming the domain and its status otherwise. */
+export async function sendingDomain(db: Db, projectId: number, fromAddress: string) {
   const name = requireAddress(fromAddress, 'from').asciiDomain
   const domain = await db.selectFrom('domains').select(['id', 'name', 'status']).where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst()
   if (domain?.status === 'SUCCESS') return domain
@@ -144,7 +145,7 @@ async function templateValues(db: Db, projectId: number, email: string, request:
   return { ...data, ...request.variables, email, data }
 }
 
-function uniqueRecipients(addresses: string[]) {
+export function uniqueRecipients(addresses: string[]) {
   const seen = new Map<string, { address: string; key: string; domain: string }>()
   for (const address of addresses) {
     const checked = requireAddress(address)

@@ -1,6 +1,7 @@
 import type { Db, SuppressionTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
+import { checkAddress } from '../../lib/address.ts'
 import { requireAddress } from '../contacts/contact.ts'
 
 export type SuppressionReason = SuppressionTable['reason']
@@ -60,4 +61,21 @@ export async function listSuppressions(db: Db, projectId: number, page: number, 
     .where('project_id', '=', projectId)
     .executeTakeFirstOrThrow()
   return { data: rows.map(toSuppression), count: Number(count) }
+}
+
+/**
+ * The address bounced for good or complained: suppressed in its project, and its contact no longer
+ * subscribed.
+ */
+export async function suppressRecipient(db: Db, projectId: number, email: string, reason: SuppressionReason, detail: string | null, now: number) {
+  const address = checkAddress(email)
+  if (!address.ok) return
+  await suppress(db, projectId, email, reason, detail, now)
+  await db
+    .updateTable('contacts')
+    .set({ subscribed: 0, updated_at: now })
+    .where('project_id', '=', projectId)
+    .where('email_key', '=', address.value.key)
+    .where('subscribed', '=', 1)
+    .execute()
 }

@@ -8,7 +8,7 @@ export const healthRoutes = (deps: HttpDeps) =>
     async ({ set }) => {
       try {
         await sql`SELECT 1`.execute(deps.db)
-        return { status: 'ok' as const }
+        return { status: 'ok' as const, listeners: deps.listeners() }
       } catch (error) {
         deps.logger.error('HEALTH', 'database check failed', { error: String(error) })
         set.status = 503
@@ -16,7 +16,15 @@ export const healthRoutes = (deps: HttpDeps) =>
       }
     },
     {
-      detail: { summary: 'Health check: answers after touching the database', tags: ['System'] },
-      response: { 200: t.Object({ status: t.Literal('ok') }), 503: t.Object({ status: t.Literal('error') }) },
+      detail: { summary: 'Health check: answers after touching the database, with the SMTP listeners\' state', tags: ['System'] },
+      response: {
+        200: t.Object({
+          status: t.Literal('ok'),
+          listeners: t.Record(t.String(), t.Object({ state: t.UnionEnum(['up', 'down', 'off']), port: t.Optional(t.Integer()), error: t.Optional(t.String()) }), {
+            description: 'The SMTP listeners: up, down (its port could not be bound) or off',
+          }),
+        }),
+        503: t.Object({ status: t.Literal('error') }),
+      },
     },
   )

@@ -1,0 +1,56 @@
+import type { SMTPServer } from 'smtp-server'
+import type { Config } from '../config/schema.ts'
+import type { Logger } from '../lib/logger.ts'
+import type { ReportDeps } from './handle-report.ts'
+import { closeListener, listen, type ListenerStatus } from './listener.ts'
+import { createMxListener } from './mx-listener.ts'
+import { createRelay, type RelayDeps } from './relay.ts'
+import { loadTls, watchTls } from './tls.ts'
+
+export type ListenerName = 'mx' | 'relay' | 'relayTls'
+
+/**
+ * Starts the SMTP listeners the configuration asks for. Each stands alone: one that cannot start
+ * is reported down, and the others (and the HTTP API) keep running.
+ */
+export async function startSmtpListeners(config: Config, reports: ReportDeps, relay: RelayDeps, logger: Logger) {
+  const tls = await loadTls(config)
+  const servers = new Map<ListenerName, SMTPServer>()
+  const status: Record<ListenerName, ListenerStatus> = { mx: { state: 'off' }, relay: { state: 'off' }, relayTls: { state: 'off' } }
+  const maxMessageBytes = config.smtpMaxMessageMb * 1024 * 1024
+  const relaySettings = {
+    hostname: config.hostname,
+    allowInsecureAuth: config.relayAllowInsecureAuth,
+    maxRecipients: config.relayMaxRecipients,
+    maxMessageBytes,
+    maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
+  }
+  const start = async (name: ListenerName, server: SMTPServer, label: string, setting: string, port: number) => {
+    servers.set(name, server)
+    status[name] = await listen(server, label, setting, config.smtpHost, port, logger)
+  }
+  if (config.mxPort !== null) {
+    const mxSettings = { hostname: config.hostname, fblAddress: config.fblAddress, maxMessageBytes, maxConnectionsPerIp: config.smtpMaxConnectionsPerIp }
+    await start('mx', createMxListener(reports, mxSettings, tls), 'MX listener', 'MAILSTEAD_MX_PORT', config.mxPort)
+  }
+  if (config.relayPort !== null) {
+    await start('relay', createRelay(relay, relaySettings, tls, false), 'SMTP relay', 'MAILSTEAD_RELAY_PORT', config.relayPort)
+  }
+  if (config.relayTlsPort !== null && !tls.configured) {
+    logger.info('SMTP', 'SMTP relay with TLS (465) is off: it needs a real certificate, set MAILSTEAD_TLS_CERT and MAILSTEAD_TLS_KEY')
+  } else if (config.relayTlsPort !== null) {
+    await start('relayTls', createRelay(relay, relaySettings, tls, true), 'SMTP relay (TLS)', 'MAILSTEAD_RELAY_TLS_PORT', config.relayTlsPort)
+  }
+  const stopWatching = watchTls(config, logger, (material) => {
+    for (const server of servers.values()) server.updateSecureContext({ key: material.key, cert: material.cert })
+  })
+  return {
+    status: () => ({ ...status }),
+    async stop() {
+      stopWatching()
+      await Promise.all([...servers.entries()].filter(([name]) => status[name].state === 'up').map(([, server]) => closeListener(server)))
+    },
+  }
+}
+
+export type SmtpListeners = Awaited<ReturnType<typeof startSmtpListeners>>

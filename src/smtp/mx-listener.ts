@@ -1,0 +1,62 @@
+import { SMTPServer } from 'smtp-server'
+import { deliveryOfReturnPath } from '../delivery/verp.ts'
+import { handleReport, type ReportDeps } from './handle-report.ts'
+import { connectionLimit, readMessage, smtpError } from './listener.ts'
+import type { TlsMaterial } from './tls.ts'
+
+export interface MxSettings {
+  hostname: string
+  fblAddress: string
+  maxMessageBytes: number
+  maxConnectionsPerIp: number
+}
+
+const MAX_RECIPIENTS = 100
+const MAX_MESSAGES_PER_SESSION = 100
+
+/**
+ * The MX listener: receives what the world sends back. It takes mail only for this server's
+ * return-path addresses with a valid token and for the complaint address; anything else is
+ * refused, so it can never relay.
+ */
+export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: TlsMaterial): SMTPServer {
+  const limit = connectionLimit(settings.maxConnectionsPerIp)
+  const messages = new WeakMap<object, number>()
+  return new SMTPServer({
+    name: settings.hostname,
+    banner: 'Mailstead MX: bounces and feedback reports only',
+    logger: false,
+    disabledCommands: ['AUTH'],
+    authOptional: true,
+    key: tls.key,
+    cert: tls.cert,
+    size: settings.maxMessageBytes,
+    onConnect: limit.onConnect,
+    onClose: limit.onClose,
+    onMailFrom(_address, session, callback) {
+      const count = (messages.get(session) ?? 0) + 1
+      messages.set(session, count)
+      if (count > MAX_MESSAGES_PER_SESSION) return callback(smtpError(421, '4.7.0 Too many messages in one session'))
+      callback()
+    },
+    onRcptTo(address, session, callback) {
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, '4.5.3 Too many recipients'))
+      const to = address.address.toLowerCase()
+      if (to === settings.fblAddress || deliveryOfReturnPath(deps.secret, to) !== undefined) return callback()
+      callback(smtpError(550, '5.7.1 Relaying denied: this server takes mail only for its own return paths'))
+    },
+    onData(stream, session, callback) {
+      readMessage(stream, settings.maxMessageBytes)
+        .then(async (raw) => {
+          if (!raw) return callback(smtpError(552, '5.3.4 Message too big'))
+          const ids = session.envelope.rcptTo.flatMap((r) => deliveryOfReturnPath(deps.secret, r.address) ?? [])
+          await handleReport(deps, raw, ids)
+          callback(null, 'Report received')
+        })
+        .catch((error) => {
+          deps.logger.error('REPORT', 'a report could not be applied', { error: String((error as Error)?.stack ?? error) })
+          callback(smtpError(451, '4.3.0 Temporary failure, try again later'))
+        })
+    },
+  })
+}

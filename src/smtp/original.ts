@@ -1,0 +1,45 @@
+import { simpleParser, type AddressObject, type HeaderValue } from 'mailparser'
+
+/** What the report says of the message it is about, from the returned message or headers. */
+export interface OriginalMessage {
+  /** Message-ID of the original, with angle brackets, e.g. "<abc@example.com>"; null when not found. */
+  messageId: string | null
+  /** The original's Return-Path / envelope sender address when present (without <>), else null. */
+  returnPath: string | null
+  /** The original's To header address(es), lower-cased, for matching; empty when not found. */
+  to: string[]
+}
+
+export const noOriginal = (): OriginalMessage => ({ messageId: null, returnPath: null, to: [] })
+
+/**
+ * What the header section of a returned message (message/rfc822, message/global,
+ * text/rfc822-headers, or a copy quoted in a plain bounce) says. Only the header section is
+ * parsed: the body can be large and says nothing of use here.
+ */
+export async function originalOf(message: Buffer): Promise<OriginalMessage> {
+  const parsed = await simpleParser(headerSection(message), { skipHtmlToText: true, skipTextToHtml: true })
+  return {
+    messageId: parsed.messageId ?? null,
+    returnPath: addressesOf(parsed.headers.get('return-path'))[0] ?? null,
+    to: [...new Set(addressesOf(parsed.to).map((address) => address.toLowerCase()))],
+  }
+}
+
+/** The bytes up to and including the blank line that ends the header section (all when none does). */
+export function headerSection(message: Buffer): Buffer {
+  const crlf = message.indexOf('\r\n\r\n')
+  const lf = message.indexOf('\n\n')
+  const ends = [crlf < 0 ? -1 : crlf + 4, lf < 0 ? -1 : lf + 2].filter((end) => end > 0)
+  return ends.length === 0 ? message : message.subarray(0, Math.min(...ends))
+}
+
+/** The addresses an address header holds, groups opened, empty ones (`<>`) left out. */
+function addressesOf(value: HeaderValue | AddressObject | AddressObject[] | undefined): string[] {
+  const objects = (Array.isArray(value) ? value : [value]).filter(isAddressObject)
+  const mailboxes = objects.flatMap((object) => object.value.flatMap((entry) => [entry, ...(entry.group ?? [])]))
+  return mailboxes.map((mailbox) => mailbox.address?.trim() ?? '').filter((address) => address !== '')
+}
+
+const isAddressObject = (value: unknown): value is AddressObject =>
+  typeof value === 'object' && value !== null && Array.isArray((value as AddressObject).value)

@@ -1,0 +1,66 @@
+import { existsSync, mkdirSync, readFileSync, unwatchFile, watchFile, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { generate } from 'selfsigned'
+import { ConfigError } from '../config/load.ts'
+import type { Config } from '../config/schema.ts'
+import type { Logger } from '../lib/logger.ts'
+
+export interface TlsMaterial {
+  key: string
+  cert: string
+  /** The operator's certificate, as opposed to the generated self-signed one. */
+  configured: boolean
+}
+
+/**
+ * The certificate the SMTP listeners present: the configured one, or else one self-signed
+ * certificate generated into the data directory at the first start and kept.
+ */
+export async function loadTls(config: Config): Promise<TlsMaterial> {
+  if (config.tlsCert && config.tlsKey) return { ...readPair(config.tlsCert, config.tlsKey), configured: true }
+  const dir = join(config.dataDir, 'tls')
+  const keyPath = join(dir, 'self-signed.key')
+  const certPath = join(dir, 'self-signed.crt')
+  if (!existsSync(keyPath) || !existsSync(certPath)) {
+    const made = await generate([{ name: 'commonName', value: config.hostname }], {
+      keySize: 2048,
+      algorithm: 'sha256',
+      notAfterDate: new Date(Date.now() + 10 * 365 * 24 * 3_600_000),
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: config.hostname }] }],
+    } as never)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(keyPath, made.private, { mode: 0o600 })
+    writeFileSync(certPath, made.cert)
+  }
+  return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), configured: false }
+}
+
+function readPair(certPath: string, keyPath: string) {
+  const read = (path: string, setting: string) => {
+    try {
+      return readFileSync(path, 'utf8')
+    } catch (error) {
+      throw new ConfigError(`Setting ${setting} (${path}) cannot be read: ${(error as Error).message}`)
+    }
+  }
+  return { cert: read(certPath, 'tlsCert'), key: read(keyPath, 'tlsKey') }
+}
+
+/**
+ * Calls `onChange` with the configured certificate whenever its files change (a renewal), so the
+ * listeners pick it up without a restart. Nothing to watch for the self-signed one.
+ */
+export function watchTls(config: Config, logger: Logger, onChange: (material: TlsMaterial) => void): () => void {
+  const { tlsCert, tlsKey } = config
+  if (!tlsCert || !tlsKey) return () => {}
+  const reload = () => {
+    try {
+      onChange({ ...readPair(tlsCert, tlsKey), configured: true })
+      logger.info('TLS', 'certificate reloaded', { cert: tlsCert })
+    } catch (error) {
+      logger.error('TLS', 'certificate could not be reloaded; the old one stays', { error: String(error) })
+    }
+  }
+  for (const path of [tlsCert, tlsKey]) watchFile(path, { interval: 5000 }, reload)
+  return () => [tlsCert, tlsKey].forEach((path) => unwatchFile(path, reload))
+}

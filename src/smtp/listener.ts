@@ -14,14 +14,16 @@ export interface ListenerStatus {
  */
 export function listen(server: SMTPServer, name: string, setting: string, host: string, port: number, logger: Logger): Promise<ListenerStatus> {
   return new Promise((resolve) => {
-    const onError = (error: NodeJS.ErrnoException) => {
+    let listening = false
+    // smtp-server also reports a client's trouble (a dropped connection) as an error of its own.
+    server.on('error', (error: NodeJS.ErrnoException) => {
+      if (listening) return logger.debug('SMTP', `${name}: ${error.message}`, { code: error.code })
       const hint = error.code === 'EACCES' ? 'the port needs root or CAP_NET_BIND_SERVICE' : error.code === 'EADDRINUSE' ? 'the port is in use' : error.message
       logger.error('SMTP', `${name} is not running: cannot listen on ${host}:${port} (${hint}); change ${setting}`, { code: error.code })
       resolve({ state: 'down', port, error: `${error.code ?? 'ERROR'}: ${hint}` })
-    }
-    server.server.once('error', onError)
+    })
     server.listen(port, host, () => {
-      server.server.off('error', onError)
+      listening = true
       const bound = (server.server.address() as { port: number }).port
       logger.info('SMTP', `${name} listening on ${host}:${bound}`)
       resolve({ state: 'up', port: bound })

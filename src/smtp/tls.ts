@@ -61,6 +61,6 @@ export function watchTls(config: Config, logger: Logger, onChange: (material: Tl
       logger.error('TLS', 'certificate could not be reloaded; the old one stays', { error: String(error) })
     }
   }
-  for (const path of [tlsCert, tlsKey]) watchFile(path, { interval: 5000 }, reload)
+  for (const path of [tlsCert, tlsKey]) watchFile(path, { interval: 1000 }, reload)
   return () => [tlsCert, tlsKey].forEach((path) => unwatchFile(path, reload))
 }

@@ -144,6 +144,21 @@ describe('what the MX listener refuses or ignores', () => {
     expect((await deliverReport([`fbl@${HOSTNAME}`], 'Subject: x\r\n\r\nx')).response).toMatch(/^250/)
   })
 
+  test.each([
+    ['stops in the middle of DATA', (verp: string) => `EHLO x\r\nMAIL FROM:<>\r\nRCPT TO:<${verp}>\r\nDATA\r\nSubject: cut\r\n\r\npart of a rep`],
+    ['stops in the middle of a command line', () => 'EHLO x\r\nMAIL FROM:<postmaster@exam'],
+  ])('a client that %s is dropped cleanly: no event, and the next session works', async (_, script) => {
+    const sent = await delivered(`cut-${Date.now()}@example.net`)
+    const before = await w.t.app.db.selectFrom('email_events').select('id').execute()
+    const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } })
+    socket.write(script(sent.verp))
+    await Bun.sleep(100)
+    socket.end()
+    await Bun.sleep(100)
+    expect(await w.t.app.db.selectFrom('email_events').select('id').execute()).toEqual(before)
+    expect((await deliverReport([`fbl@${HOSTNAME}`], 'Subject: x\r\n\r\nx')).response).toMatch(/^250/)
+  })
+
   test('a message over the size limit is refused with 552', async () => {
     const result = await deliverReport([`fbl@${HOSTNAME}`], `Subject: big\r\n\r\n${'x'.repeat(1100 * 1024)}`)
     expect(result.responseCode).toBe(552)

@@ -130,7 +130,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       smtp = await startSmtpListeners(
         config,
         { write: writer.run, secret: config.secret, clock, logger },
-        { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.wake({ fresh: true }), clock, logger },
+        { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.queued(), clock, logger },
         logger,
       )
       logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`)

@@ -16,7 +16,7 @@ const isPlaceholder = (value: unknown): value is Placeholder =>
  * hottest routes. `build` receives stand-ins for the arguments: it may put them wherever a value
  * goes, but must not look inside them or choose the query's shape by them.
  */
-export function prepared<Args extends Record<string, unknown>, Row>(build: (db: Db, args: Args) => Compilable<Row>) {
+export function prepared<Args extends object, Row>(build: (db: Db, args: Args) => Compilable<Row>) {
   let compiled: { query: CompiledQuery<Row>; slots: Array<Placeholder | unknown> } | undefined
   return async (db: Db, args: Args): Promise<Row[]> => {
     if (!compiled) {
@@ -25,7 +25,7 @@ export function prepared<Args extends Record<string, unknown>, Row>(build: (db: 
       compiled = { query, slots: [...query.parameters] }
     }
     const { query, slots } = compiled
-    const parameters = slots.map((slot) => (isPlaceholder(slot) ? args[slot[NAME]] : slot))
+    const parameters = slots.map((slot) => (isPlaceholder(slot) ? (args as Record<string, unknown>)[slot[NAME]] : slot))
     return (await db.executeQuery<Row>({ ...query, parameters })).rows
   }
 }

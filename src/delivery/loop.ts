@@ -36,6 +36,8 @@ const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
 const BUFFER_PER_DOMAIN = 4
 /** Claimed deliveries held in memory in all. */
 const BUFFER_TOTAL = 1000
+/** After a claim found nothing, new mail alone triggers another only after this long (real time). */
+const EMPTY_CLAIM_PAUSE_MS = 50
 
 /**
  * The delivery loop. Due deliveries are claimed from the queue into a per-destination buffer (a
@@ -60,6 +62,10 @@ export function createDeliveryLoop(deps: LoopDeps) {
   let fresh = true
   /** The limits under which the last claim found nothing: claiming again under them finds nothing. */
   let emptyUnder: string | undefined
+  let emptyAt = 0
+  /** Mail was queued since that claim: worth another, but not at every message of a burst. */
+  let queuedSince = false
+  let retry: ReturnType<typeof setTimeout> | undefined
 
   /** Destinations with a round of attempts still in their buffer: a claim skips them until it runs low. */
   const stockedDomains = () => [...waiting.keys()].filter((domain) => waiting.get(domain)!.length >= settings.perDomain)
@@ -91,10 +97,19 @@ export function createDeliveryLoop(deps: LoopDeps) {
     for (const projectId of buckets.keys()) if (!(await hasToken(projectId))) starved.push(projectId)
     const skip = { domains: stockedDomains(), projects: starved }
     const limits = JSON.stringify(skip)
-    if (!fresh && limits === emptyUnder) return
+    if (!fresh && limits === emptyUnder) {
+      const wait = EMPTY_CLAIM_PAUSE_MS - (Date.now() - emptyAt)
+      if (!queuedSince) return
+      if (wait > 0) {
+        retry ??= setTimeout(() => ((retry = undefined), wake()), wait)
+        return
+      }
+    }
     fresh = false
+    queuedSince = false
     const claimed = await deps.write((trx) => claimDue(trx, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
     emptyUnder = claimed.length === 0 ? limits : undefined
+    emptyAt = Date.now()
     for (const delivery of claimed) {
       const list = waiting.get(delivery.recipient_domain) ?? []
       list.push(delivery)
@@ -184,6 +199,11 @@ export function createDeliveryLoop(deps: LoopDeps) {
 
   return {
     wake,
+    /** Mail was queued: a claim may find it, at the latest after a short pause. */
+    queued() {
+      queuedSince = true
+      wake()
+    },
     async start() {
       await deps.write((trx) => releaseInFlight(trx, clock.now()))
       stopped = false
@@ -196,6 +216,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     async stop() {
       stopped = true
       clearInterval(timer)
+      clearTimeout(retry)
       await pumping
       await Promise.all(running)
       await deps.write((trx) => releaseInFlight(trx, clock.now()))

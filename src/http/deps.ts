@@ -28,7 +28,7 @@ export interface HttpDeps {
   /** Builds a message, off the main thread. */
   build: (parts: MessageParts) => Promise<Uint8Array>
   /** Tells the delivery loop that mail was queued. */
-  deliveries: { wake(options: { fresh: boolean }): void }
+  deliveries: { queued(): void }
   /** The SMTP listeners' state, for /health. */
   listeners: () => Record<string, ListenerStatus>
 }

@@ -3,12 +3,52 @@ import type { DeliveryState, DeliveryTable, Db, EmailContentTable, EmailStatus, 
 import { prepared } from '../../db/prepared.ts'
 
 export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
-  await db.insertInto('emails').values(row).execute()
-  await db.insertInto('email_contents').values(content).execute()
+  await insertEmailRow(db, row)
+  await insertContent(db, content)
 }
 
-export const insertDeliveries = (db: Db, rows: Insertable<DeliveryTable>[]) =>
-  rows.length === 0 ? Promise.resolve() : db.insertInto('deliveries').values(rows).execute()
+// Prepared: these run for every email accepted, and building them is dearer than running them.
+const insertEmailRow = prepared((db, p: EmailTable) =>
+  db.insertInto('emails').values({
+    id: p.id,
+    project_id: p.project_id,
+    domain_id: p.domain_id,
+    contact_id: p.contact_id,
+    from_address: p.from_address,
+    recipients: p.recipients,
+    subject: p.subject,
+    message_id: p.message_id,
+    dkim_header: p.dkim_header,
+    status: p.status,
+    scheduled_at: p.scheduled_at,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+  }),
+)
+
+const insertContent = prepared((db, p: EmailContentTable) =>
+  db.insertInto('email_contents').values({ email_id: p.email_id, html: p.html, text: p.text, mime: p.mime }),
+)
+
+export async function insertDeliveries(db: Db, rows: NewDelivery[]) {
+  for (const row of rows) await insertDelivery(db, row)
+}
+
+export type NewDelivery = Omit<Insertable<DeliveryTable>, 'id' | 'attempts' | 'last_mx' | 'last_response'>
+
+const insertDelivery = prepared((db, p: NewDelivery) =>
+  db.insertInto('deliveries').values({
+    email_id: p.email_id,
+    project_id: p.project_id,
+    recipient: p.recipient,
+    recipient_domain: p.recipient_domain,
+    state: p.state,
+    next_attempt_at: p.next_attempt_at,
+    expires_at: p.expires_at,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+  }),
+)
 
 /** Records an event and makes its status the email's. */
 export async function addEmailEvent(db: Db, emailId: string, status: EmailStatus, data: Record<string, unknown> | null, at: number) {

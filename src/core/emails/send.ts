@@ -1,3 +1,4 @@
+import { prepared } from '../../db/prepared.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
@@ -111,7 +112,7 @@ async function senderOf(db: Db, projectId: number, from: Mailbox | undefined, na
 /** The project's SUCCESS domain of an address; a 403 naming the domain and its status otherwise. */
 export async function sendingDomain(db: Db, projectId: number, fromAddress: string) {
   const name = requireAddress(fromAddress, 'from').asciiDomain
-  const domain = await db.selectFrom('domains').select(['id', 'name', 'status']).where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst()
+  const [domain] = await selectDomain(db, { projectId, name })
   if (domain?.status === 'SUCCESS') return domain
   throw new AppError(403, 'DOMAIN_NOT_VERIFIED', `The sender domain ${name} is not a verified domain of this project`, {
     suggestion: domain
@@ -119,6 +120,10 @@ export async function sendingDomain(db: Db, projectId: number, fromAddress: stri
       : `Add ${name} as a sending domain (POST /api/v1/domains), publish its DNS records and verify it.`,
   })
 }
+
+const selectDomain = prepared((db, p: { projectId: number; name: string }) =>
+  db.selectFrom('domains').select(['id', 'name', 'status']).where('project_id', '=', p.projectId).where('name', '=', p.name),
+)
 
 /** Subject and bodies: the request's, else the template's; placeholders filled when there are values. */
 async function contentOf(db: Db, projectId: number, request: SendRequest, firstRecipient: string) {

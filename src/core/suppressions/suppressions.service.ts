@@ -1,3 +1,4 @@
+import { prepared } from '../../db/prepared.ts'
 import type { Db, SuppressionTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
@@ -14,12 +15,11 @@ const toSuppression = (row: Omit<SuppressionTable, 'id'>) => ({
 })
 
 export const isSuppressed = async (db: Db, projectId: number, emailKey: string) =>
-  (await db
-    .selectFrom('suppressions')
-    .select('id')
-    .where('project_id', '=', projectId)
-    .where('email_key', '=', emailKey)
-    .executeTakeFirst()) !== undefined
+  (await selectSuppression(db, { projectId, emailKey })).length > 0
+
+const selectSuppression = prepared((db, p: { projectId: number; emailKey: string }) =>
+  db.selectFrom('suppressions').select('id').where('project_id', '=', p.projectId).where('email_key', '=', p.emailKey),
+)
 
 /** Puts an address on the list; an address already there keeps its first reason. */
 export async function suppress(db: Db, projectId: number, email: string, reason: SuppressionReason, detail: string | null, now: number) {

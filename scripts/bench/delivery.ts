@@ -24,19 +24,16 @@
 // (seconds: every email is sent with scheduledAt that long after the start, so that acceptance and
 // delivery do not overlap and delivery_only_per_s, emails / (scheduledAt → the sink received the
 // last one), is reported too; it must exceed the time acceptance takes).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { createPublicKey } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
+import { bun, cliJson, cpuSeconds, diskWriteMb, freePort, log, main, peakRssMb, root, stop, waitForHealth } from './common.ts'
 
-const root = join(import.meta.dir, '..', '..')
-const main = join(root, 'src', 'main.ts')
-const bun = process.execPath
 const total = Number(process.env.BENCH_MESSAGES ?? 20_000)
 const perBatch = 100
 const inFlight = Number(process.env.BENCH_CONCURRENCY ?? 4)
@@ -46,53 +43,13 @@ const serveArgs = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
 const timeoutMs = Number(process.env.BENCH_TIMEOUT ?? 600) * 1000
 const deliverAfterMs = Number(process.env.BENCH_DELIVER_AFTER ?? 0) * 1000
-const log = (message: string) => process.stderr.write(`bench: ${message}\n`)
-const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
 
-async function waitForHealth(url: string, exited: () => boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (exited()) throw new Error('server exited during startup')
-    try {
-      if ((await fetch(`${url}/health`)).ok) return
-    } catch {}
-    await Bun.sleep(50)
-  }
-  throw new Error('server did not become healthy within 10 s')
-}
 
-function cli(dir: string, ...args: string[]): any {
-  const run = spawnSync(bun, [main, ...args, '--json', '--data-dir', dir], { encoding: 'utf8' })
-  if (run.status !== 0) throw new Error(`${args.join(' ')} failed: ${run.stderr}`)
-  return JSON.parse(run.stdout)
-}
 
-/** User plus system CPU seconds of a process, all its threads. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
-}
 
-/** Bytes the process has caused to be written to storage, in MB. */
-const diskWriteMb = (pid: number) => Number(/^write_bytes: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN) / 1024 / 1024
 
-const peakRssMb = (pid: number) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
 
-async function stop(child: ChildProcess | undefined) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return
-  const exit = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
-  await exit
-}
 
 /** About 10 KB of HTML: the same paragraphs for every email, after a line of its own. */
 const words = 'delivery mail queue server domain record message signature relay sender inbox bounce'.split(' ')
@@ -127,8 +84,8 @@ try {
   for (let d = 0; d < recipientDomains; d++) dns.records(`d${d}.example.net`, { type: 'MX', exchange: 'mx.example.net', priority: 10 })
   dns.records('mx.example.net', { type: 'A', address: '127.0.0.1' })
 
-  const project = cli(dir, 'project', 'create', '--name', 'Bench')
-  cli(dir, 'project', 'set-send-rate', String(project.id), '100000')
+  const project = cliJson(dir, 'project', 'create', '--name', 'Bench')
+  cliJson(dir, 'project', 'set-send-rate', String(project.id), '100000')
 
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -224,7 +181,7 @@ try {
   // The sink counts a message before the server has recorded its delivery: wait for the queue.
   let queue: any
   for (let i = 0; i < 50; i++) {
-    queue = cli(dir, 'queue', 'stats')
+    queue = cliJson(dir, 'queue', 'stats')
     if ((queue.byState.delivered ?? 0) >= total) break
     await Bun.sleep(200)
   }

@@ -36,19 +36,16 @@
 // stopped at once: only the acceptance figures are reported, the queue must hold every message.
 // A smaller per-domain limit would leave the buffer short of full, and the loop would query the
 // queue again for every message accepted).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { createPublicKey } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
+import { bun, cliJson, cpuSeconds, diskWriteMb, freePort, log, main, peakRssMb, root, stop, waitForHealth } from './common.ts'
 
-const root = join(import.meta.dir, '..', '..')
-const main = join(root, 'src', 'main.ts')
-const bun = process.execPath
 const total = Number(process.env.BENCH_MESSAGES ?? 20_000)
 const sessions = Number(process.env.BENCH_SESSIONS ?? 16)
 const tlsMode = process.env.BENCH_TLS ?? 'starttls'
@@ -59,56 +56,15 @@ const sender = 'sender.example.com'
 const serveArgs = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean)
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
 const timeoutMs = Number(process.env.BENCH_TIMEOUT ?? 600) * 1000
-const log = (message: string) => process.stderr.write(`bench: ${message}\n`)
-const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
 if (tlsMode !== 'starttls' && tlsMode !== 'none') throw new Error('BENCH_TLS is starttls or none')
 if (clientRuntime !== 'node' && clientRuntime !== 'bun') throw new Error('BENCH_CLIENT is node or bun')
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
 
-async function waitForHealth(url: string, exited: () => boolean): Promise<any> {
-  for (let i = 0; i < 200; i++) {
-    if (exited()) throw new Error('server exited during startup')
-    try {
-      const response = await fetch(`${url}/health`)
-      if (response.ok) return await response.json()
-    } catch {}
-    await Bun.sleep(50)
-  }
-  throw new Error('server did not become healthy within 10 s')
-}
 
-function cli(dir: string, ...args: string[]): any {
-  const run = spawnSync(bun, [main, ...args, '--json', '--data-dir', dir], { encoding: 'utf8' })
-  if (run.status !== 0) throw new Error(`${args.join(' ')} failed: ${run.stderr}`)
-  return JSON.parse(run.stdout)
-}
 
-/** User plus system CPU seconds of a process, all its threads. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
-}
 
-/** Bytes the process has caused to be written to storage, in MB. */
-const diskWriteMb = (pid: number) => Number(/^write_bytes: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN) / 1024 / 1024
 
-const peakRssMb = (pid: number) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
 
-async function stop(child: ChildProcess | undefined) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return
-  const exit = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
-  await exit
-}
 
 /**
  * The load generator, run by Node or Bun as an ES module of its own (so that its CPU is its own
@@ -217,8 +173,8 @@ try {
   for (let d = 0; d < recipientDomains; d++) dns.records(`d${d}.example.net`, { type: 'MX', exchange: 'mx.example.net', priority: 10 })
   dns.records('mx.example.net', { type: 'A', address: '127.0.0.1' })
 
-  const project = cli(dir, 'project', 'create', '--name', 'Bench')
-  cli(dir, 'project', 'set-send-rate', String(project.id), '100000')
+  const project = cliJson(dir, 'project', 'create', '--name', 'Bench')
+  cliJson(dir, 'project', 'set-send-rate', String(project.id), '100000')
 
   const port = await freePort()
   const relayPort = await freePort()
@@ -337,7 +293,7 @@ try {
   // The sink counts a message before the server has recorded its delivery: wait for the queue.
   let queue: any
   for (let i = 0; i < 50 && !acceptOnly; i++) {
-    queue = cli(dir, 'queue', 'stats')
+    queue = cliJson(dir, 'queue', 'stats')
     if ((queue.byState.delivered ?? 0) >= total) break
     await Bun.sleep(200)
   }
@@ -347,7 +303,7 @@ try {
   server = undefined
   await stop(clientChild)
   client = undefined
-  if (acceptOnly) queue = cli(dir, 'queue', 'stats') // after the server stopped: every write is in
+  if (acceptOnly) queue = cliJson(dir, 'queue', 'stats') // after the server stopped: every write is in
   const summary = sinkLine((line) => line.summary !== undefined)
   await stop(sink)
   sink = undefined

@@ -7,16 +7,12 @@
 // process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_LOG_LEVEL (the server's, default warn).
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { bun, freePort, log, main, root, waitForHealth } from './common.ts'
 
-const root = join(import.meta.dir, '..', '..')
-const main = join(root, 'src', 'main.ts')
-const bun = process.execPath
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
-const log = (message: string) => process.stderr.write(`bench: ${message}\n`)
 
 interface CannonResult {
   requests: { average: number; total: number }
@@ -43,26 +39,7 @@ autocannon({
 })
 `
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
 
-async function waitForHealth(url: string, exited: () => boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (exited()) throw new Error('server exited during startup')
-    try {
-      if ((await fetch(`${url}/health`)).ok) return
-    } catch {}
-    await Bun.sleep(50)
-  }
-  throw new Error('server did not become healthy within 10 s')
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'mailstead-bench-'))
 let server: ReturnType<typeof spawn> | undefined

@@ -1,0 +1,63 @@
+// What the benchmark scripts share: ports, the server's health, readings of a process, the CLI.
+import { spawnSync, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+
+export const root = join(import.meta.dir, '..', '..')
+export const main = join(root, 'src', 'main.ts')
+export const bun = process.execPath
+export const log = (message: string) => process.stderr.write(`bench: ${message}\n`)
+
+/** A port nothing listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+/** Waits until the server answers /health (10 s at most); gives its answer. */
+export async function waitForHealth(url: string, exited: () => boolean): Promise<any> {
+  for (let i = 0; i < 200; i++) {
+    if (exited()) throw new Error('server exited during startup')
+    try {
+      const response = await fetch(`${url}/health`)
+      if (response.ok) return await response.json()
+    } catch {}
+    await Bun.sleep(50)
+  }
+  throw new Error('server did not become healthy within 10 s')
+}
+
+/** Runs a CLI command with --json on a data directory; gives its answer. */
+export function cliJson(dir: string, ...args: string[]): any {
+  const run = spawnSync(bun, [main, ...args, '--json', '--data-dir', dir], { encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`${args.join(' ')} failed: ${run.stderr}`)
+  return JSON.parse(run.stdout)
+}
+
+const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
+
+/** User plus system CPU seconds of a process, all its threads. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
+}
+
+/** Bytes the process has caused to be written to storage, in MB. */
+export const diskWriteMb = (pid: number) => Number(/^write_bytes: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN) / 1024 / 1024
+
+/** The process's peak resident set size (VmHWM), in MB. */
+export const peakRssMb = (pid: number) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
+
+/** SIGTERM, and wait for the exit. */
+export async function stop(child: ChildProcess | undefined) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return
+  const exit = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exit
+}

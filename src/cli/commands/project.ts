@@ -1,4 +1,5 @@
 import * as projects from '../../core/projects/projects.service.ts'
+import type { Db } from '../../db/schema.ts'
 import { CliError } from '../args.ts'
 import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command } from '../command.ts'
 
@@ -51,22 +52,36 @@ const setDisabled = (disabled: boolean): Command => ({
 export const projectDisableCommand = setDisabled(true)
 export const projectEnableCommand = setDisabled(false)
 
-export const projectRateLimitCommand: Command = {
-  name: 'project set-rate-limit',
-  summary: 'Set a project\'s API requests per minute, or "default" for the server-wide limit',
-  args: 'ID PER_MINUTE|default',
+/** A per-project number that "default" hands back to the server-wide setting. */
+const perProjectNumber = (options: {
+  name: string
+  summary: string
+  /** What the number is, in the line printed: "rate limit". */
+  label: string
+  unit: string
+  set: (db: Db, id: number, value: number | null, now: number) => Promise<{ id: number }>
+}): Command => ({
+  name: options.name,
+  summary: options.summary,
+  args: `ID N|default`,
   flags: JSON_FLAG,
   async run(context) {
     const id = idArg(context.args[0], 'Project ID')
     const text = context.args[1]
-    if (text === undefined) throw new CliError('Give the requests per minute, or "default"')
-    const perMinute = text === 'default' ? null : idArg(text, 'PER_MINUTE')
-    const project = await context.withDb((db) => projects.setProjectRateLimit(db, id, perMinute, Date.now()))
-    print(context, project, () => [
-      `Project ${project.id} rate limit: ${perMinute === null ? 'server default' : `${perMinute} requests per minute`}`,
-    ])
+    if (text === undefined) throw new CliError(`Give the ${options.unit}, or "default"`)
+    const value = text === 'default' ? null : idArg(text, 'N')
+    const project = await context.withDb((db) => options.set(db, id, value, Date.now()))
+    print(context, project, () => [`Project ${project.id} ${options.label}: ${value === null ? 'server default' : `${value} ${options.unit}`}`])
   },
-}
+})
+
+export const projectRateLimitCommand = perProjectNumber({
+  name: 'project set-rate-limit',
+  summary: 'Set a project\'s API requests per minute, or "default" for the server-wide limit',
+  label: 'rate limit',
+  unit: 'requests per minute',
+  set: projects.setProjectRateLimit,
+})
 
 export const projectSetSenderCommand: Command = {
   name: 'project set-sender',
@@ -82,17 +97,10 @@ export const projectSetSenderCommand: Command = {
   },
 }
 
-export const projectSendRateCommand: Command = {
+export const projectSendRateCommand = perProjectNumber({
   name: 'project set-send-rate',
   summary: 'Set a project\'s emails per second, or "default" for the server-wide rate',
-  args: 'ID PER_SECOND|default',
-  flags: JSON_FLAG,
-  async run(context) {
-    const id = idArg(context.args[0], 'Project ID')
-    const text = context.args[1]
-    if (text === undefined) throw new CliError('Give the emails per second, or "default"')
-    const perSecond = text === 'default' ? null : idArg(text, 'PER_SECOND')
-    const project = await context.withDb((db) => projects.setSendRate(db, id, perSecond, Date.now()))
-    print(context, project, () => [`Project ${project.id} send rate: ${perSecond === null ? 'server default' : `${perSecond} emails per second`}`])
-  },
-}
+  label: 'send rate',
+  unit: 'emails per second',
+  set: projects.setSendRate,
+})

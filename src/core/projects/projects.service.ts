@@ -59,30 +59,23 @@ export async function revokeKey(db: Db, keyId: number, now: number) {
 
 export const listProjects = async (db: Db) => (await repo.listProjects(db)).map(toProject)
 
-export async function setProjectDisabled(db: Db, id: number, disabled: boolean, now: number) {
-  const row = await repo.updateProject(db, id, { disabled: disabled ? 1 : 0 }, now)
-  if (!row) throw notFound(`Project ${id}`)
-  return toProject(row)
-}
+export const setProjectDisabled = (db: Db, id: number, disabled: boolean, now: number) =>
+  changeProject(db, id, { disabled: disabled ? 1 : 0 }, now)
 
 /** null returns the project to the server-wide limit. */
-export async function setProjectRateLimit(db: Db, id: number, perMinute: number | null, now: number) {
-  const row = await repo.updateProject(db, id, { rate_limit_per_minute: perMinute }, now)
-  if (!row) throw notFound(`Project ${id}`)
-  return toProject(row)
-}
+export const setProjectRateLimit = (db: Db, id: number, perMinute: number | null, now: number) =>
+  changeProject(db, id, { rate_limit_per_minute: perMinute }, now)
 
 /** The From of sends that name none; null removes it. */
-export async function setDefaultSender(db: Db, id: number, address: string | null, now: number) {
-  const checked = address === null ? null : requireAddress(address, 'ADDRESS').address
-  const row = await repo.updateProject(db, id, { default_sender: checked }, now)
-  if (!row) throw notFound(`Project ${id}`)
-  return toProject(row)
-}
+export const setDefaultSender = (db: Db, id: number, address: string | null, now: number) =>
+  changeProject(db, id, { default_sender: address === null ? null : requireAddress(address, 'ADDRESS').address }, now)
 
 /** Emails per second for this project; null returns it to the server-wide rate. */
-export async function setSendRate(db: Db, id: number, perSecond: number | null, now: number) {
-  const row = await repo.updateProject(db, id, { send_rate_per_second: perSecond }, now)
+export const setSendRate = (db: Db, id: number, perSecond: number | null, now: number) =>
+  changeProject(db, id, { send_rate_per_second: perSecond }, now)
+
+async function changeProject(db: Db, id: number, changes: Parameters<typeof repo.updateProject>[2], now: number) {
+  const row = await repo.updateProject(db, id, changes, now)
   if (!row) throw notFound(`Project ${id}`)
   return toProject(row)
 }

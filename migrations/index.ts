@@ -3,6 +3,7 @@ import * as init from './0001_init.ts'
 import * as domains from './0002_domains.ts'
 import * as sending from './0003_sending.ts'
 import * as inbound from './0004_inbound.ts'
+import * as segments from './0005_segments.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -13,4 +14,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0002_domains', ...domains },
   { name: '0003_sending', ...sending },
   { name: '0004_inbound', ...inbound },
+  { name: '0005_segments', ...segments },
 ]

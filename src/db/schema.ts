@@ -182,6 +182,35 @@ export interface InboundReportTable {
   created_at: number
 }
 
+export type SegmentType = 'DYNAMIC' | 'STATIC'
+
+export interface SegmentTable {
+  id: string
+  project_id: number
+  name: string
+  description: string | null
+  type: SegmentType
+  /** JSON condition tree; DYNAMIC segments only. */
+  condition: string | null
+  track_membership: Generated<number>
+  created_at: number
+  updated_at: number
+}
+
+/** The listed members of a STATIC segment (or contact book). */
+export interface SegmentMemberTable {
+  segment_id: string
+  contact_id: string
+  created_at: number
+}
+
+/** Who was in a tracked DYNAMIC segment at its last evaluation. */
+export interface SegmentMembershipTable {
+  segment_id: string
+  contact_id: string
+  entered_at: number
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -201,6 +230,9 @@ export interface DB {
   suppressions: SuppressionTable
   idempotency_keys: IdempotencyKeyTable
   inbound_reports: InboundReportTable
+  segments: SegmentTable
+  segment_members: SegmentMemberTable
+  segment_memberships: SegmentMembershipTable
   migrations: MigrationTable
 }
 

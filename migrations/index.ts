@@ -3,7 +3,8 @@ import * as init from './0001_init.ts'
 import * as domains from './0002_domains.ts'
 import * as sending from './0003_sending.ts'
 import * as inbound from './0004_inbound.ts'
-import * as segments from './0005_segments.ts'
+import * as contactsJsonb from './0005_contacts_jsonb.ts'
+import * as segments from './0006_segments.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -14,5 +15,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0002_domains', ...domains },
   { name: '0003_sending', ...sending },
   { name: '0004_inbound', ...inbound },
-  { name: '0005_segments', ...segments },
+  { name: '0005_contacts_jsonb', ...contactsJsonb },
+  { name: '0006_segments', ...segments },
 ]

@@ -51,6 +51,51 @@ describe('migrate', () => {
     expect(history.map((h) => h.name)).toEqual(['one'])
   })
 
+  test('a migration that rebuilds a table others refer to keeps the rows that refer to it', async () => {
+    const parents: Migration = {
+      name: 'parents',
+      up: async (db) => {
+        await sql`CREATE TABLE parent (id INTEGER PRIMARY KEY, v TEXT)`.execute(db)
+        await sql`CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id) ON DELETE CASCADE)`.execute(db)
+        await sql`INSERT INTO parent VALUES (1, 'a')`.execute(db)
+        await sql`INSERT INTO child VALUES (10, 1)`.execute(db)
+      },
+    }
+    const rebuild: Migration = {
+      name: 'rebuild',
+      rebuildsTables: true,
+      up: async (db) => {
+        await sql`CREATE TABLE parent_new (id INTEGER PRIMARY KEY, v BLOB)`.execute(db)
+        await sql`INSERT INTO parent_new SELECT id, jsonb('{}') FROM parent`.execute(db)
+        await sql`DROP TABLE parent`.execute(db)
+        await sql`ALTER TABLE parent_new RENAME TO parent`.execute(db)
+      },
+    }
+    await migrate(database.db, [parents, rebuild])
+    const children = await sql<{ id: number }>`SELECT id FROM child`.execute(database.db)
+    expect(children.rows).toEqual([{ id: 10 }])
+    const fk = await sql<{ foreign_keys: number }>`PRAGMA foreign_keys`.execute(database.db)
+    expect(fk.rows[0]!.foreign_keys).toBe(1)
+  })
+
+  test('a rebuild that would leave rows pointing nowhere is rolled back', async () => {
+    const parents: Migration = {
+      name: 'parents',
+      up: async (db) => {
+        await sql`CREATE TABLE parent (id INTEGER PRIMARY KEY)`.execute(db)
+        await sql`CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id))`.execute(db)
+        await sql`INSERT INTO parent VALUES (1)`.execute(db)
+        await sql`INSERT INTO child VALUES (10, 1)`.execute(db)
+      },
+    }
+    const lossy: Migration = { name: 'lossy', rebuildsTables: true, up: async (db) => void (await sql`DELETE FROM parent`.execute(db)) }
+    const error = await migrate(database.db, [parents, lossy]).catch((e) => e)
+    expect(error).toBeInstanceOf(MigrationError)
+    expect(error.message).toContain('foreign keys')
+    const left = await sql<{ id: number }>`SELECT id FROM parent`.execute(database.db)
+    expect(left.rows).toEqual([{ id: 1 }])
+  })
+
   test('the static list names every migration file, in order', () => {
     const files = readdirSync(join(import.meta.dir, '../../migrations'))
       .filter((file) => /^\d{4}_.+\.ts$/.test(file))

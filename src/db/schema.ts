@@ -33,10 +33,14 @@ export interface ContactTable {
   /** Lower-cased address with an ASCII domain: unique per project. */
   email_key: string
   subscribed: number
-  data: string
+  /** JSONB (SQLite's binary JSON): written with jsonb functions, read as text with json(). */
+  data: Uint8Array
   created_at: number
   updated_at: number
 }
+
+/** A contact as the application reads it: its data as JSON text. */
+export type ContactRow = Omit<ContactTable, 'data'> & { data: string }
 
 export interface EventTable {
   id: Generated<number>
@@ -193,6 +197,8 @@ export interface SegmentTable {
   /** JSON condition tree; DYNAMIC segments only. */
   condition: string | null
   track_membership: Generated<number>
+  /** JSON: what a contact book adds to a STATIC segment (emoji, properties). */
+  meta: string | null
   created_at: number
   updated_at: number
 }

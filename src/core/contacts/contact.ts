@@ -1,4 +1,4 @@
-import type { ContactTable } from '../../db/schema.ts'
+import type { ContactRow } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid } from '../../lib/errors.ts'
 import { checkAddress, type Address } from '../../lib/address.ts'
@@ -13,7 +13,7 @@ export interface Contact {
   updatedAt: string
 }
 
-export const toContact = (row: ContactTable): Contact => ({
+export const toContact = (row: ContactRow): Contact => ({
   id: row.id,
   email: row.email,
   subscribed: row.subscribed === 1,

@@ -1,7 +1,13 @@
 import { sql } from 'kysely'
-import type { Db } from '../../db/schema.ts'
-import { jsonFromPatch, jsonMergePatch } from '../../db/json.ts'
+import type { ContactRow, Db } from '../../db/schema.ts'
+import { jsonFromPatch, jsonMergePatch, jsonText } from '../../db/json.ts'
 import { prepared } from '../../db/prepared.ts'
+
+/** A contact's columns under the alias `c`, its data as JSON text: how every contact is read. */
+export const contactFields = ['c.id', 'c.project_id', 'c.email', 'c.email_key', 'c.subscribed', jsonText('c.data').as('data'), 'c.created_at', 'c.updated_at'] as const
+
+/** The same for RETURNING, where the table has no alias. */
+const returnedFields = ['id', 'project_id', 'email', 'email_key', 'subscribed', jsonText('data').as('data'), 'created_at', 'updated_at'] as const
 
 export interface ContactFilter {
   subscribed?: boolean
@@ -9,17 +15,17 @@ export interface ContactFilter {
   search?: string
 }
 
-export const findContact = async (db: Db, projectId: number, id: string) => (await selectById(db, { projectId, id }))[0]
+export const findContact = async (db: Db, projectId: number, id: string): Promise<ContactRow | undefined> => (await selectById(db, { projectId, id }))[0]
 
 const selectById = prepared((db, p: { projectId: number; id: string }) =>
-  db.selectFrom('contacts').selectAll().where('project_id', '=', p.projectId).where('id', '=', p.id),
+  db.selectFrom('contacts as c').select(contactFields).where('c.project_id', '=', p.projectId).where('c.id', '=', p.id),
 )
 
-export const findContactByKey = async (db: Db, projectId: number, emailKey: string) =>
+export const findContactByKey = async (db: Db, projectId: number, emailKey: string): Promise<ContactRow | undefined> =>
   (await selectByKey(db, { projectId, emailKey }))[0]
 
 const selectByKey = prepared((db, p: { projectId: number; emailKey: string }) =>
-  db.selectFrom('contacts').selectAll().where('project_id', '=', p.projectId).where('email_key', '=', p.emailKey),
+  db.selectFrom('contacts as c').select(contactFields).where('c.project_id', '=', p.projectId).where('c.email_key', '=', p.emailKey),
 )
 
 export interface NewContact {
@@ -46,7 +52,7 @@ const insert = prepared((db, p: Omit<NewContact, 'subscribed'> & { subscribed: n
       created_at: p.now,
       updated_at: p.now,
     })
-    .returningAll(),
+    .returning(returnedFields),
 )
 
 export interface ContactChanges {
@@ -81,27 +87,27 @@ const update = prepared(
         updated_at: p.now,
       })
       .where('id', '=', p.id)
-      .returningAll(),
+      .returning(returnedFields),
 )
 
 export const deleteContact = (db: Db, projectId: number, id: string) =>
   db.deleteFrom('contacts').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
 
 function filtered(db: Db, projectId: number, filter: ContactFilter) {
-  let query = db.selectFrom('contacts').where('project_id', '=', projectId)
-  if (filter.subscribed !== undefined) query = query.where('subscribed', '=', filter.subscribed ? 1 : 0)
+  let query = db.selectFrom('contacts as c').where('c.project_id', '=', projectId)
+  if (filter.subscribed !== undefined) query = query.where('c.subscribed', '=', filter.subscribed ? 1 : 0)
   if (filter.search) {
     const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`
-    query = query.where(sql<boolean>`email_key LIKE ${pattern} ESCAPE '\\'`)
+    query = query.where(sql<boolean>`c.email_key LIKE ${pattern} ESCAPE '\\'`)
   }
   return query
 }
 
 /** Newest first; `before` is the id the previous page ended on. */
 export const pageContacts = (db: Db, projectId: number, filter: ContactFilter, limit: number, before?: string) => {
-  let query = filtered(db, projectId, filter).selectAll()
-  if (before) query = query.where('id', '<', before)
-  return query.orderBy('id', 'desc').limit(limit).execute()
+  let query = filtered(db, projectId, filter).select(contactFields)
+  if (before) query = query.where('c.id', '<', before)
+  return query.orderBy('c.id', 'desc').limit(limit).execute()
 }
 
 export const countContacts = async (db: Db, projectId: number, filter: ContactFilter) =>

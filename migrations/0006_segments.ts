@@ -10,6 +10,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('type', 'text', (c) => c.notNull().check(sql`type IN ('DYNAMIC', 'STATIC')`))
     .addColumn('condition', 'text') // JSON; DYNAMIC segments only
     .addColumn('track_membership', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('meta', 'text') // JSON: what a contact book adds (emoji, properties)
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .modifyEnd(sql`STRICT`)

@@ -5,6 +5,7 @@ import * as sending from './0003_sending.ts'
 import * as inbound from './0004_inbound.ts'
 import * as contactsJsonb from './0005_contacts_jsonb.ts'
 import * as segments from './0006_segments.ts'
+import * as campaigns from './0007_campaigns.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -17,4 +18,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0004_inbound', ...inbound },
   { name: '0005_contacts_jsonb', ...contactsJsonb },
   { name: '0006_segments', ...segments },
+  { name: '0007_campaigns', ...campaigns },
 ]

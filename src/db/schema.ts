@@ -105,6 +105,8 @@ export type EmailStatus =
   | 'CANCELLED'
   | 'SUPPRESSED'
   | 'COMPLAINED'
+  | 'OPENED'
+  | 'CLICKED'
 
 export interface EmailTable {
   id: string
@@ -217,6 +219,77 @@ export interface SegmentMembershipTable {
   entered_at: number
 }
 
+export type AudienceType = 'ALL' | 'SEGMENT' | 'FILTERED'
+export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'PAUSED' | 'SENT' | 'CANCELLED'
+
+export interface CampaignTable {
+  id: string
+  project_id: number
+  name: string
+  description: string | null
+  subject: string
+  html: string | null
+  /** useSend's content, kept as given: the text part when there is no html. */
+  content: string | null
+  preview_text: string | null
+  from_address: string
+  from_name: string | null
+  /** JSON lists of addresses. */
+  reply_to: string
+  cc: string
+  bcc: string
+  audience_type: AudienceType
+  segment_id: string | null
+  /** JSON condition tree: FILTERED audiences. */
+  audience_condition: string | null
+  status: CampaignStatus
+  scheduled_at: number | null
+  started_at: number | null
+  sent_at: number | null
+  batch_size: number
+  batch_window_minutes: number
+  /** The last contact id read into recipients; null before the first chunk. */
+  listed_through: string | null
+  /** 1 once every member of the audience is a recipient. */
+  listed: Generated<number>
+  /** The last contact id handed to the queue. */
+  handed_through: string | null
+  batch_started_at: number | null
+  /** Recipients handed in the current batch. */
+  batch_handed: Generated<number>
+  /** Why sending stopped, when it stopped on its own (the sender's domain lost its verification). */
+  error: string | null
+  total: Generated<number>
+  sent: Generated<number>
+  delivered: Generated<number>
+  opened: Generated<number>
+  clicked: Generated<number>
+  bounced: Generated<number>
+  hard_bounced: Generated<number>
+  complained: Generated<number>
+  unsubscribed: Generated<number>
+  created_at: number
+  updated_at: number
+}
+
+export type RecipientState = 'listed' | 'queued' | 'skipped'
+
+/** One contact a campaign goes to; (campaign_id, contact_id) is unique. */
+export interface CampaignRecipientTable {
+  campaign_id: string
+  contact_id: string
+  state: RecipientState
+  email_id: string | null
+  sent_at: number | null
+  delivered_at: number | null
+  opened_at: number | null
+  clicked_at: number | null
+  bounced_at: number | null
+  complained_at: number | null
+  unsubscribed_at: number | null
+  created_at: number
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -239,6 +312,8 @@ export interface DB {
   segments: SegmentTable
   segment_members: SegmentMemberTable
   segment_memberships: SegmentMembershipTable
+  campaigns: CampaignTable
+  campaign_recipients: CampaignRecipientTable
   migrations: MigrationTable
 }
 

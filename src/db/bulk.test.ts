@@ -1,0 +1,43 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { sql } from 'kysely'
+import { MIGRATIONS } from '../../migrations/index.ts'
+import { openDatabase, type Database } from './client.ts'
+import { insertMany } from './bulk.ts'
+import { migrate } from './migrator.ts'
+
+let database: Database
+
+beforeEach(async () => {
+  database = openDatabase(':memory:')
+  await migrate(database.db, MIGRATIONS)
+  await database.db.insertInto('projects').values({ name: 'p', disabled: 0, rate_limit_per_minute: null, default_sender: null, send_rate_per_second: null, created_at: 1, updated_at: 1 }).execute()
+})
+
+afterEach(() => database.close())
+
+const contact = (n: number, data: object) => ({ id: `id-${n}`, project_id: 1, email: `u${n}@x.com`, email_key: `u${n}@x.com`, subscribed: n % 2, data, created_at: n, updated_at: n })
+const columns = ['id', 'project_id', 'email', 'email_key', 'subscribed', 'data', 'created_at', 'updated_at'] as const
+
+describe('insertMany', () => {
+  test('inserts every row with its values and types, JSON columns as JSONB', async () => {
+    await insertMany(database.db, 'contacts', columns, [contact(1, { a: 1, b: [true, 'x'] }), contact(2, {})], { jsonb: ['data'] })
+    const rows = await sql<any>`SELECT id, subscribed, typeof(subscribed) t, json(data) data, typeof(data) dt FROM contacts ORDER BY id`.execute(database.db)
+    expect(rows.rows).toEqual([
+      { id: 'id-1', subscribed: 1, t: 'integer', data: '{"a":1,"b":[true,"x"]}', dt: 'blob' },
+      { id: 'id-2', subscribed: 0, t: 'integer', data: '{}', dt: 'blob' },
+    ])
+  })
+
+  test('takes what follows the rows: a conflict clause and RETURNING', async () => {
+    await insertMany(database.db, 'contacts', columns, [contact(1, { a: 1 })], { jsonb: ['data'] })
+    const returned = await insertMany<'contacts', { id: string }>(database.db, 'contacts', columns, [contact(1, { a: 2 }), contact(3, {})], {
+      jsonb: ['data'],
+      then: sql`ON CONFLICT (project_id, email_key) DO NOTHING RETURNING id`,
+    })
+    expect(returned).toEqual([{ id: 'id-3' }])
+  })
+
+  test('does nothing for no rows', async () => {
+    expect(await insertMany(database.db, 'contacts', columns, [])).toEqual([])
+  })
+})

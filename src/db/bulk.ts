@@ -1,0 +1,32 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { DB, Db } from './schema.ts'
+
+export interface InsertManyOptions {
+  /** Columns whose value is a JSON object or array, stored as JSONB. */
+  jsonb?: readonly string[]
+  /** What follows the rows: an ON CONFLICT clause, RETURNING. */
+  then?: RawBuilder<unknown>
+}
+
+/**
+ * Inserts many rows with one statement: the rows travel as one JSON array parameter, unpacked by
+ * SQLite's json_each, so a chunk of thousands costs one statement instead of thousands. Values
+ * are JSON's: strings, numbers and null (booleans arrive as 1 and 0). Dialect-specific, as the
+ * rest of this folder; PostgreSQL would use jsonb_to_recordset.
+ */
+export async function insertMany<T extends keyof DB & string, R = unknown>(
+  db: Db,
+  table: T,
+  columns: ReadonlyArray<keyof DB[T] & string>,
+  rows: ReadonlyArray<Partial<Record<keyof DB[T] & string, unknown>>>,
+  options: InsertManyOptions = {},
+): Promise<R[]> {
+  if (rows.length === 0) return []
+  const values = columns.map((column) =>
+    options.jsonb?.includes(column) ? sql`jsonb(value -> ${'$.' + column})` : sql`value ->> ${'$.' + column}`,
+  )
+  // `WHERE true` keeps SQLite from reading an ON CONFLICT clause as part of the SELECT.
+  const result = await sql<R>`INSERT INTO ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})
+    SELECT ${sql.join(values)} FROM json_each(${JSON.stringify(rows)}) WHERE true ${options.then ?? sql``}`.execute(db)
+  return result.rows
+}

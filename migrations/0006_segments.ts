@@ -16,6 +16,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .modifyEnd(sql`STRICT`)
     .execute()
   await db.schema.createIndex('segments_project').on('segments').columns(['project_id', 'id']).execute()
+  // Every tracked event and contact change asks for its project's tracked segments.
+  await db.schema.createIndex('segments_tracked').on('segments').column('project_id').where(sql.ref('track_membership'), '=', 1).execute()
 
   // STATIC segments (and contact books): their members, listed.
   await db.schema
@@ -28,7 +30,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await db.schema.createIndex('segment_members_contact').on('segment_members').column('contact_id').execute()
 
-  // Tracked DYNAMIC segments: who was a member at the last evaluation, to tell entries from exits.
+  // Tracked segments (DYNAMIC or STATIC): who was a member at the last evaluation, to tell entries
+  // from exits.
   await db.schema
     .createTable('segment_memberships')
     .addColumn('segment_id', 'text', (c) => c.notNull().references('segments.id').onDelete('cascade'))

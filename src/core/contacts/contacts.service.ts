@@ -1,6 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import { conflict, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
+import { refreshMemberships } from '../segments/tracking.ts'
 import { checkContactData, decodeCursor, encodeCursor, requireAddress, toContact } from './contact.ts'
 import * as repo from './contacts.repository.ts'
 
@@ -32,6 +33,13 @@ export async function saveContact(db: Db, projectId: number, input: ContactInput
   return { contact: toContact(row), created: true }
 }
 
+/** saveContact for the contacts API: tracked segments see the change in the same transaction. */
+export async function upsertContact(db: Db, projectId: number, input: ContactInput, now: number) {
+  const result = await saveContact(db, projectId, input, now)
+  await refreshMemberships(db, projectId, [result.contact.id], now)
+  return result
+}
+
 export async function getContact(db: Db, projectId: number, id: string) {
   const row = await repo.findContact(db, projectId, id)
   if (!row) throw notFound('Contact')
@@ -49,7 +57,9 @@ export async function updateContact(db: Db, projectId: number, id: string, patch
     if (holder && holder.id !== id) throw conflict(`Another contact already has the address ${patch.email}`)
     Object.assign(changes, { email: address.address, email_key: address.key })
   }
-  return toContact(await repo.updateContact(db, id, changes, now))
+  const updated = toContact(await repo.updateContact(db, id, changes, now))
+  await refreshMemberships(db, projectId, [id], now)
+  return updated
 }
 
 export async function deleteContact(db: Db, projectId: number, id: string) {

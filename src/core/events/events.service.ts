@@ -1,6 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { saveContact } from '../contacts/contacts.service.ts'
+import { refreshMemberships } from '../segments/tracking.ts'
 import { checkEventName } from './event-name.ts'
 import { insertEvent } from './events.repository.ts'
 
@@ -14,7 +15,7 @@ export interface TrackInput {
 /**
  * Records a named event for the contact with this address, creating or updating the contact:
  * `subscribed` becomes true unless given, and `data` is merged into the contact and kept with the
- * event.
+ * event. Tracked segments see the contact and the event in the same transaction.
  */
 export async function track(db: Db, projectId: number, input: TrackInput, now: number) {
   const event = checkEventName(input.event)
@@ -25,5 +26,6 @@ export async function track(db: Db, projectId: number, input: TrackInput, now: n
     now,
   )
   await insertEvent(db, { project_id: projectId, contact_id: contact.id, name: event, data: input.data }, now)
+  await refreshMemberships(db, projectId, [contact.id], now)
   return { contact: contact.id, event, timestamp: isoTime(now) }
 }

@@ -1,0 +1,215 @@
+import type { Db } from '../../db/schema.ts'
+import { checkAddress } from '../../lib/address.ts'
+import { isoTime } from '../../lib/clock.ts'
+import { invalid, notFound } from '../../lib/errors.ts'
+import { checkContactData, requireAddress, toContact, type Contact } from '../contacts/contact.ts'
+import { contactFields, findContact } from '../contacts/contacts.repository.ts'
+import { updateContact } from '../contacts/contacts.service.ts'
+import { upsertContacts } from './contact-upsert.ts'
+import * as repo from './segments.repository.ts'
+import { createSegment, deleteSegment } from './segments.service.ts'
+import { refreshMemberships } from './tracking.ts'
+
+/** A contact book (useSend's form) is a STATIC segment; what useSend's form adds is kept in its meta. */
+interface BookMeta {
+  book: true
+  emoji: string
+  properties: Record<string, unknown>
+  variables: string[]
+}
+
+const metaOf = (row: repo.SegmentRow): BookMeta | undefined => {
+  const meta = row.meta ? JSON.parse(row.meta) : undefined
+  return meta?.book ? { variables: [], ...meta } : undefined
+}
+
+async function requireBook(db: Db, projectId: number, id: string) {
+  const row = await repo.findSegment(db, projectId, id)
+  const meta = row && metaOf(row)
+  if (!row || !meta) throw notFound('Contact book')
+  return { row, meta }
+}
+
+async function toBook(db: Db, row: repo.SegmentRow, meta: BookMeta) {
+  const count = await repo.listedMemberCount(db, row.id)
+  return {
+    id: row.id,
+    name: row.name,
+    teamId: row.project_id,
+    emoji: meta.emoji,
+    properties: meta.properties,
+    variables: meta.variables,
+    contactCount: count,
+    _count: { contacts: count },
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
+  }
+}
+
+export interface BookInput {
+  name: string
+  emoji?: string
+  properties?: Record<string, unknown>
+  variables?: string[]
+}
+
+export async function createBook(db: Db, projectId: number, input: BookInput, now: number) {
+  const meta: BookMeta = { book: true, emoji: input.emoji ?? '📙', properties: input.properties ?? {}, variables: input.variables ?? [] }
+  const segment = await createSegment(db, projectId, { name: input.name, type: 'STATIC' }, now, meta)
+  return getBook(db, projectId, segment.id)
+}
+
+export async function getBook(db: Db, projectId: number, id: string) {
+  const { row, meta } = await requireBook(db, projectId, id)
+  return toBook(db, row, meta)
+}
+
+export async function listBooks(db: Db, projectId: number) {
+  const rows = (await repo.listSegments(db, projectId)).filter((row) => metaOf(row))
+  return Promise.all(rows.map((row) => toBook(db, row, metaOf(row)!)))
+}
+
+export async function updateBook(db: Db, projectId: number, id: string, patch: Partial<BookInput>, now: number) {
+  const { meta } = await requireBook(db, projectId, id)
+  if (patch.name !== undefined && (patch.name.trim() === '' || patch.name.length > 200)) throw invalid('name', 'must be 1 to 200 characters')
+  const next: BookMeta = {
+    ...meta,
+    ...(patch.emoji !== undefined && { emoji: patch.emoji }),
+    ...(patch.properties !== undefined && { properties: patch.properties }),
+    ...(patch.variables !== undefined && { variables: patch.variables }),
+  }
+  await repo.updateSegment(db, id, { ...(patch.name !== undefined && { name: patch.name.trim() }), meta: JSON.stringify(next), updated_at: now })
+  return getBook(db, projectId, id)
+}
+
+/** Deletes the book; its contacts stay contacts of the project. */
+export async function deleteBook(db: Db, projectId: number, id: string, now: number) {
+  await requireBook(db, projectId, id)
+  await deleteSegment(db, projectId, id, now)
+  return { id, success: true, message: 'Contact book deleted' }
+}
+
+export interface BookContactInput {
+  email: string
+  firstName?: string
+  lastName?: string
+  properties?: Record<string, unknown>
+  subscribed?: boolean
+}
+
+/** useSend's names onto a contact's data: firstName and lastName beside the properties. */
+function dataOf(input: Partial<BookContactInput>, field = 'properties'): Record<string, unknown> | undefined {
+  const data = { ...input.properties, ...(input.firstName !== undefined && { firstName: input.firstName }), ...(input.lastName !== undefined && { lastName: input.lastName }) }
+  checkContactData(data, field)
+  return Object.keys(data).length > 0 ? data : undefined
+}
+
+/** A contact as useSend shows a contact book's contacts. */
+export function toBookContact(contact: Contact, bookId: string) {
+  const { firstName, lastName, ...properties } = contact.data as { firstName?: string; lastName?: string }
+  return {
+    id: contact.id,
+    email: contact.email,
+    firstName: firstName ?? null,
+    lastName: lastName ?? null,
+    subscribed: contact.subscribed,
+    properties,
+    contactBookId: bookId,
+    createdAt: contact.createdAt,
+    updatedAt: contact.updatedAt,
+  }
+}
+
+/**
+ * Creates or updates contacts by email (data merged, subscribed changed only when given) and lists
+ * them in the book, all in the caller's transaction: every one is checked before anything is
+ * written, so a bad one (named by its index under `field`) leaves the book as it was.
+ */
+async function addToBook(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], now: number, at: (i: number) => string) {
+  await requireBook(db, projectId, bookId)
+  const contacts = inputs.map((input, i) => ({
+    address: requireAddress(input.email, `${at(i)}email`),
+    subscribed: input.subscribed,
+    data: dataOf(input, `${at(i)}properties`),
+  }))
+  const ids = await upsertContacts(db, projectId, contacts, now)
+  await repo.addMembers(db, bookId, ids, now)
+  await refreshMemberships(db, projectId, ids, now)
+  return ids
+}
+
+export async function addBookContact(db: Db, projectId: number, bookId: string, input: BookContactInput, now: number) {
+  const [contactId] = await addToBook(db, projectId, bookId, [input], now, () => '')
+  return { contactId: contactId! }
+}
+
+/** Up to 1,000 at once, all or none. */
+export async function addBookContacts(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], now: number) {
+  await addToBook(db, projectId, bookId, inputs, now, (i) => `[${i}].`)
+  return { message: `Added ${inputs.length} contacts`, count: inputs.length }
+}
+
+async function requireBookContact(db: Db, projectId: number, bookId: string, contactId: string) {
+  await requireBook(db, projectId, bookId)
+  const member = await db.selectFrom('segment_members').select('contact_id').where('segment_id', '=', bookId).where('contact_id', '=', contactId).executeTakeFirst()
+  const row = member && (await findContact(db, projectId, contactId))
+  if (!row) throw notFound('Contact')
+  return row
+}
+
+export async function getBookContact(db: Db, projectId: number, bookId: string, contactId: string) {
+  return toBookContact(toContact(await requireBookContact(db, projectId, bookId, contactId)), bookId)
+}
+
+export async function updateBookContact(db: Db, projectId: number, bookId: string, contactId: string, patch: Partial<BookContactInput>, now: number) {
+  await requireBookContact(db, projectId, bookId, contactId)
+  await updateContact(db, projectId, contactId, { subscribed: patch.subscribed, data: dataOf(patch) }, now)
+  return { contactId }
+}
+
+/** Takes one contact out of the book; it stays a contact of the project. */
+export async function removeBookContact(db: Db, projectId: number, bookId: string, contactId: string, now: number) {
+  await requireBookContact(db, projectId, bookId, contactId)
+  await removeBookContacts(db, projectId, bookId, [contactId], now)
+  return { success: true }
+}
+
+/** Takes contacts out of the book; ids that are not in it are passed over. */
+export async function removeBookContacts(db: Db, projectId: number, bookId: string, contactIds: readonly string[], now: number) {
+  await requireBook(db, projectId, bookId)
+  const removed = await repo.removeMembers(db, bookId, contactIds)
+  await refreshMemberships(db, projectId, removed, now)
+  return { success: true, count: removed.length }
+}
+
+export interface BookContactQuery {
+  page: number
+  limit: number
+  /** Only these addresses or ids, when given. */
+  emails?: string[]
+  ids?: string[]
+}
+
+const keyOf = (email: string): string[] => {
+  const checked = checkAddress(email)
+  return checked.ok ? [checked.value.key] : []
+}
+
+/** A page of the book's contacts, newest first. */
+export async function listBookContacts(db: Db, projectId: number, bookId: string, query: BookContactQuery) {
+  await requireBook(db, projectId, bookId)
+  let rows = db
+    .selectFrom('contacts as c')
+    .innerJoin('segment_members as m', 'm.contact_id', 'c.id')
+    .select(contactFields)
+    .where('m.segment_id', '=', bookId)
+    .where('c.project_id', '=', projectId)
+  if (query.emails) rows = rows.where('c.email_key', 'in', repo.inList(query.emails.flatMap((email) => keyOf(email.trim()))))
+  if (query.ids) rows = rows.where('c.id', 'in', repo.inList(query.ids))
+  const page = await rows
+    .orderBy('c.id', 'desc')
+    .limit(query.limit)
+    .offset((query.page - 1) * query.limit)
+    .execute()
+  return page.map((row) => toBookContact(toContact(row), bookId))
+}

@@ -1,0 +1,72 @@
+import { sql } from 'kysely'
+import { jsonFromPatch, jsonMergePatch } from '../../db/json.ts'
+import type { Db } from '../../db/schema.ts'
+import type { Address } from '../../lib/address.ts'
+import { newId } from '../../lib/ids.ts'
+import { inList } from './segments.repository.ts'
+
+/** A contact to create or update, its address and data already checked. */
+export interface ContactUpsert {
+  address: Address
+  /** Changes only when given; a new contact without it is subscribed. */
+  subscribed?: boolean
+  /** Merged into the contact's data (a null value removes its key). */
+  data?: Record<string, unknown>
+}
+
+/**
+ * Creates or updates many contacts by address with a few statements however many there are, as
+ * saveContact would one by one: an update changes only what is given. An address given twice is
+ * applied in order. Answers the contacts' ids in input order.
+ */
+export async function upsertContacts(db: Db, projectId: number, contacts: readonly ContactUpsert[], now: number): Promise<string[]> {
+  for (const wave of waves(contacts)) {
+    const rows = wave.map((contact) => ({
+      id: newId(),
+      key: contact.address.key,
+      email: contact.address.address,
+      subscribed: contact.subscribed,
+      data: contact.data,
+    }))
+    await updateExisting(db, projectId, rows, now)
+    await insertNew(db, projectId, rows, now)
+  }
+  const keys = [...new Set(contacts.map((contact) => contact.address.key))]
+  const found = await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', inList(keys)).execute()
+  const ids = new Map(found.map((row) => [row.email_key, row.id]))
+  return contacts.map((contact) => ids.get(contact.address.key)!)
+}
+
+/** The contacts split so that no address appears twice in one part: its first mentions, its second ones, ... */
+function waves(contacts: readonly ContactUpsert[]): ContactUpsert[][] {
+  const seen = new Map<string, number>()
+  const parts: ContactUpsert[][] = []
+  for (const contact of contacts) {
+    const n = seen.get(contact.address.key) ?? 0
+    seen.set(contact.address.key, n + 1)
+    ;(parts[n] ??= []).push(contact)
+  }
+  return parts
+}
+
+type Row = { id: string; key: string; email: string; subscribed?: boolean; data?: Record<string, unknown> }
+
+async function updateExisting(db: Db, projectId: number, rows: Row[], now: number): Promise<void> {
+  const changes = rows.filter((row) => row.subscribed !== undefined || row.data !== undefined).map(({ key, subscribed, data }) => ({ key, subscribed, data }))
+  if (changes.length === 0) return
+  await sql`UPDATE contacts SET
+      subscribed = coalesce(j.value ->> '$.subscribed', contacts.subscribed),
+      data = ${jsonMergePatch('contacts.data', sql`j.value -> '$.data'`)},
+      updated_at = ${now}
+    FROM json_each(${JSON.stringify(changes)}) AS j
+    WHERE contacts.project_id = ${projectId} AND contacts.email_key = j.value ->> '$.key'`.execute(db)
+}
+
+async function insertNew(db: Db, projectId: number, rows: Row[], now: number): Promise<void> {
+  // `WHERE true` keeps SQLite from reading the conflict clause as part of the SELECT.
+  await sql`INSERT INTO contacts (id, project_id, email, email_key, subscribed, data, created_at, updated_at)
+    SELECT j.value ->> '$.id', ${projectId}, j.value ->> '$.email', j.value ->> '$.key', coalesce(j.value ->> '$.subscribed', 1),
+      ${jsonFromPatch(sql`coalesce(j.value -> '$.data', '{}')`)}, ${now}, ${now}
+    FROM json_each(${JSON.stringify(rows)}) AS j WHERE true
+    ON CONFLICT (project_id, email_key) DO NOTHING`.execute(db)
+}

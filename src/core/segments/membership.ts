@@ -1,0 +1,43 @@
+import { holdsForMost } from '../../db/hints.ts'
+import type { Db } from '../../db/schema.ts'
+import { compileCondition, type CompileContext } from './compile.ts'
+import { checkCondition, type Condition } from './condition.ts'
+import type { SegmentRow } from './segments.repository.ts'
+
+/** A segment's condition as stored, or null for a STATIC segment. */
+export const conditionOf = (row: Pick<SegmentRow, 'condition'>): Condition | null => (row.condition ? (JSON.parse(row.condition) as Condition) : null)
+
+/** What compiling needs: every segment of the project, for conditions that name one. */
+export async function compileContext(db: Db, projectId: number, now: number): Promise<CompileContext> {
+  const rows = await db.selectFrom('segments').select(['id', 'type', 'condition']).where('project_id', '=', projectId).execute()
+  return { projectId, now, segments: new Map(rows.map((r) => [r.id, { type: r.type, condition: conditionOf(r) }])) }
+}
+
+/** The contacts (`c`) who are members of a segment: by its listed members, or by its condition. */
+export function membersOf(db: Db, segment: Pick<SegmentRow, 'id' | 'project_id' | 'type' | 'condition'>, context: CompileContext) {
+  const contacts = db.selectFrom('contacts as c').where('c.project_id', '=', segment.project_id)
+  if (segment.type === 'STATIC') return contacts.where('c.id', 'in', listed(db, segment.id))
+  return contacts.where(compileCondition(conditionOf(segment)!, context))
+}
+
+const listed = (db: Db, segmentId: string) => db.selectFrom('segment_members as sm').select('sm.contact_id').where('sm.segment_id', '=', segmentId)
+
+/** The contacts a condition matches, without a stored segment: campaigns with FILTERED audiences. */
+export function matching(db: Db, projectId: number, condition: Condition, context: CompileContext) {
+  return db.selectFrom('contacts as c').where('c.project_id', '=', projectId).where(compileCondition(checkCondition(condition), context))
+}
+
+/**
+ * How many members a segment has now. A condition is tested on each of the project's contacts,
+ * which the table read through gives faster than the project index does (a lookup per row) when
+ * the project holds most of them, as on most servers; a listing is counted from its rows.
+ */
+export async function memberCount(db: Db, segment: SegmentRow, context: CompileContext): Promise<number> {
+  const contacts = db.selectFrom('contacts as c')
+  const members =
+    segment.type === 'STATIC'
+      ? contacts.where('c.project_id', '=', segment.project_id).where('c.id', 'in', listed(db, segment.id))
+      : contacts.where((eb) => holdsForMost(eb('c.project_id', '=', segment.project_id))).where(compileCondition(conditionOf(segment)!, context))
+  const row = await members.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  return Number(row.n)
+}

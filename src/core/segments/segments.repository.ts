@@ -1,0 +1,51 @@
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely'
+import { insertMany } from '../../db/bulk.ts'
+import { prepared } from '../../db/prepared.ts'
+import type { Db, SegmentTable } from '../../db/schema.ts'
+
+export type SegmentRow = Selectable<SegmentTable>
+
+/** A list of ids as one parameter, for `IN`: however long the list, the statement is the same. */
+export const inList = (ids: readonly string[]): RawBuilder<string> => sql<string>`(SELECT value FROM json_each(${JSON.stringify(ids)}))`
+
+export const insertSegment = (db: Db, row: Insertable<SegmentTable>) => db.insertInto('segments').values(row).returningAll().executeTakeFirstOrThrow()
+
+export const findSegment = (db: Db, projectId: number, id: string) =>
+  db.selectFrom('segments').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+
+export const listSegments = (db: Db, projectId: number) =>
+  db.selectFrom('segments').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').execute()
+
+export const updateSegment = (db: Db, id: string, changes: Updateable<SegmentTable>) =>
+  db.updateTable('segments').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+
+export const deleteSegment = (db: Db, projectId: number, id: string) =>
+  db.deleteFrom('segments').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+
+/** The project's tracked segments: asked on every tracked event, so compiled once. */
+export const trackedSegments = prepared((db, p: { projectId: number }) =>
+  db.selectFrom('segments').selectAll().where('project_id', '=', p.projectId).where('track_membership', '=', 1),
+)
+
+/** Lists contacts as members; those already listed keep their row. */
+export async function addMembers(db: Db, segmentId: string, contactIds: readonly string[], now: number): Promise<void> {
+  const rows = contactIds.map((contactId) => ({ segment_id: segmentId, contact_id: contactId, created_at: now }))
+  await insertMany(db, 'segment_members', ['segment_id', 'contact_id', 'created_at'], rows, { then: sql`ON CONFLICT DO NOTHING` })
+}
+
+/** Takes contacts off the list; answers those that were on it. */
+export async function removeMembers(db: Db, segmentId: string, contactIds: readonly string[]): Promise<string[]> {
+  if (contactIds.length === 0) return []
+  const rows = await db.deleteFrom('segment_members').where('segment_id', '=', segmentId).where('contact_id', 'in', inList(contactIds)).returning('contact_id').execute()
+  return rows.map((row) => row.contact_id)
+}
+
+export const listedMemberCount = async (db: Db, segmentId: string): Promise<number> =>
+  Number((await db.selectFrom('segment_members').select((eb) => eb.fn.countAll<number>().as('n')).where('segment_id', '=', segmentId).executeTakeFirstOrThrow()).n)
+
+/** Of these contact ids, the ones that are the project's contacts. */
+export async function existingContactIds(db: Db, projectId: number, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const rows = await db.selectFrom('contacts').select('id').where('project_id', '=', projectId).where('id', 'in', inList(ids)).execute()
+  return new Set(rows.map((row) => row.id))
+}

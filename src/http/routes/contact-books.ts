@@ -1,0 +1,154 @@
+import { Elysia, t } from 'elysia'
+import * as books from '../../core/segments/contact-books.service.ts'
+import { requireKey } from '../auth.ts'
+import type { HttpDeps } from '../deps.ts'
+import { authErrors, DataField, EmailField, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
+
+const BookSchema = t.Object({
+  id: t.String(),
+  name: t.String(),
+  teamId: t.Integer(),
+  emoji: t.String(),
+  properties: t.Record(t.String(), t.Any()),
+  variables: t.Array(t.String()),
+  contactCount: t.Integer(),
+  _count: t.Object({ contacts: t.Integer() }, { description: "useSend's name for contactCount" }),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+})
+
+const BookContactSchema = t.Object({
+  id: t.String(),
+  email: t.String(),
+  firstName: t.Union([t.String(), t.Null()]),
+  lastName: t.Union([t.String(), t.Null()]),
+  subscribed: t.Boolean(),
+  properties: t.Record(t.String(), t.Any()),
+  contactBookId: t.String(),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+})
+
+const BookFields = {
+  emoji: t.Optional(t.String({ maxLength: 50 })),
+  properties: t.Optional(DataField),
+  variables: t.Optional(t.Array(t.String({ maxLength: 100 }), { maxItems: 100, description: 'Personalization variables of the contacts in this book' })),
+}
+const ContactFields = {
+  firstName: t.Optional(t.String()),
+  lastName: t.Optional(t.String()),
+  properties: t.Optional(DataField),
+  subscribed: t.Optional(t.Boolean()),
+}
+const NewContact = strictObject({ email: EmailField, ...ContactFields })
+const ContactId = t.Object({ contactId: t.String() })
+const BookParams = t.Object({ contactBookId: t.String() })
+const ContactParams = t.Object({ contactBookId: t.String(), contactId: t.String() })
+const commaList = (name: string) => t.Optional(t.String({ maxLength: 100_000, description: `Only these ${name}, comma-separated` }))
+const splitList = (value: string | undefined) => value?.split(',').map((part) => part.trim()).filter(Boolean)
+const withNotFound = { ...authErrors, 404: ErrorSchema }
+const tags = ['Contact books']
+
+/** useSend's contact books (`/api/v1/contactBooks`): each is a STATIC segment of the project's contacts. */
+export const contactBookRoutes = (deps: HttpDeps) => {
+  const write = <T>(work: (trx: typeof deps.db, now: number) => Promise<T>) => {
+    const now = deps.clock.now()
+    return deps.writer.run((trx) => work(trx, now))
+  }
+  return new Elysia({ prefix: '/api/v1/contactBooks' })
+    .use(requireKey(deps))
+    .get('', ({ caller }) => books.listBooks(deps.db, caller.project.id), {
+      response: { 200: t.Array(BookSchema), ...authErrors },
+      detail: { summary: 'List contact books', tags },
+    })
+    .post('', ({ body, caller }) => write((trx, now) => books.createBook(trx, caller.project.id, body, now)), {
+      body: strictObject({ name: t.String(), ...BookFields }),
+      response: { 200: BookSchema, ...authErrors },
+      detail: { summary: 'Create a contact book (a STATIC segment)', tags },
+    })
+    .get('/:contactBookId', ({ params, caller }) => books.getBook(deps.db, caller.project.id, params.contactBookId), {
+      params: BookParams,
+      response: { 200: BookSchema, ...withNotFound },
+      detail: { summary: 'Get a contact book with its contact count', tags },
+    })
+    .patch('/:contactBookId', ({ params, body, caller }) => write((trx, now) => books.updateBook(trx, caller.project.id, params.contactBookId, body, now)), {
+      params: BookParams,
+      body: strictObject({ name: t.Optional(t.String()), ...BookFields }),
+      response: { 200: BookSchema, ...withNotFound },
+      detail: { summary: 'Update a contact book', tags },
+    })
+    .delete('/:contactBookId', ({ params, caller }) => write((trx, now) => books.deleteBook(trx, caller.project.id, params.contactBookId, now)), {
+      params: BookParams,
+      response: { 200: t.Object({ id: t.String(), success: t.Boolean(), message: t.String() }), ...withNotFound, 409: ErrorSchema },
+      detail: { summary: 'Delete a contact book (its contacts stay contacts)', tags },
+    })
+    .get(
+      '/:contactBookId/contacts',
+      ({ params, query, caller }) =>
+        books.listBookContacts(deps.db, caller.project.id, params.contactBookId, {
+          page: query.page ?? 1,
+          limit: query.limit ?? 1000,
+          emails: splitList(query.emails),
+          ids: splitList(query.ids),
+        }),
+      {
+        params: BookParams,
+        query: t.Object({
+          page: t.Optional(intQuery('page', 1, 1_000_000, 'Page number, 1 when absent')),
+          limit: t.Optional(intQuery('limit', 1, 1000, 'Page size, 1000 when absent')),
+          emails: commaList('addresses'),
+          ids: commaList('contact ids'),
+        }),
+        response: { 200: t.Array(BookContactSchema), ...withNotFound },
+        detail: { summary: "A page of the book's contacts, newest first", tags },
+      },
+    )
+    .post('/:contactBookId/contacts', ({ params, body, caller }) => write((trx, now) => books.addBookContact(trx, caller.project.id, params.contactBookId, body, now)), {
+      params: BookParams,
+      body: NewContact,
+      response: { 200: ContactId, ...withNotFound },
+      detail: { summary: 'Add a contact to the book (created, or updated by email)', tags },
+    })
+    .post('/:contactBookId/contacts/bulk', ({ params, body, caller }) => write((trx, now) => books.addBookContacts(trx, caller.project.id, params.contactBookId, body, now)), {
+      params: BookParams,
+      body: t.Array(NewContact, { minItems: 1, maxItems: 1000, error: 'must be a list of 1 to 1000 contacts' }),
+      response: { 200: t.Object({ message: t.String(), count: t.Integer() }), ...withNotFound },
+      detail: { summary: 'Add up to 1,000 contacts at once, all or none', tags },
+    })
+    .delete('/:contactBookId/contacts/bulk', ({ params, body, caller }) => write((trx, now) => books.removeBookContacts(trx, caller.project.id, params.contactBookId, body.contactIds, now)), {
+      params: BookParams,
+      body: strictObject({ contactIds: t.Array(t.String(), { minItems: 1, maxItems: 1000, error: 'must be a list of 1 to 1000 contact ids' }) }),
+      response: { 200: t.Object({ success: t.Boolean(), count: t.Integer() }), ...withNotFound },
+      detail: { summary: 'Take up to 1,000 contacts out of the book (they stay contacts)', tags },
+    })
+    .get('/:contactBookId/contacts/:contactId', ({ params, caller }) => books.getBookContact(deps.db, caller.project.id, params.contactBookId, params.contactId), {
+      params: ContactParams,
+      response: { 200: BookContactSchema, ...withNotFound },
+      detail: { summary: "Get one of the book's contacts", tags },
+    })
+    .put(
+      '/:contactBookId/contacts/:contactId',
+      ({ params, body, caller }) => write((trx, now) => books.addBookContact(trx, caller.project.id, params.contactBookId, body, now)),
+      {
+        params: ContactParams,
+        body: NewContact,
+        response: { 200: ContactId, ...withNotFound },
+        detail: { summary: 'Upsert a contact of the book by email, as useSend does', tags },
+      },
+    )
+    .patch(
+      '/:contactBookId/contacts/:contactId',
+      ({ params, body, caller }) => write((trx, now) => books.updateBookContact(trx, caller.project.id, params.contactBookId, params.contactId, body, now)),
+      {
+        params: ContactParams,
+        body: strictObject(ContactFields),
+        response: { 200: ContactId, ...withNotFound },
+        detail: { summary: "Update one of the book's contacts", tags },
+      },
+    )
+    .delete('/:contactBookId/contacts/:contactId', ({ params, caller }) => write((trx, now) => books.removeBookContact(trx, caller.project.id, params.contactBookId, params.contactId, now)), {
+      params: ContactParams,
+      response: { 200: t.Object({ success: t.Boolean() }), ...withNotFound },
+      detail: { summary: 'Take a contact out of the book (it stays a contact)', tags },
+    })
+}

@@ -1,0 +1,76 @@
+import { MIGRATIONS } from '../../migrations/index.ts'
+import { insertMany } from '../../src/db/bulk.ts'
+import { openDatabase, type Database } from '../../src/db/client.ts'
+import { migrate } from '../../src/db/migrator.ts'
+import type { Db, EmailStatus } from '../../src/db/schema.ts'
+import { newId } from '../../src/lib/ids.ts'
+
+export const NOW = Date.parse('2026-11-01T12:00:00Z')
+export const MINUTE = 60_000
+export const HOUR = 60 * MINUTE
+export const DAY = 24 * HOUR
+
+/** A project of a fresh in-memory database: what segment tests put their contacts in. */
+export async function openProjectDb(): Promise<{ database: Database; db: Db; projectId: number }> {
+  const database = openDatabase(':memory:')
+  await migrate(database.db, MIGRATIONS)
+  const project = await database.db
+    .insertInto('projects')
+    .values({ name: 'Segments', disabled: 0, rate_limit_per_minute: null, default_sender: null, send_rate_per_second: null, created_at: NOW, updated_at: NOW })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return { database, db: database.db, projectId: project.id }
+}
+
+export interface ContactFixture {
+  email: string
+  subscribed?: boolean
+  data?: Record<string, unknown>
+  createdAt?: number
+  updatedAt?: number
+}
+
+/** Inserts the contacts as given (times included); answers their ids in order. */
+export async function insertContacts(db: Db, projectId: number, contacts: readonly ContactFixture[]): Promise<string[]> {
+  const rows = contacts.map((contact) => ({
+    id: newId(),
+    project_id: projectId,
+    email: contact.email,
+    email_key: contact.email.toLowerCase(),
+    subscribed: contact.subscribed === false ? 0 : 1,
+    data: contact.data ?? {},
+    created_at: contact.createdAt ?? NOW,
+    updated_at: contact.updatedAt ?? contact.createdAt ?? NOW,
+  }))
+  const columns = ['id', 'project_id', 'email', 'email_key', 'subscribed', 'data', 'created_at', 'updated_at'] as const
+  await insertMany(db, 'contacts', columns, rows, { jsonb: ['data'] })
+  return rows.map((row) => row.id)
+}
+
+export async function insertEvent(db: Db, projectId: number, contactId: string, name: string, at: number): Promise<void> {
+  await db.insertInto('events').values({ project_id: projectId, contact_id: contactId, name, data: null, created_at: at }).execute()
+}
+
+/** An email to the contact with these events on it, as the MTA would have recorded them. */
+export async function insertEmail(db: Db, projectId: number, contactId: string, events: ReadonlyArray<[EmailStatus, number]>): Promise<string> {
+  const id = newId()
+  await db
+    .insertInto('emails')
+    .values({
+      id,
+      project_id: projectId,
+      domain_id: null,
+      contact_id: contactId,
+      from_address: 'news@sender.example',
+      recipients: '{"to":["x@example.com"]}',
+      subject: 'Hello',
+      message_id: `<${id}@sender.example>`,
+      status: events.at(-1)?.[0] ?? 'QUEUED',
+      scheduled_at: null,
+      created_at: NOW,
+      updated_at: NOW,
+    })
+    .execute()
+  for (const [status, at] of events) await db.insertInto('email_events').values({ email_id: id, status, data: null, created_at: at }).execute()
+  return id
+}

@@ -11,6 +11,7 @@ const io: Io = {
   err: (line) => process.stderr.write(line + '\n'),
   env: process.env,
   stopSignal,
+  ...(process.stderr.isTTY && { progress: (text: string) => process.stderr.write(`\r${text}\x1b[K`) }),
   async confirm(question) {
     if (!process.stdin.isTTY) return false
     const prompt = createInterface({ input: process.stdin, output: process.stderr })

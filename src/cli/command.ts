@@ -10,6 +10,8 @@ export interface Io {
   env: Record<string, string | undefined>
   /** Resolves when the process is asked to stop (SIGINT, SIGTERM). */
   stopSignal: Promise<string>
+  /** Replaces the status line of a terminal (a progress bar; '' clears it); absent when stderr is not one. */
+  progress?(text: string): void
 }
 
 export interface FlagSpec {

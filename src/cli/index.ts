@@ -8,6 +8,7 @@ import { AppError } from '../lib/errors.ts'
 import { CliError, parseArgs } from './args.ts'
 import type { Command, Context, Io } from './command.ts'
 import { configShowCommand } from './commands/config.ts'
+import { contactsExportCommand, contactsImportCommand } from './commands/contacts.ts'
 import {
   domainAddCommand,
   domainListCommand,
@@ -56,6 +57,8 @@ export const COMMANDS: readonly Command[] = [
   suppressionListCommand,
   suppressionAddCommand,
   suppressionRemoveCommand,
+  contactsImportCommand,
+  contactsExportCommand,
 ]
 
 const SETTING_FLAGS = new Set(SETTINGS.map((s) => flagName(s.key)))

@@ -2,11 +2,18 @@ import { AppError } from '../lib/errors.ts'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 export const SEND_BODY_LIMIT = 10 * 1024 * 1024
+export const IMPORT_BODY_LIMIT = 512 * 1024 * 1024
 
 /** Routes that carry attachments take larger bodies. */
 const SEND_ROUTES = new Set(['/v1/send', '/api/v1/emails', '/api/v1/emails/batch'])
 
-export const bodyLimitFor = (path: string) => (SEND_ROUTES.has(path) ? SEND_BODY_LIMIT : DEFAULT_BODY_LIMIT)
+/** Routes that stream their body themselves (to disk): it is not parsed for them. */
+const STREAMED_ROUTES = new Set(['/contacts/import'])
+
+export const bodyLimitFor = (path: string) =>
+  STREAMED_ROUTES.has(path) ? IMPORT_BODY_LIMIT : SEND_ROUTES.has(path) ? SEND_BODY_LIMIT : DEFAULT_BODY_LIMIT
+
+export const streamsItsBody = (path: string) => STREAMED_ROUTES.has(path)
 
 const tooLarge = (limit: number) =>
   new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limit / 1024 / 1024} MiB`)

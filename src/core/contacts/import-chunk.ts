@@ -1,0 +1,87 @@
+import { sql } from 'kysely'
+import { insertMany } from '../../db/bulk.ts'
+import type { Db } from '../../db/schema.ts'
+import { newId } from '../../lib/ids.ts'
+import type { CsvContact } from './csv-columns.ts'
+
+export interface ChunkOutcome {
+  created: number
+  updated: number
+  /** Every contact the chunk wrote, once each. */
+  contactIds: string[]
+}
+
+interface Merged {
+  contact: CsvContact
+  /** Rows of the chunk with this address. */
+  rows: number
+}
+
+const COLUMNS = ['id', 'project_id', 'email', 'email_key', 'subscribed', 'data', 'created_at', 'updated_at'] as const
+
+/*
+ * A new contact is subscribed unless its row says otherwise; an existing one keeps its own unless
+ * the row says. Which of the two a row meets is known only at the conflict, so rows that give
+ * subscribed and rows that do not are two statements (a chunk is usually all one or the other).
+ */
+const KEEPING_SUBSCRIBED = sql`ON CONFLICT (project_id, email_key) DO UPDATE SET
+  data = jsonb_patch(contacts.data, excluded.data), updated_at = excluded.updated_at
+  RETURNING id, email_key`
+const SETTING_SUBSCRIBED = sql`ON CONFLICT (project_id, email_key) DO UPDATE SET
+  subscribed = excluded.subscribed, data = jsonb_patch(contacts.data, excluded.data), updated_at = excluded.updated_at
+  RETURNING id, email_key`
+
+/**
+ * Creates or updates the chunk's contacts, keyed by address as `saveContact` keys them: data is
+ * merged into what the contact has. Rows with the same address are merged first, later cells
+ * winning, and count as one create (or update) followed by updates.
+ */
+export async function upsertChunk(trx: Db, projectId: number, contacts: CsvContact[], now: number): Promise<ChunkOutcome> {
+  const byKey = mergeByAddress(contacts)
+  const proposed = new Map<string, string>()
+  const setting: object[] = []
+  const keeping: object[] = []
+  for (const [key, { contact }] of byKey) {
+    const id = newId()
+    proposed.set(key, id)
+    const row = {
+      id,
+      project_id: projectId,
+      email: contact.address.address,
+      email_key: key,
+      subscribed: contact.subscribed === false ? 0 : 1,
+      data: contact.data,
+      created_at: now,
+      updated_at: now,
+    }
+    ;(contact.subscribed === undefined ? keeping : setting).push(row)
+  }
+  const written = [
+    ...(await insertMany<'contacts', { id: string; email_key: string }>(trx, 'contacts', COLUMNS, keeping, { jsonb: ['data'], then: KEEPING_SUBSCRIBED })),
+    ...(await insertMany<'contacts', { id: string; email_key: string }>(trx, 'contacts', COLUMNS, setting, { jsonb: ['data'], then: SETTING_SUBSCRIBED })),
+  ]
+  const outcome: ChunkOutcome = { created: 0, updated: 0, contactIds: written.map((w) => w.id) }
+  for (const { id, email_key } of written) {
+    const rows = byKey.get(email_key)!.rows
+    const created = proposed.get(email_key) === id
+    outcome.created += created ? 1 : 0
+    outcome.updated += created ? rows - 1 : rows
+  }
+  return outcome
+}
+
+function mergeByAddress(contacts: CsvContact[]): Map<string, Merged> {
+  const byKey = new Map<string, Merged>()
+  for (const contact of contacts) {
+    const seen = byKey.get(contact.address.key)
+    if (!seen) {
+      // The chunk's rows are its own: merging into the first one changes nothing of the caller's.
+      byKey.set(contact.address.key, { contact, rows: 1 })
+      continue
+    }
+    seen.rows++
+    Object.assign(seen.contact.data, contact.data)
+    if (contact.subscribed !== undefined) seen.contact.subscribed = contact.subscribed
+  }
+  return byKey
+}

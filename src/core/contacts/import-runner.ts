@@ -1,0 +1,120 @@
+import { mkdir, readdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Db } from '../../db/schema.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { AppError } from '../../lib/errors.ts'
+import type { Logger } from '../../lib/logger.ts'
+import { importCsvFile, type AfterChunk, type Write } from './import-file.ts'
+import { claimImport, finishImport, releaseInterruptedImports, saveProgress, waitingImportIds, type ImportRow } from './imports.repository.ts'
+import { progressOf } from './imports.service.ts'
+
+export interface ImportRunnerDeps {
+  db: Db
+  write: Write
+  clock: Clock
+  logger: Logger
+  /** Uploads are kept under it until their import ends. */
+  dataDir: string
+  afterChunk: AfterChunk
+  chunkRows?: number
+}
+
+const UPLOADS = 'imports'
+
+/** Where an import's upload is kept, relative to the data directory. */
+export const uploadPath = (id: string) => join(UPLOADS, `${id}.csv`)
+
+/**
+ * Runs contact imports one after another in the background. Their state is in the database: at
+ * start-up, imports a stopped process was running go on from their last committed chunk.
+ */
+export function createImportRunner(deps: ImportRunnerDeps) {
+  const { clock, logger } = deps
+  let stopped = true
+  let running: Promise<void> | undefined
+  let again = false
+  let abort = new AbortController()
+
+  const kick = () => {
+    if (stopped) return
+    if (running) {
+      again = true
+      return
+    }
+    again = false
+    running = runWaiting()
+      .catch((error) => logger.error('IMPORT', 'claiming imports failed', { error: String(error) }))
+      .finally(() => {
+        running = undefined
+        if (again) kick()
+      })
+  }
+
+  async function runWaiting(): Promise<void> {
+    let job: ImportRow | undefined
+    while (!stopped && (job = await deps.write((trx) => claimImport(trx, clock.now())))) await run(job)
+  }
+
+  async function run(job: ImportRow): Promise<void> {
+    const fields = { importId: job.id, projectId: job.project_id }
+    logger.info('IMPORT', job.next_line === 0 ? 'import started' : 'import resumed', { ...fields, bytesProcessed: job.bytes_processed })
+    const path = join(deps.dataDir, job.file_path)
+    let outcome: { status: 'COMPLETED' | 'FAILED'; error: string | null }
+    try {
+      const summary = await importCsvFile(deps.db, deps.write, job.project_id, path, {
+        resume: progressOf(job),
+        afterChunk: deps.afterChunk,
+        chunkRows: deps.chunkRows,
+        now: clock.now,
+        signal: abort.signal,
+        onChunk: (trx, progress) => saveProgress(trx, job.id, progress, clock.now()).then(() => {}),
+      })
+      // Stopping: the job stays RUNNING and the next start goes on from its last chunk.
+      if (!summary.complete) return
+      outcome = { status: 'COMPLETED', error: null }
+      logger.info('IMPORTED', 'import completed', { ...fields, rows: summary.processedRows, created: summary.createdCount, updated: summary.updatedCount, failed: summary.failedCount })
+    } catch (error) {
+      outcome = { status: 'FAILED', error: failureMessage(error) }
+      logger.warn('IMPORT[FAILED]', outcome.error!, { ...fields, error: error instanceof AppError ? undefined : String((error as Error)?.stack ?? error) })
+    }
+    await deps.write((trx) => finishImport(trx, job.id, outcome.status, outcome.error, clock.now()))
+    await rm(path, { force: true })
+  }
+
+  /** Uploads whose import is over (or never began) are removed: the server stopped before it could. */
+  async function removeLeftovers(): Promise<void> {
+    const dir = join(deps.dataDir, UPLOADS)
+    await mkdir(dir, { recursive: true })
+    const keep = new Set((await waitingImportIds(deps.db)).map((id) => `${id}.csv`))
+    for (const name of await readdir(dir)) if (!keep.has(name)) await rm(join(dir, name), { force: true })
+  }
+
+  return {
+    async start() {
+      stopped = false
+      abort = new AbortController()
+      await deps.write((trx) => releaseInterruptedImports(trx))
+      await removeLeftovers()
+      kick()
+    },
+    /** A new import is waiting. */
+    queued: kick,
+    /** Resolves when no import is running. */
+    async drain() {
+      while (running) await running
+    },
+    async stop() {
+      stopped = true
+      abort.abort()
+      while (running) await running
+    },
+  }
+}
+
+export type ImportRunner = ReturnType<typeof createImportRunner>
+
+function failureMessage(error: unknown): string {
+  if (error instanceof AppError) return error.message
+  if ((error as NodeJS.ErrnoException)?.code === 'ENOENT') return 'The uploaded file is gone: upload it again'
+  return 'The import stopped on an unexpected error; the server log has the details'
+}

@@ -1,0 +1,51 @@
+import type { Insertable, Selectable } from 'kysely'
+import type { ContactImportTable, Db } from '../../db/schema.ts'
+import type { ImportProgress } from './import-file.ts'
+
+export type ImportRow = Selectable<ContactImportTable>
+
+export const insertImport = (db: Db, row: Insertable<ContactImportTable>) =>
+  db.insertInto('contact_imports').values(row).returningAll().executeTakeFirstOrThrow()
+
+export const findImport = (db: Db, projectId: number, id: string) =>
+  db.selectFrom('contact_imports').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+
+/** Newest first. */
+export const listImports = (db: Db, projectId: number, limit: number) =>
+  db.selectFrom('contact_imports').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(limit).execute()
+
+/** Takes the oldest waiting import and marks it RUNNING. */
+export const claimImport = (db: Db, now: number) =>
+  db
+    .updateTable('contact_imports')
+    .set({ status: 'RUNNING', updated_at: now })
+    .where('id', '=', (eb) => eb.selectFrom('contact_imports').select('id').where('status', '=', 'PENDING').orderBy('id').limit(1))
+    .returningAll()
+    .executeTakeFirst()
+
+/** At start-up: imports a stopped process was running wait to be claimed again, from where they were. */
+export const releaseInterruptedImports = (db: Db) =>
+  db.updateTable('contact_imports').set({ status: 'PENDING' }).where('status', '=', 'RUNNING').execute()
+
+export const saveProgress = (db: Db, id: string, progress: ImportProgress, now: number) =>
+  db
+    .updateTable('contact_imports')
+    .set({
+      bytes_processed: progress.position.offset,
+      next_line: progress.position.line,
+      processed_rows: progress.processedRows,
+      created_count: progress.createdCount,
+      updated_count: progress.updatedCount,
+      failed_count: progress.failedCount,
+      errors: JSON.stringify(progress.errors),
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .execute()
+
+export const finishImport = (db: Db, id: string, status: 'COMPLETED' | 'FAILED', error: string | null, now: number) =>
+  db.updateTable('contact_imports').set({ status, error, updated_at: now, finished_at: now }).where('id', '=', id).execute()
+
+/** The ids of imports still to run: their uploads are kept, any other file is a leftover. */
+export const waitingImportIds = async (db: Db) =>
+  (await db.selectFrom('contact_imports').select('id').where('status', 'in', ['PENDING', 'RUNNING']).execute()).map((r) => r.id)

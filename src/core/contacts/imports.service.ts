@@ -1,0 +1,74 @@
+import type { Db } from '../../db/schema.ts'
+import { isoTime } from '../../lib/clock.ts'
+import { notFound } from '../../lib/errors.ts'
+import type { ImportProgress, RowError } from './import-file.ts'
+import * as repo from './imports.repository.ts'
+import type { ImportRow } from './imports.repository.ts'
+
+export const toImportJob = (row: ImportRow) => ({
+  id: row.id,
+  status: row.status,
+  fileName: row.file_name,
+  processedRows: row.processed_rows,
+  createdCount: row.created_count,
+  updatedCount: row.updated_count,
+  failedCount: row.failed_count,
+  errors: JSON.parse(row.errors) as RowError[],
+  error: row.error,
+  bytesTotal: row.bytes_total,
+  bytesProcessed: row.bytes_processed,
+  createdAt: isoTime(row.created_at),
+  updatedAt: isoTime(row.updated_at),
+  finishedAt: row.finished_at === null ? null : isoTime(row.finished_at),
+})
+
+export type ImportJob = ReturnType<typeof toImportJob>
+
+export interface NewImport {
+  id: string
+  fileName: string | null
+  /** The stored upload, relative to the data directory. */
+  filePath: string
+  bytesTotal: number
+}
+
+/** A PENDING import of an upload whose header has been checked. */
+export async function createImport(db: Db, projectId: number, upload: NewImport, now: number): Promise<ImportJob> {
+  const row = await repo.insertImport(db, {
+    id: upload.id,
+    project_id: projectId,
+    status: 'PENDING',
+    file_name: upload.fileName,
+    file_path: upload.filePath,
+    bytes_total: upload.bytesTotal,
+    error: null,
+    created_at: now,
+    updated_at: now,
+    finished_at: null,
+  })
+  return toImportJob(row)
+}
+
+export async function getImport(db: Db, projectId: number, id: string): Promise<ImportJob> {
+  const row = await repo.findImport(db, projectId, id)
+  if (!row) throw notFound('Import')
+  return toImportJob(row)
+}
+
+export const listImports = async (db: Db, projectId: number, limit: number) => ({
+  imports: (await repo.listImports(db, projectId, limit)).map(toImportJob),
+})
+
+/** What an import that already wrote chunks goes on from; undefined before its first chunk. */
+export function progressOf(row: ImportRow): ImportProgress | undefined {
+  if (row.next_line === 0) return undefined
+  return {
+    position: { offset: row.bytes_processed, line: row.next_line },
+    bytesTotal: row.bytes_total,
+    processedRows: row.processed_rows,
+    createdCount: row.created_count,
+    updatedCount: row.updated_count,
+    failedCount: row.failed_count,
+    errors: JSON.parse(row.errors),
+  }
+}

@@ -1,0 +1,81 @@
+import { createWriteStream } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { Readable, Transform, type Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import busboy from 'busboy'
+import { AppError, invalid } from '../lib/errors.ts'
+
+export interface Upload {
+  bytes: number
+  /** The name the client gave the file (multipart only). */
+  fileName: string | null
+}
+
+const CSV_TYPES = /^(text\/csv|application\/csv)\s*(;|$)/i
+const MULTIPART = /^multipart\/form-data\s*;/i
+const FILE_FIELD = 'file'
+
+const tooLarge = (limit: number) => new AppError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${limit / 1024 / 1024} MiB`)
+
+/**
+ * Streams a CSV upload to `target` without holding it in memory: the raw body (text/csv), or the
+ * `file` field of a multipart form (what a browser upload sends). More than `limit` bytes is a
+ * 413, another content type a 415; a failed upload leaves no file behind.
+ */
+export async function receiveCsvUpload(request: Request, target: string, limit: number): Promise<Upload> {
+  const type = request.headers.get('content-type') ?? ''
+  const multipart = MULTIPART.test(type)
+  if (!multipart && !CSV_TYPES.test(type)) {
+    throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `A contacts import takes a CSV file, not ${type ? type.split(';')[0] : 'a body without a Content-Type'}`, {
+      suggestion: 'Send the CSV as the body with Content-Type: text/csv, or as the field "file" of a multipart/form-data form.',
+    })
+  }
+  await mkdir(dirname(target), { recursive: true })
+  try {
+    const body = request.body ? Readable.fromWeb(request.body as never) : Readable.from([])
+    if (!multipart) return { bytes: await save(body, target, limit), fileName: null }
+    return await saveFormFile(body, type, target, limit)
+  } catch (error) {
+    await rm(target, { force: true })
+    throw error
+  }
+}
+
+/** Writes `source` to `target`, failing past `limit` bytes; returns the bytes written. */
+async function save(source: Readable, target: string, limit: number): Promise<number> {
+  let bytes = 0
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length
+      done(bytes > limit ? tooLarge(limit) : null, chunk)
+    },
+  })
+  await pipeline(source, counter, createWriteStream(target))
+  return bytes
+}
+
+async function saveFormFile(body: Readable, contentType: string, target: string, limit: number): Promise<Upload> {
+  let form: Writable
+  try {
+    form = busboy({ headers: { 'content-type': contentType }, limits: { files: 1, fields: 20, parts: 30 } })
+  } catch {
+    throw invalid('body', 'the multipart form cannot be read: its Content-Type has no boundary')
+  }
+  let saved: Promise<Upload> | undefined
+  form.on('file', (name: string, stream: Readable, info: busboy.FileInfo) => {
+    if (name !== FILE_FIELD || saved) return void stream.resume()
+    saved = save(stream, target, limit).then((bytes) => ({ bytes, fileName: info.filename ?? null }))
+    // The form can go no further once its file cannot be saved: `saved` says why.
+    saved.catch((error) => form.destroy(error))
+  })
+  try {
+    await pipeline(body, form)
+  } catch (error) {
+    if (saved) await saved
+    if (error instanceof AppError) throw error
+    throw invalid('body', `the multipart form cannot be read: ${(error as Error).message}`)
+  }
+  if (!saved) throw invalid('file', 'the form has no file field: send the CSV as the field named "file"')
+  return saved
+}

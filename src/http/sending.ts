@@ -35,7 +35,7 @@ export async function acceptEmails<T>(
   // Prepared side by side: building runs on the worker threads, so a batch keeps them all busy.
   const emails: PreparedEmail[] = await Promise.all(
     requests.map((request, index) =>
-      prepareEmail(deps.db, projectId, request, now, deps.build).catch((error) => Promise.reject(renamed(error, call, index))),
+      prepareEmail(deps.db, projectId, request, now, deps.build, deps.links).catch((error) => Promise.reject(renamed(error, call, index))),
     ),
   )
   const queue = async (trx: typeof deps.db) => {

@@ -1,8 +1,10 @@
 import { SMTPServer } from 'smtp-server'
+import { emailOfUnsubscribeAddress } from '../core/tracking/unsubscribe-links.ts'
 import { deliveryOfReturnPath } from '../delivery/verp.ts'
 import { handleReport, type ReportDeps } from './handle-report.ts'
 import { connectionLimit, readMessage, smtpError } from './listener.ts'
 import type { TlsMaterial } from './tls.ts'
+import { handleUnsubscribeMail } from './unsubscribe-mail.ts'
 
 export interface MxSettings {
   hostname: string
@@ -16,15 +18,15 @@ const MAX_MESSAGES_PER_SESSION = 100
 
 /**
  * The MX listener: receives what the world sends back. It takes mail only for this server's
- * return-path addresses with a valid token and for the complaint address; anything else is
- * refused, so it can never relay.
+ * return-path and unsubscribe addresses with a valid token and for the complaint address;
+ * anything else is refused, so it can never relay.
  */
 export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: TlsMaterial): SMTPServer {
   const limit = connectionLimit(settings.maxConnectionsPerIp)
   const messages = new WeakMap<object, number>()
   return new SMTPServer({
     name: settings.hostname,
-    banner: 'Mailstead MX: bounces and feedback reports only',
+    banner: 'Mailstead MX: bounces, feedback reports and unsubscribe requests only',
     logger: false,
     disabledCommands: ['AUTH'],
     authOptional: true,
@@ -42,15 +44,20 @@ export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: Tl
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, '4.5.3 Too many recipients'))
       const to = address.address.toLowerCase()
-      if (to === settings.fblAddress || deliveryOfReturnPath(deps.secret, to) !== undefined) return callback()
+      if (to === settings.fblAddress || deliveryOfReturnPath(deps.secret, to) !== undefined || emailOfUnsubscribeAddress(deps.secret, to) !== undefined) {
+        return callback()
+      }
       callback(smtpError(550, '5.7.1 Relaying denied: this server takes mail only for its own return paths'))
     },
     onData(stream, session, callback) {
       readMessage(stream, settings.maxMessageBytes)
         .then(async (raw) => {
           if (!raw) return callback(smtpError(552, '5.3.4 Message too big'))
-          const ids = session.envelope.rcptTo.flatMap((r) => deliveryOfReturnPath(deps.secret, r.address) ?? [])
-          await handleReport(deps, raw, ids)
+          const recipients = session.envelope.rcptTo.map((r) => r.address)
+          const unsubscribes = recipients.flatMap((to) => emailOfUnsubscribeAddress(deps.secret, to) ?? [])
+          if (unsubscribes.length > 0) await handleUnsubscribeMail(deps, unsubscribes)
+          if (unsubscribes.length === recipients.length) return callback(null, 'Unsubscribe request received')
+          await handleReport(deps, raw, recipients.flatMap((to) => deliveryOfReturnPath(deps.secret, to) ?? []))
           callback(null, 'Report received')
         })
         .catch((error) => {

@@ -8,6 +8,7 @@ import { saveContact } from '../contacts/contacts.service.ts'
 import { isSuppressed } from '../suppressions/suppressions.service.ts'
 import { render } from '../templates/render.ts'
 import { findTemplate } from '../templates/templates.service.ts'
+import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { checkAttachments, checkHeaders, checkSubject, type Attachment } from './checks.ts'
 import { addEmailEvent, insertDeliveries, insertEmail } from './emails.repository.ts'
 import { buildMessage, type Mailbox, type MessageParts } from './message.ts'
@@ -33,6 +34,8 @@ export interface SendRequest {
   scheduledAt?: number
   /** Plunk's form: the (single) recipient is upserted as a contact. */
   contact?: { subscribed?: boolean; data?: Record<string, unknown> }
+  /** The email's id, when the body must already name it (a campaign's test send links to its own unsubscribe page). */
+  id?: string
 }
 
 export const MAX_RECIPIENTS = 50
@@ -66,6 +69,8 @@ export async function prepareEmail(
   request: SendRequest,
   now: number,
   build: (parts: MessageParts) => Promise<Uint8Array> = buildMessage,
+  /** Absent: no open or click tracking, whatever the domain says. */
+  links?: LinkSettings,
 ): Promise<PreparedEmail> {
   const from = await senderOf(db, projectId, request.from, request.fromName)
   const to = request.to.map((m, i) => ({ ...m, address: requireAddress(m.address, `to[${i}]`).address }))
@@ -80,9 +85,10 @@ export async function prepareEmail(
   if (request.scheduledAt !== undefined && request.scheduledAt < now - 60_000) throw invalid('scheduledAt', 'must not be in the past')
   const domain = await sendingDomain(db, projectId, from.address)
   const content = await contentOf(db, projectId, request, to[0]!.address)
-  const id = newId()
+  const id = request.id ?? newId()
   const messageId = `<${id}@${domain.name}>`
-  const mime = await build({ from, to, cc, bcc, replyTo, ...content, headers, attachments, messageId, date: new Date(now) })
+  const html = links && content.html !== undefined ? trackHtml(content.html, { emailId: id, ...links, ...trackingOf(domain) }) : content.html
+  const mime = await build({ from, to, cc, bcc, replyTo, ...content, html, headers, attachments, messageId, date: new Date(now) })
   return {
     id,
     projectId,
@@ -90,6 +96,7 @@ export async function prepareEmail(
     from: formatMailbox(from),
     recipients: { to: to.map(formatMailbox), cc, bcc, replyTo },
     subject: content.subject,
+    // As given: what the API shows, not the tracked copy in the message.
     html: content.html ?? null,
     text: content.text ?? null,
     messageId,
@@ -121,8 +128,11 @@ export async function sendingDomain(db: Db, projectId: number, fromAddress: stri
   })
 }
 
+/** The domain's tracking switches, as trackHtml takes them. */
+const trackingOf = (domain: { open_tracking: number; click_tracking: number }) => ({ opens: domain.open_tracking === 1, clicks: domain.click_tracking === 1 })
+
 const selectDomain = prepared((db, p: { projectId: number; name: string }) =>
-  db.selectFrom('domains').select(['id', 'name', 'status']).where('project_id', '=', p.projectId).where('name', '=', p.name),
+  db.selectFrom('domains').select(['id', 'name', 'status', 'open_tracking', 'click_tracking']).where('project_id', '=', p.projectId).where('name', '=', p.name),
 )
 
 /** Subject and bodies: the request's, else the template's; placeholders filled when there are values. */

@@ -1,0 +1,78 @@
+/** What the few HTML pages of the API (opened from mail, not by apps) are made of. */
+
+export const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+export interface Page {
+  title: string
+  /** Paragraphs of plain text: escaped here. */
+  lines: string[]
+  /** A button that POSTs to `action`; no other way of changing anything is offered. */
+  form?: { action: string; label: string }
+}
+
+const STYLE = `
+  body { margin: 0; min-height: 100vh; display: flex; align-items: center; justify-content: center;
+    background: #f4f4f5; color: #18181b; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+  main { max-width: 28rem; margin: 1rem; padding: 2rem; background: #fff; border-radius: 12px;
+    box-shadow: 0 1px 3px rgba(0, 0, 0, .1); }
+  h1 { margin: 0 0 1rem; font-size: 1.375rem; }
+  p { margin: 0 0 1rem; color: #3f3f46; word-wrap: break-word; }
+  button { font: inherit; padding: .625rem 1.25rem; border: 0; border-radius: 8px; background: #18181b; color: #fff; cursor: pointer; }
+  button:hover, button:focus { background: #3f3f46; }`
+
+/** A whole page, self-contained: no script, no outside assets, every text escaped. */
+export function renderPage(page: Page): string {
+  const lines = page.lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n    ')
+  const form = page.form
+    ? `<form method="post" action="${escapeHtml(page.form.action)}"><button type="submit">${escapeHtml(page.form.label)}</button></form>`
+    : ''
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="robots" content="noindex, nofollow">
+  <title>${escapeHtml(page.title)}</title>
+  <style>${STYLE}</style>
+</head>
+<body>
+  <main>
+    <h1>${escapeHtml(page.title)}</h1>
+    ${lines}
+    ${form}
+  </main>
+</body>
+</html>
+`
+}
+
+/**
+ * Headers of a page: nothing cached (it shows someone's subscription), no framing (a framed
+ * button could be clicked by trickery), no referrer (the URL holds a token), nothing loaded.
+ */
+export const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+} as const
+
+/** Elysia's response settings, as far as a page needs them. */
+export interface ResponseSet {
+  status?: number | string
+  headers: Record<string, unknown>
+}
+
+/** Answers a page with its status and headers. */
+export function answerPage(set: ResponseSet, status: number, html: string): string {
+  set.status = status
+  Object.assign(set.headers, PAGE_HEADERS)
+  return html
+}
+
+export const invalidLinkPage = renderPage({
+  title: 'This link is not valid',
+  lines: ['The link may have been cut short or changed on its way. Open it again from the email, whole.'],
+})

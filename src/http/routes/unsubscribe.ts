@@ -1,0 +1,111 @@
+import { Elysia, t } from 'elysia'
+import { setSubscription, subscriptionOf, type Subscription, type SubscriptionSource } from '../../core/contacts/unsubscribe.ts'
+import { emailOfUnsubscribeToken } from '../../core/tracking/unsubscribe-links.ts'
+import { AppError, invalid } from '../../lib/errors.ts'
+import type { HttpDeps } from '../deps.ts'
+import { answerPage, invalidLinkPage, renderPage } from '../pages.ts'
+
+const TokenParams = t.Object({ token: t.String() })
+// Opened from mail, not called by apps: kept out of the OpenAPI document.
+const detail = (summary: string) => ({ summary, tags: ['Unsubscribe'], hide: true })
+
+/**
+ * A form with no fields (the page's button) is an empty body. The API's parser reads it, finds
+ * nothing and leaves it to Elysia, which would read it again and fail: a body already read is an
+ * empty form here. Multipart bodies, which the API's parser does not read, still go to Elysia.
+ */
+const emptyFormIsNoFields = ({ request }: { request: Request }) => (request.bodyUsed ? NO_FIELDS : undefined)
+
+const NO_FIELDS = Object.freeze({})
+
+/**
+ * What a POST carried: nothing (the page's button), or RFC 8058's `List-Unsubscribe=One-Click`,
+ * as a form either way. Anything else is refused rather than guessed at.
+ */
+function sourceOf(request: Request, body: unknown, oneClickAllowed: boolean): SubscriptionSource {
+  if (body === undefined || body === NO_FIELDS) return 'link'
+  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(request.headers.get('content-type') ?? '')) {
+    throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'This endpoint takes a form body', {
+      suggestion: 'Post the form as application/x-www-form-urlencoded, or with no body.',
+    })
+  }
+  const fields = body as Record<string, unknown>
+  const unknown = Object.keys(fields).find((name) => name !== 'List-Unsubscribe' || !oneClickAllowed)
+  if (unknown !== undefined) throw invalid(unknown, 'is not a known field')
+  if (!('List-Unsubscribe' in fields)) return 'link'
+  if (fields['List-Unsubscribe'] !== 'One-Click') throw invalid('List-Unsubscribe', 'must be One-Click')
+  return 'one-click'
+}
+
+/**
+ * The unsubscribe page of one email, opened from mail: no key. GET only shows where the recipient
+ * stands, so a link scanner that fetches it changes nothing; the button POSTs. Form actions are
+ * relative, so the pages work behind any proxy or path prefix.
+ */
+export const unsubscribeRoutes = (deps: HttpDeps) => {
+  const emailOf = (token: string) => emailOfUnsubscribeToken(deps.config.secret, token)
+  const change = (token: string, subscribed: boolean, source: SubscriptionSource) => {
+    const emailId = emailOf(token)
+    const now = deps.clock.now()
+    return emailId === undefined ? undefined : deps.writer.run((trx) => setSubscription(trx, emailId, subscribed, source, now))
+  }
+  return new Elysia()
+    .get(
+      '/unsubscribe/:token',
+      async ({ params, set }) => {
+        const emailId = emailOf(params.token)
+        const subscription = emailId === undefined ? undefined : await subscriptionOf(deps.db, emailId)
+        if (!subscription) return answerPage(set, 404, invalidLinkPage)
+        const token = params.token.toLowerCase()
+        return answerPage(set, 200, subscription.subscribed ? askPage(subscription, token) : unsubscribedPage(subscription, token))
+      },
+      { params: TokenParams, detail: detail('The unsubscribe page: shows a button, changes nothing') },
+    )
+    .post(
+      '/unsubscribe/:token',
+      async ({ params, body, request, set }) => {
+        const subscription = await change(params.token, false, sourceOf(request, body, true))
+        if (!subscription) return answerPage(set, 404, invalidLinkPage)
+        return answerPage(set, 200, unsubscribedPage(subscription, params.token.toLowerCase()))
+      },
+      {
+        params: TokenParams,
+        parse: emptyFormIsNoFields,
+        detail: detail("Unsubscribe: the page's button, or RFC 8058 one-click (List-Unsubscribe=One-Click)"),
+      },
+    )
+    .post(
+      '/unsubscribe/:token/resubscribe',
+      async ({ params, body, request, set }) => {
+        const subscription = await change(params.token, true, sourceOf(request, body, false))
+        if (!subscription) return answerPage(set, 404, invalidLinkPage)
+        return answerPage(set, 200, resubscribedPage(subscription, params.token.toLowerCase()))
+      },
+      { params: TokenParams, parse: emptyFormIsNoFields, detail: detail('Subscribe again after unsubscribing') },
+    )
+}
+
+const who = (s: Subscription) => s.address || 'This address'
+
+// The page is /unsubscribe/<token>: relative to it, <token> is itself.
+const askPage = (s: Subscription, token: string) =>
+  renderPage({
+    title: 'Unsubscribe',
+    lines: [`${who(s)} gets emails from ${s.projectName}.`, 'Do you want to stop getting them?'],
+    form: { action: token, label: 'Unsubscribe' },
+  })
+
+const unsubscribedPage = (s: Subscription, token: string) =>
+  renderPage({
+    title: 'You are unsubscribed',
+    lines: [`${who(s)} will no longer get emails like this one from ${s.projectName}.`, 'Unsubscribed by mistake?'],
+    form: { action: `${token}/resubscribe`, label: 'Subscribe again' },
+  })
+
+// The page is /unsubscribe/<token>/resubscribe: ../<token> is the unsubscribe page.
+const resubscribedPage = (s: Subscription, token: string) =>
+  renderPage({
+    title: 'You are subscribed again',
+    lines: [`${who(s)} will get emails from ${s.projectName} again.`],
+    form: { action: `../${token}`, label: 'Unsubscribe' },
+  })

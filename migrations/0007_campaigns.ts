@@ -72,4 +72,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await sql`CREATE INDEX campaign_recipients_email ON campaign_recipients (email_id) WHERE email_id IS NOT NULL`.execute(db)
   await db.schema.createIndex('campaign_recipients_contact').on('campaign_recipients').column('contact_id').execute()
+
+  // Deliveries held by a paused campaign, found again when it resumes or is cancelled.
+  await sql`CREATE INDEX deliveries_paused ON deliveries (email_id) WHERE state = 'paused'`.execute(db)
 }

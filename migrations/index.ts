@@ -6,6 +6,7 @@ import * as inbound from './0004_inbound.ts'
 import * as contactsJsonb from './0005_contacts_jsonb.ts'
 import * as segments from './0006_segments.ts'
 import * as campaigns from './0007_campaigns.ts'
+import * as contactImports from './0008_contact_imports.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0005_contacts_jsonb', ...contactsJsonb },
   { name: '0006_segments', ...segments },
   { name: '0007_campaigns', ...campaigns },
+  { name: '0008_contact_imports', ...contactImports },
 ]

@@ -2,7 +2,14 @@ import { join } from 'node:path'
 import type { Server } from 'bun'
 import { MIGRATIONS } from '../migrations/index.ts'
 import type { Config } from './config/schema.ts'
+import { composeCampaignEmail } from './core/campaigns/message.ts'
+import { createCampaignSender } from './core/campaigns/sender.ts'
+import type { AfterChunk } from './core/contacts/import-file.ts'
+import { createImportRunner } from './core/contacts/import-runner.ts'
 import { createAuthenticator } from './core/projects/authenticator.ts'
+import { createMembershipTracker } from './core/segments/tracker.ts'
+import { refreshMemberships } from './core/segments/tracking.ts'
+import type { LinkSettings } from './core/tracking/links.ts'
 import type { DomainSettings } from './core/domains/domains.service.ts'
 import { createVerifier } from './core/verify/verify.service.ts'
 import { openDatabase } from './db/client.ts'
@@ -40,6 +47,13 @@ const BUN_BODY_CAP = 1024 * 1024 * 1024
 export const databasePath = (config: Config) => join(config.dataDir, 'mailstead.db')
 
 /**
+ * What each chunk of a contact import does in its transaction besides writing the contacts: the
+ * server's imports and `mailstead contacts import` both run it. Tracked segments see the imported
+ * contacts enter and leave.
+ */
+export const afterImportChunk: AfterChunk = refreshMemberships
+
+/**
  * The one composition root: opens and migrates the database and wires every part. Nothing
  * listens and no timer runs until `start()`.
  */
@@ -52,6 +66,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const writer = createWriter(database.db)
   const resolver = options.resolver ?? createResolver(config.dnsServers, config.dnsTimeoutMs)
   const domainSettings = domainSettingsOf(config)
+  const links: LinkSettings = { secret: config.secret, baseUrl: config.publicUrl }
   const checker = createDomainChecker({ db: database.db, write: writer.run, resolver, clock, logger, settings: domainSettings })
   const pool = createSmtpPool({
     hostname: config.hostname,
@@ -69,6 +84,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     pool,
     work,
     domainOf: createDomainKeys(database.db, config.secret, clock),
+    compose: (emailId) => composeCampaignEmail(database.db, emailId, links),
     settings: deliverySettingsOf(config),
   })
   const deliveries = createDeliveryLoop({
@@ -85,7 +101,24 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     },
   })
   const authenticator = createAuthenticator(database.db, clock)
+  const memberships = createMembershipTracker({ db: database.db, write: writer.run, clock, logger })
   const sendSettings = { maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 }
+  const campaigns = createCampaignSender({
+    db: database.db,
+    write: writer.run,
+    clock,
+    logger,
+    queued: () => deliveries.queued(),
+    settings: { pollMs: 250, listChunk: 5000, handChunk: 1000, maxAgeMs: sendSettings.maxAgeMs },
+  })
+  const imports = createImportRunner({
+    db: database.db,
+    write: writer.run,
+    clock,
+    logger,
+    dataDir: config.dataDir,
+    afterChunk: afterImportChunk,
+  })
   let smtp: SmtpListeners | undefined
   const http = createHttpApp({
     config,
@@ -101,6 +134,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     sendSettings,
     build: work.build,
     deliveries,
+    imports,
+    campaigns,
+    links,
     listeners: () => smtp?.status() ?? {},
   })
   let server: Server<undefined> | undefined
@@ -111,6 +147,10 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     writer,
     checker,
     deliveries,
+    campaigns,
+    imports,
+    /** Segment membership tracking: a round runs every minute once started; `tick()` runs one now. */
+    memberships,
     handle: (request: Request) => http.handle(request),
     /** The HTTP API's address once started. */
     get url(): string {
@@ -127,6 +167,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       stopMaintenance = startDbMaintenance(database.db, logger)
       await checker.start()
       await deliveries.start()
+      await imports.start()
+      campaigns.start()
+      await memberships.start()
       smtp = await startSmtpListeners(
         config,
         { write: writer.run, secret: config.secret, clock, logger },
@@ -142,6 +185,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       await server?.stop()
       stopMaintenance()
       await checker.stop()
+      await imports.stop()
+      await campaigns.stop()
+      await memberships.stop()
       await deliveries.stop()
       pool.close()
       work.close()

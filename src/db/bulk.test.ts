@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { sql } from 'kysely'
 import { MIGRATIONS } from '../../migrations/index.ts'
 import { openDatabase, type Database } from './client.ts'
-import { insertMany } from './bulk.ts'
+import { insertMany, updateMany } from './bulk.ts'
 import { migrate } from './migrator.ts'
 
 let database: Database
@@ -39,5 +39,21 @@ describe('insertMany', () => {
 
   test('does nothing for no rows', async () => {
     expect(await insertMany(database.db, 'contacts', columns, [])).toEqual([])
+  })
+})
+
+describe('updateMany', () => {
+  test('gives each matched row its own values and leaves the others alone', async () => {
+    await insertMany(database.db, 'contacts', columns, [contact(1, {}), contact(2, {}), contact(3, {})], { jsonb: ['data'] })
+    await updateMany(database.db, 'contacts', ['id'], ['email', 'subscribed'], [
+      { id: 'id-1', email: 'one@x.com', subscribed: 1 },
+      { id: 'id-3', email: 'three@x.com', subscribed: 0 },
+    ])
+    const rows = await database.db.selectFrom('contacts').select(['id', 'email', 'subscribed']).orderBy('id').execute()
+    expect(rows).toEqual([
+      { id: 'id-1', email: 'one@x.com', subscribed: 1 },
+      { id: 'id-2', email: 'u2@x.com', subscribed: 0 },
+      { id: 'id-3', email: 'three@x.com', subscribed: 0 },
+    ])
   })
 })

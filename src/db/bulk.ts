@@ -30,3 +30,22 @@ export async function insertMany<T extends keyof DB & string, R = unknown>(
     SELECT ${sql.join(values)} FROM json_each(${JSON.stringify(rows)}) WHERE true ${options.then ?? sql``}`.execute(db)
   return result.rows
 }
+
+/**
+ * Updates many rows with one statement, each to its own values: the rows travel as one JSON array
+ * (as in insertMany) and are matched to the table's rows by the `key` columns.
+ */
+export async function updateMany<T extends keyof DB & string>(
+  db: Db,
+  table: T,
+  key: ReadonlyArray<keyof DB[T] & string>,
+  set: ReadonlyArray<keyof DB[T] & string>,
+  rows: ReadonlyArray<Partial<Record<keyof DB[T] & string, unknown>>>,
+): Promise<void> {
+  if (rows.length === 0) return
+  const field = (column: string) => sql`j.value ->> ${'$.' + column}`
+  const assignments = set.map((column) => sql`${sql.ref(column)} = ${field(column)}`)
+  const matches = key.map((column) => sql`${sql.ref(`${table}.${column}`)} = ${field(column)}`)
+  await sql`UPDATE ${sql.table(table)} SET ${sql.join(assignments)}
+    FROM json_each(${JSON.stringify(rows)}) AS j WHERE ${sql.join(matches, sql` AND `)}`.execute(db)
+}

@@ -136,7 +136,8 @@ export interface EmailContentTable {
   mime: Uint8Array
 }
 
-export type DeliveryState = 'scheduled' | 'queued' | 'sending' | 'deferred' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed'
+/** `paused`: held by a paused campaign; never claimed until the campaign resumes. */
+export type DeliveryState = 'scheduled' | 'queued' | 'sending' | 'deferred' | 'paused' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed'
 
 export interface DeliveryTable {
   id: Generated<number>
@@ -212,7 +213,7 @@ export interface SegmentMemberTable {
   created_at: number
 }
 
-/** Who was in a tracked DYNAMIC segment at its last evaluation. */
+/** Who was in a tracked segment (DYNAMIC or STATIC) at its last evaluation. */
 export interface SegmentMembershipTable {
   segment_id: string
   contact_id: string
@@ -290,6 +291,33 @@ export interface CampaignRecipientTable {
   created_at: number
 }
 
+export type ImportStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED'
+
+/** A contacts CSV imported in the background, chunk by chunk. */
+export interface ContactImportTable {
+  id: string
+  project_id: number
+  status: ImportStatus
+  file_name: string | null
+  /** The stored upload, relative to the data directory. */
+  file_path: string
+  bytes_total: number
+  /** Where the next chunk starts: its byte offset and physical line (0 before the first chunk). */
+  bytes_processed: Generated<number>
+  next_line: Generated<number>
+  processed_rows: Generated<number>
+  created_count: Generated<number>
+  updated_count: Generated<number>
+  failed_count: Generated<number>
+  /** JSON: the first failed rows, {line, message}. */
+  errors: Generated<string>
+  /** Why the whole import failed. */
+  error: string | null
+  created_at: number
+  updated_at: number
+  finished_at: number | null
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -314,6 +342,7 @@ export interface DB {
   segment_memberships: SegmentMembershipTable
   campaigns: CampaignTable
   campaign_recipients: CampaignRecipientTable
+  contact_imports: ContactImportTable
   migrations: MigrationTable
 }
 

@@ -1,4 +1,6 @@
 import { isIP } from 'node:net'
+import type { ComposedEmail } from '../core/campaigns/message.ts'
+import { keepContent } from '../core/emails/emails.repository.ts'
 import { isSuppressed } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'
 import type { Db } from '../db/schema.ts'
@@ -32,13 +34,15 @@ export interface AttemptDeps {
   pool: SmtpPool
   work: MailWork
   domainOf: (domainId: number) => Promise<SendingDomain | undefined>
+  /** The message of an email that is built at its first attempt (a campaign's). */
+  compose: (emailId: string) => Promise<ComposedEmail | undefined>
   settings: DeliverySettings
 }
 
 const loadEmail = prepared((db, p: { id: string }) =>
   db
     .selectFrom('emails')
-    .innerJoin('email_contents', 'email_contents.email_id', 'emails.id')
+    .leftJoin('email_contents', 'email_contents.email_id', 'emails.id')
     .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id'])
     .where('emails.id', '=', p.id),
 )
@@ -50,6 +54,23 @@ const loadEmail = prepared((db, p: { id: string }) =>
  */
 export function createAttempt(deps: AttemptDeps) {
   const signing = new Map<string, Promise<string>>()
+  const building = new Map<string, Promise<Uint8Array | undefined>>()
+
+  /** The email's message: as stored, or built now and kept, once, for every later attempt. */
+  async function messageOf(emailId: string, stored: Uint8Array | null): Promise<Uint8Array | undefined> {
+    if (stored) return stored
+    let pending = building.get(emailId)
+    if (!pending) {
+      pending = (async () => {
+        const composed = await deps.compose(emailId)
+        if (!composed) return undefined
+        const mime = await deps.work.build(composed.parts)
+        return deps.write((trx) => keepContent(trx, { email_id: emailId, html: composed.html, text: composed.text, mime }))
+      })().finally(() => building.delete(emailId))
+      building.set(emailId, pending)
+    }
+    return pending
+  }
 
   async function signatureOf(emailId: string, mime: Uint8Array, stored: string | null, domain: SendingDomain) {
     if (stored) return stored
@@ -77,8 +98,10 @@ export function createAttempt(deps: AttemptDeps) {
     const [email] = await loadEmail(deps.db, { id: delivery.email_id })
     const domain = email?.domain_id ? await deps.domainOf(email.domain_id) : undefined
     if (!email || !domain) return { kind: 'failed', data, reason: 'The sending domain was removed' }
-    const header = await signatureOf(delivery.email_id, email.mime, email.dkim_header, domain)
-    const message = Buffer.concat([Buffer.from(header), email.mime])
+    const mime = await messageOf(delivery.email_id, email.mime)
+    if (!mime) return { kind: 'failed', data, reason: 'The message could not be built: its campaign or contact was deleted' }
+    const header = await signatureOf(delivery.email_id, mime, email.dkim_header, domain)
+    const message = Buffer.concat([Buffer.from(header), mime])
     const from = returnPath(deps.settings.secret, delivery.id, domain.returnPathHost)
     return transfer(delivery, from, message, data)
   }

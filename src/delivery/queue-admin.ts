@@ -4,7 +4,7 @@ import type { Db, DeliveryState } from '../db/schema.ts'
 import { AppError, notFound } from '../lib/errors.ts'
 
 /** States a delivery can still leave: the queue proper. */
-export const PENDING_STATES: DeliveryState[] = ['scheduled', 'queued', 'sending', 'deferred']
+export const PENDING_STATES: DeliveryState[] = ['scheduled', 'queued', 'sending', 'deferred', 'paused']
 
 /** Counts by state, and by destination domain for what is still pending. */
 export async function queueStats(db: Db) {

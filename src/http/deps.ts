@@ -1,3 +1,4 @@
+import type { LinkSettings } from '../core/tracking/links.ts'
 import type { Config } from '../config/schema.ts'
 import type { DomainSettings } from '../core/domains/domains.service.ts'
 import type { MessageParts } from '../core/emails/message.ts'
@@ -29,6 +30,12 @@ export interface HttpDeps {
   build: (parts: MessageParts) => Promise<Uint8Array>
   /** Tells the delivery loop that mail was queued. */
   deliveries: { queued(): void }
+  /** Tells the import runner that a contact import is waiting. */
+  imports: { queued(): void }
+  /** Tells the campaign sender that a campaign was sent, scheduled or resumed. */
+  campaigns: { wake(): void }
+  /** What links in mail are made of (tracking, unsubscribe). */
+  links: LinkSettings
   /** The SMTP listeners' state, for /health. */
   listeners: () => Record<string, ListenerStatus>
 }

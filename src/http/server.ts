@@ -1,17 +1,24 @@
 import { swagger } from '@elysiajs/swagger'
 import { Elysia } from 'elysia'
-import { bodyLimitFor, checkDeclaredLength, parseBody } from './body.ts'
+import { bodyLimitFor, checkDeclaredLength, parseBody, streamsItsBody } from './body.ts'
 import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
 import { requestIdFor } from './request-id.ts'
+import { campaignRoutes } from './routes/campaigns.ts'
+import { campaignV1Routes } from './routes/campaigns-v1.ts'
+import { contactBookRoutes } from './routes/contact-books.ts'
+import { contactImportRoutes } from './routes/contact-imports.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { domainRoutes } from './routes/domains.ts'
 import { emailRoutes } from './routes/emails.ts'
 import { healthRoutes } from './routes/health.ts'
+import { segmentRoutes } from './routes/segments.ts'
 import { sendRoutes } from './routes/send.ts'
 import { suppressionRoutes } from './routes/suppressions.ts'
 import { templateRoutes } from './routes/templates.ts'
 import { trackRoutes } from './routes/track.ts'
+import { trackingRoutes } from './routes/tracking.ts'
+import { unsubscribeRoutes } from './routes/unsubscribe.ts'
 import { verifyRoutes } from './routes/verify.ts'
 
 const pathOf = (request: Request) => {
@@ -28,7 +35,11 @@ export function createHttpApp(deps: HttpDeps) {
       set.headers['x-request-id'] = requestIdFor(request)
       checkDeclaredLength(request, bodyLimitFor(pathOf(request)))
     })
-    .onParse({ as: 'global' }, ({ request, contentType }) => parseBody(request, contentType, bodyLimitFor(pathOf(request))))
+    .onParse({ as: 'global' }, ({ request, contentType }) => {
+      const path = pathOf(request)
+      // null is a parsed body to Elysia: the route reads the stream itself.
+      return streamsItsBody(path) ? null : parseBody(request, contentType, bodyLimitFor(path))
+    })
     .onError({ as: 'global' }, ({ code, error, set, request }) => {
       const failure = toAppError(code, error, request, deps.logger)
       set.status = failure.status
@@ -50,13 +61,20 @@ export function createHttpApp(deps: HttpDeps) {
     )
     .use(healthRoutes(deps))
     .use(trackRoutes(deps))
+    .use(trackingRoutes(deps))
+    .use(unsubscribeRoutes(deps))
     .use(verifyRoutes(deps))
+    .use(contactImportRoutes(deps))
     .use(contactRoutes(deps))
     .use(domainRoutes(deps))
     .use(sendRoutes(deps))
     .use(emailRoutes(deps))
     .use(templateRoutes(deps))
     .use(suppressionRoutes(deps))
+    .use(segmentRoutes(deps))
+    .use(contactBookRoutes(deps))
+    .use(campaignRoutes(deps))
+    .use(campaignV1Routes(deps))
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>

@@ -4,7 +4,7 @@ import { cancelDelivery, listQueue, queueStats, retryDeliveries } from '../../de
 import { CliError } from '../args.ts'
 import { idArg, JSON_FLAG, print, table, type Command } from '../command.ts'
 
-const STATES: DeliveryState[] = ['scheduled', 'queued', 'sending', 'deferred', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed']
+const STATES: DeliveryState[] = ['scheduled', 'queued', 'sending', 'deferred', 'paused', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed']
 
 export const queueStatsCommand: Command = {
   name: 'queue stats',

@@ -31,6 +31,13 @@ const insertContent = prepared((db, p: EmailContentTable) =>
   db.insertInto('email_contents').values({ email_id: p.email_id, html: p.html, text: p.text, mime: p.mime }),
 )
 
+/** Stores an email's built message unless one is already there; answers the one that is. */
+export async function keepContent(db: Db, content: EmailContentTable): Promise<Uint8Array> {
+  await db.insertInto('email_contents').values(content).onConflict((oc) => oc.column('email_id').doNothing()).execute()
+  const row = await db.selectFrom('email_contents').select('mime').where('email_id', '=', content.email_id).executeTakeFirstOrThrow()
+  return row.mime
+}
+
 export async function insertDeliveries(db: Db, rows: NewDelivery[]) {
   for (const row of rows) await insertDelivery(db, row)
 }
@@ -67,12 +74,12 @@ const setStatus = prepared((db, p: { emailId: string; status: EmailStatus; at: n
   db.updateTable('emails').set({ status: p.status, updated_at: p.at }).where('id', '=', p.emailId),
 )
 
-/** The email with its bodies (not its built message). */
+/** The email with its bodies (not its built message); a campaign email's are null until its first attempt. */
 export const findEmail = (db: Db, projectId: number, id: string) =>
   withBodies(db).where('emails.project_id', '=', projectId).where('emails.id', '=', id).executeTakeFirst()
 
 export const withBodies = (db: Db) =>
-  db.selectFrom('emails').innerJoin('email_contents', 'email_contents.email_id', 'emails.id').selectAll('emails').select(['email_contents.html', 'email_contents.text'])
+  db.selectFrom('emails').leftJoin('email_contents', 'email_contents.email_id', 'emails.id').selectAll('emails').select(['email_contents.html', 'email_contents.text'])
 
 export const emailEvents = (db: Db, emailId: string) =>
   db.selectFrom('email_events').selectAll().where('email_id', '=', emailId).orderBy('created_at').orderBy('id').execute()

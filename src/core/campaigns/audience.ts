@@ -1,0 +1,37 @@
+import { sql } from 'kysely'
+import type { Db } from '../../db/schema.ts'
+import { invalid } from '../../lib/errors.ts'
+import type { Condition } from '../segments/condition.ts'
+import { compileContext, matching, membersOf } from '../segments/membership.ts'
+import { findSegment } from '../segments/segments.repository.ts'
+import type { CampaignRow } from './campaign.ts'
+
+type Audience = Pick<CampaignRow, 'project_id' | 'audience_type' | 'segment_id' | 'audience_condition'>
+
+/** Not on the project's suppression list. */
+const notSuppressed = sql<boolean>`NOT EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = c.project_id AND s.email_key = c.email_key)`
+
+/**
+ * The contacts (`c`) a campaign goes to: its audience (everyone, a segment's members, or those a
+ * condition matches) who are subscribed and not suppressed.
+ */
+export async function audienceOf(db: Db, campaign: Audience, now: number) {
+  const context = await compileContext(db, campaign.project_id, now)
+  const audience = await (async () => {
+    if (campaign.audience_type === 'ALL') return db.selectFrom('contacts as c').where('c.project_id', '=', campaign.project_id)
+    if (campaign.audience_type === 'SEGMENT') {
+      const segment = campaign.segment_id ? await findSegment(db, campaign.project_id, campaign.segment_id) : undefined
+      if (!segment) throw invalid('segmentId', "the campaign's segment no longer exists")
+      return membersOf(db, segment, context)
+    }
+    return matching(db, campaign.project_id, JSON.parse(campaign.audience_condition!) as Condition, context)
+  })()
+  return audience.where('c.subscribed', '=', 1).where(notSuppressed)
+}
+
+/** How many contacts the campaign would go to now. */
+export async function audienceSize(db: Db, campaign: Audience, now: number): Promise<number> {
+  const query = await audienceOf(db, campaign, now)
+  const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  return Number(n)
+}

@@ -1,0 +1,74 @@
+import { insertMany, updateMany } from '../../db/bulk.ts'
+import type { Db } from '../../db/schema.ts'
+import { AppError, invalid } from '../../lib/errors.ts'
+import { sendingDomain } from '../emails/send.ts'
+import { audienceSize } from './audience.ts'
+import { campaignStats, type CampaignRow } from './campaign.ts'
+import * as repo from './campaigns.repository.ts'
+import { requireCampaign } from './campaigns.service.ts'
+import { requireAllowed, resumedStatus } from './transitions.ts'
+
+export interface SendOptions {
+  /** When to start; now when absent or not in the future. */
+  at?: number
+  /** The request's name for `at`, for errors. */
+  atField: string
+  batchSize?: number
+}
+
+/**
+ * Sends the campaign now, or schedules it. Its sender's domain must be verified and its audience
+ * must not be empty; the audience is read into recipients when sending starts.
+ */
+export async function sendCampaign(db: Db, projectId: number, id: string, options: SendOptions, now: number): Promise<CampaignRow> {
+  const row = await requireCampaign(db, projectId, id)
+  const later = options.at !== undefined && options.at > now
+  requireAllowed(row.status, later ? 'schedule' : 'send')
+  if (options.at !== undefined && options.at < now - 60_000) throw invalid(options.atField, 'must not be in the past')
+  await sendingDomain(db, projectId, row.from_address)
+  const total = await audienceSize(db, row, now)
+  if (total === 0) {
+    throw new AppError(422, 'NO_RECIPIENTS', 'The campaign has no one to go to: its audience has no subscribed, unsuppressed contacts', {
+      suggestion: 'Check the audience (segment or condition) and that its contacts are subscribed.',
+    })
+  }
+  const batch = options.batchSize === undefined ? {} : { batch_size: options.batchSize }
+  const timing = later ? { status: 'SCHEDULED' as const, scheduled_at: options.at! } : { status: 'SENDING' as const, started_at: now, scheduled_at: row.scheduled_at ?? now }
+  return repo.updateCampaignRow(db, id, { ...timing, ...batch, total, error: null, updated_at: now })
+}
+
+/** Stops handing batches to the queue and holds what is queued but not yet tried. */
+export async function pauseCampaign(db: Db, projectId: number, id: string, now: number): Promise<CampaignRow> {
+  const row = await requireCampaign(db, projectId, id)
+  requireAllowed(row.status, 'pause')
+  await repo.moveCampaignDeliveries(db, id, 'queued', 'paused', {}, now)
+  return repo.updateCampaignRow(db, id, { status: 'PAUSED', updated_at: now })
+}
+
+/** Sends on from where it stopped; held deliveries go back to the queue with a fresh expiry. */
+export async function resumeCampaign(db: Db, projectId: number, id: string, maxAgeMs: number, now: number): Promise<CampaignRow> {
+  const row = await requireCampaign(db, projectId, id)
+  requireAllowed(row.status, 'resume')
+  await sendingDomain(db, projectId, row.from_address)
+  await repo.moveCampaignDeliveries(db, id, 'paused', 'queued', { next_attempt_at: now, expires_at: now + maxAgeMs }, now)
+  return repo.updateCampaignRow(db, id, { status: resumedStatus(row, now), error: null, updated_at: now })
+}
+
+/** Stops the campaign for good: nothing more is handed, and what waits in the queue is cancelled. */
+export async function cancelCampaign(db: Db, projectId: number, id: string, now: number): Promise<CampaignRow> {
+  const row = await requireCampaign(db, projectId, id)
+  requireAllowed(row.status, 'cancel')
+  const moved = [
+    ...(await repo.moveCampaignDeliveries(db, id, 'queued', 'cancelled', {}, now)),
+    ...(await repo.moveCampaignDeliveries(db, id, 'paused', 'cancelled', {}, now)),
+  ]
+  const emailIds = [...new Set(moved.map((d) => d.email_id))]
+  await insertMany(db, 'email_events', ['email_id', 'status', 'created_at'], emailIds.map((email_id) => ({ email_id, status: 'CANCELLED', created_at: now })))
+  await updateMany(db, 'emails', ['id'], ['status', 'updated_at'], emailIds.map((emailId) => ({ id: emailId, status: 'CANCELLED', updated_at: now })))
+  return repo.updateCampaignRow(db, id, { status: 'CANCELLED', updated_at: now })
+}
+
+export async function campaignStatsOf(db: Db, projectId: number, id: string) {
+  const row = await requireCampaign(db, projectId, id)
+  return campaignStats(row, await repo.handedCount(db, id))
+}

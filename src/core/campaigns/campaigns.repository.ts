@@ -1,0 +1,88 @@
+import { sql, type Insertable, type Updateable } from 'kysely'
+import type { CampaignStatus, CampaignTable, Db, DeliveryState } from '../../db/schema.ts'
+import type { CampaignRow } from './campaign.ts'
+
+export const insertCampaign = (db: Db, row: Insertable<CampaignTable>) => db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow()
+
+export const findCampaign = (db: Db, projectId: number, id: string): Promise<CampaignRow | undefined> =>
+  db.selectFrom('campaigns').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+
+export const updateCampaignRow = (db: Db, id: string, changes: Updateable<CampaignTable>) =>
+  db.updateTable('campaigns').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+
+export const deleteCampaignRow = (db: Db, id: string) => db.deleteFrom('campaigns').where('id', '=', id).execute()
+
+export interface CampaignFilter {
+  status?: CampaignStatus
+  /** Part of the name or subject, any case. */
+  search?: string
+}
+
+function filtered(db: Db, projectId: number, filter: CampaignFilter) {
+  let query = db.selectFrom('campaigns').where('project_id', '=', projectId)
+  if (filter.status) query = query.where('status', '=', filter.status)
+  if (filter.search) {
+    const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`
+    query = query.where((eb) => eb.or([sql<boolean>`name LIKE ${pattern} ESCAPE '\\'`, sql<boolean>`subject LIKE ${pattern} ESCAPE '\\'`]))
+  }
+  return query
+}
+
+/** A page of campaigns, newest first, with how many there are in all. */
+export async function pageCampaigns(db: Db, projectId: number, filter: CampaignFilter, page: number, pageSize: number) {
+  const rows = await filtered(db, projectId, filter)
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .execute()
+  const { n } = await filtered(db, projectId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  return { rows, total: Number(n) }
+}
+
+/** How many of the campaign's recipients have been handed to the queue. */
+export async function handedCount(db: Db, campaignId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('campaign_recipients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('campaign_id', '=', campaignId)
+    .where('state', '=', 'queued')
+    .executeTakeFirstOrThrow()
+  return Number(n)
+}
+
+/**
+ * The campaign's deliveries in `from`, found through partial indexes (the waiting ones, or the
+ * paused ones), never by walking all its recipients: a pause or a round of the sender costs what
+ * is in the queue, not what the campaign has sent.
+ */
+function campaignDeliveries(campaignId: string, from: 'queued' | 'paused') {
+  const indexed = from === 'queued' ? sql`state IN ('queued', 'deferred', 'scheduled') AND state = 'queued'` : sql`state = 'paused'`
+  return sql<boolean>`${indexed} AND EXISTS (SELECT 1 FROM campaign_recipients r WHERE r.email_id = deliveries.email_id AND r.campaign_id = ${campaignId})`
+}
+
+/** Whether any of the campaign's deliveries still waits for its first attempt. */
+export async function hasWaitingDeliveries(db: Db, campaignId: string): Promise<boolean> {
+  const row = await db.selectFrom('deliveries').select('id').where(campaignDeliveries(campaignId, 'queued')).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
+/**
+ * Moves the campaign's deliveries from one state to another and says which emails they belong
+ * to: holding them on pause, releasing them on resume, cancelling them.
+ */
+export function moveCampaignDeliveries(
+  db: Db,
+  campaignId: string,
+  from: 'queued' | 'paused',
+  to: DeliveryState,
+  changes: { next_attempt_at?: number; expires_at?: number },
+  now: number,
+) {
+  return db
+    .updateTable('deliveries')
+    .set({ state: to, ...changes, updated_at: now })
+    .where(campaignDeliveries(campaignId, from))
+    .returning(['email_id', 'recipient'])
+    .execute()
+}

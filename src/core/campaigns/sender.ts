@@ -1,0 +1,159 @@
+import type { Db } from '../../db/schema.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { AppError } from '../../lib/errors.ts'
+import type { Logger } from '../../lib/logger.ts'
+import { sendingDomain } from '../emails/send.ts'
+import type { CampaignRow } from './campaign.ts'
+import { hasWaitingDeliveries, updateCampaignRow } from './campaigns.repository.ts'
+import { handChunk } from './handoff.ts'
+import { listChunk } from './listing.ts'
+
+export interface SenderSettings {
+  /** How often to look for campaigns that came due or may hand their next batch. */
+  pollMs: number
+  /** Audience members read into recipients per transaction. */
+  listChunk: number
+  /** Recipients handed to the queue per transaction. */
+  handChunk: number
+  /** How long a delivery may be retried. */
+  maxAgeMs: number
+}
+
+export interface SenderDeps {
+  db: Db
+  write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
+  clock: Clock
+  logger: Logger
+  /** Tells the delivery loop that mail was queued. */
+  queued: () => void
+  settings: SenderSettings
+}
+
+type Step = 'more' | 'idle'
+
+interface Progress {
+  next: Step
+  /** Emails handed to the queue. */
+  handed: number
+}
+
+const IDLE: Progress = { next: 'idle', handed: 0 }
+
+/**
+ * The campaign sender. Every SENDING campaign advances one transaction at a time: first its
+ * audience is read into recipients in chunks, then recipients are handed to the delivery queue in
+ * batches of `batchSize`. A batch starts when the last has left the queue (none of its deliveries
+ * still waits for a first attempt) and `batchWindowMinutes` have passed since the last began, so
+ * a campaign never holds more than a batch of the queue and the project's send rate paces it.
+ * All of its state is in the database: a restart goes on where it stopped.
+ */
+export function createCampaignSender(deps: SenderDeps) {
+  const { clock, logger, settings } = deps
+  let timer: ReturnType<typeof setInterval> | undefined
+  let stopped = true
+  let pumping: Promise<void> | undefined
+  let again = false
+
+  /** A batch may start: the window since the last has passed and the last has left the queue. */
+  async function mayStartBatch(trx: Db, campaign: CampaignRow, now: number) {
+    const windowEnd = (campaign.batch_started_at ?? 0) + campaign.batch_window_minutes * 60_000
+    return now >= windowEnd && !(await hasWaitingDeliveries(trx, campaign.id))
+  }
+
+  async function hand(trx: Db, campaign: CampaignRow, now: number): Promise<Progress> {
+    let current = campaign
+    if (current.batch_started_at === null || current.batch_handed >= current.batch_size) {
+      if (!(await mayStartBatch(trx, current, now))) return IDLE
+      current = await updateCampaignRow(trx, current.id, { batch_started_at: now, batch_handed: 0 })
+    }
+    const domain = await sendingDomain(trx, current.project_id, current.from_address)
+    const from = { domainId: domain.id, domainName: domain.name, maxAgeMs: settings.maxAgeMs }
+    const { handed, more } = await handChunk(trx, current, from, Math.min(settings.handChunk, current.batch_size - current.batch_handed), now)
+    if (more) return { next: 'more', handed }
+    await updateCampaignRow(trx, current.id, { status: 'SENT', sent_at: now, updated_at: now })
+    logger.info('CAMPAIGN', `${current.name} handed to the queue in full`, { campaignId: current.id, total: current.total })
+    return { next: 'idle', handed }
+  }
+
+  /** One transaction's worth of progress for one campaign. */
+  async function step(id: string): Promise<Step> {
+    const progress = await deps.write(async (trx): Promise<Progress> => {
+      const campaign = await trx.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst()
+      if (campaign?.status !== 'SENDING') return IDLE
+      const now = clock.now()
+      if (campaign.listed === 1) return hand(trx, campaign, now)
+      await listChunk(trx, campaign, settings.listChunk, now)
+      return { next: 'more', handed: 0 }
+    })
+    if (progress.handed > 0) deps.queued()
+    return progress.next
+  }
+
+  /** A campaign that cannot go on (its domain lost verification, its segment was deleted) pauses and says why. */
+  async function stepOrPause(id: string): Promise<Step> {
+    try {
+      return await step(id)
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      await deps.write((trx) => updateCampaignRow(trx, id, { status: 'PAUSED', error: error.message, updated_at: clock.now() }))
+      logger.warn('CAMPAIGN', 'paused: it cannot go on', { campaignId: id, error: error.message })
+      return 'idle'
+    }
+  }
+
+  /** Starts what came due, then advances every sending campaign by a step; true while any has more. */
+  async function round(): Promise<boolean> {
+    const now = clock.now()
+    const active = await deps.db.selectFrom('campaigns').select(['id', 'status', 'scheduled_at']).where('status', 'in', ['SCHEDULED', 'SENDING']).execute()
+    const due = active.filter((c) => c.status === 'SCHEDULED' && c.scheduled_at! <= now).map((c) => c.id)
+    if (due.length > 0) {
+      await deps.write((trx) =>
+        trx.updateTable('campaigns').set({ status: 'SENDING', started_at: now, updated_at: now }).where('id', 'in', due).where('status', '=', 'SCHEDULED').execute(),
+      )
+    }
+    const sending = [...active.filter((c) => c.status === 'SENDING'), ...due.map((id) => ({ id }))]
+    let busy = false
+    for (const { id } of sending) if ((await stepOrPause(id)) === 'more') busy = true
+    return busy
+  }
+
+  function wake() {
+    if (stopped) return
+    if (pumping) {
+      again = true
+      return
+    }
+    pumping = (async () => {
+      do {
+        again = false
+        // Between rounds the event loop turns, so HTTP is served while a big audience is listed.
+        while (!stopped && (await round())) await new Promise((resolve) => setImmediate(resolve))
+      } while (again && !stopped)
+    })()
+      .catch((error) => logger.error('CAMPAIGN', 'sending round failed', { error: String((error as Error)?.stack ?? error) }))
+      .finally(() => (pumping = undefined))
+  }
+
+  return {
+    /** A campaign was sent, scheduled or resumed: look now rather than at the next tick. */
+    wake,
+    start() {
+      stopped = false
+      timer = setInterval(wake, settings.pollMs)
+      timer.unref()
+      wake()
+    },
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      await pumping
+    },
+    /** Runs rounds until none has more to do, whether or not the sender is started: for tests. */
+    async drain() {
+      await pumping
+      while (await round()) {}
+    },
+  }
+}
+
+export type CampaignSender = ReturnType<typeof createCampaignSender>

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { freePort, startServer } from './child.ts'
+import { cli } from './cli.ts'
+import { publishRecords } from './domains.ts'
+import { FakeDns } from './fake-dns.ts'
+import { FakeMx, type FakeMxOptions } from './fake-mx.ts'
+
+export interface ChildWorld {
+  dns: FakeDns
+  /** The receiving server of recipients at example.net. */
+  mx: FakeMx
+  dir: string
+  /** The server, as `mailstead serve` in a child process, once started. */
+  child: Subprocess | undefined
+  /** Calls the API as the project, with its secret key. */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>
+  /** Starts the server (again) on the same data and port. */
+  start(): Promise<void>
+  /** Kills the server with SIGKILL, as a crash would. */
+  kill(): Promise<void>
+  /** Adds sender.example.com to the project and waits until it is verified. */
+  verifiedDomain(): Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * A server run as a user runs it, in a child process that a test can kill, with fake DNS and a
+ * fake MX for example.net: for what must survive a crash.
+ */
+export async function createChildWorld(secret: string, mxOptions: FakeMxOptions = {}): Promise<ChildWorld> {
+  const dns = await new FakeDns().start()
+  const mx = await new FakeMx(mxOptions).start('127.0.0.2')
+  dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 }).records('mx.example.net', { type: 'A', address: '127.0.0.2' })
+  const dir = mkdtempSync(join(tmpdir(), 'mailstead-child-'))
+  const flags = [
+    '--data-dir', dir, '--secret', secret, '--dns-servers', dns.address, '--dns-timeout-ms', '300', '--hostname', 'mx.mailstead.test',
+    '--delivery-port', String(mx.port), '--send-rate-per-second', '10000', '--log-level', 'error', '--smtp-timeout-seconds', '2',
+    '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off',
+  ]
+  const project = JSON.parse((await cli(['project', 'create', '--name', 'Child', '--json', ...flags])).out)
+  const port = await freePort()
+  const world: ChildWorld = {
+    dns,
+    mx,
+    dir,
+    child: undefined,
+    api: (method, path, body) =>
+      fetch(`http://127.0.0.1:${port}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
+    async start() {
+      world.child = await startServer(flags, port)
+    },
+    async kill() {
+      world.child?.kill('SIGKILL')
+      await world.child?.exited
+    },
+    async verifiedDomain() {
+      const domain = (await world.api('POST', '/api/v1/domains', { name: 'sender.example.com', region: 'us-east-1' })).body
+      publishRecords(dns, domain.dnsRecords)
+      await world.api('PUT', `/api/v1/domains/${domain.id}/verify`)
+      for (let i = 0; i < 100 && (await world.api('GET', `/api/v1/domains/${domain.id}`)).body.status !== 'SUCCESS'; i++) await Bun.sleep(20)
+    },
+    async close() {
+      world.child?.kill('SIGKILL')
+      await mx.stop()
+      await dns.stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+  return world
+}

@@ -146,10 +146,15 @@ describe('campaigns, dashboard form', () => {
     expect((await campaignOf(w, id)).status).toBe('DRAFT')
   })
 
-  test('GET /campaigns/{id}/stats gives the numbers and rates', async () => {
-    const id = (await draft({ audienceType: 'FILTERED', audienceCondition: proOnly })).body.data.id
+  test('a campaign to a segment reaches its members once each and no one else; stats give the numbers and rates', async () => {
+    const segment = (await api('POST', '/segments', { name: 'Pro again', condition: proOnly })).body
+    const id = (await draft({ audienceType: 'SEGMENT', segmentId: segment.id })).body.data.id
+    const before = messageIdsByRecipient(w)
     await api('POST', `/campaigns/${id}/send`)
     await runCampaign(w, id)
+    const after = messageIdsByRecipient(w)
+    const got = contacts.map((c) => (after.get(c.email)?.length ?? 0) - (before.get(c.email)?.length ?? 0))
+    expect(got).toEqual([1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0])
     const stats = await api('GET', `/campaigns/${id}/stats`)
     expect(stats.body).toEqual({
       success: true,

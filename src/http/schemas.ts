@@ -21,6 +21,14 @@ export const intQuery = (name: string, min: number, max: number, description: st
     'x-field': name,
   })
 
+/**
+ * One of `values`. Elysia's UnionEnum defaults to its first value, which it fills in where an
+ * optional field is absent (a PATCH without it would change it, a list without it would filter
+ * by it): every enum a request carries is made with this, which undoes the default.
+ */
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T, description?: string) =>
+  t.UnionEnum(values, { default: undefined, error: `must be one of ${values.join(', ')}`, ...(description && { description }) })
+
 export const booleanQuery = (name: string, description: string) =>
   t.BooleanString({ description, error: 'must be true or false', 'x-field': name })
 

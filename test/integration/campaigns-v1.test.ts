@@ -106,6 +106,7 @@ describe('campaigns, useSend form', () => {
     expect(Object.keys(all.body.campaigns[0]).sort()).toEqual(['createdAt', 'delivered', 'from', 'id', 'name', 'scheduledAt', 'sent', 'status', 'subject', 'total', 'unsubscribed', 'updatedAt'])
     const sale = await api('GET', '/api/v1/campaigns?search=SPRING')
     expect(sale.body.campaigns.map((c: { name: string }) => c.name)).toEqual(['Spring sale'])
+    expect(new Set(all.body.campaigns.map((c: { status: string }) => c.status))).toEqual(new Set(['DRAFT', 'SENT', 'SCHEDULED']))
     const sent = await api('GET', '/api/v1/campaigns?status=SENT')
     expect(sent.body.campaigns.every((c: { status: string }) => c.status === 'SENT')).toBe(true)
     expect((await api('GET', '/api/v1/campaigns?status=DONE')).status).toBe(422)

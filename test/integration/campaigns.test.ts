@@ -76,7 +76,7 @@ describe('campaigns, dashboard form', () => {
     const patched = await api('PATCH', `/campaigns/${id}`, { audienceType: 'FILTERED', audienceCondition: proOnly, subject: 'Only pros' })
     expect(patched.body.data).toMatchObject({ subject: 'Only pros', audienceType: 'FILTERED', totalRecipients: 3 })
     const put = await api('PUT', `/campaigns/${id}`, { name: 'Renamed' })
-    expect(put.body.data).toMatchObject({ name: 'Renamed', subject: 'Only pros' })
+    expect(put.body.data).toMatchObject({ name: 'Renamed', subject: 'Only pros', audienceType: 'FILTERED', totalRecipients: 3 })
     expect((await api('DELETE', `/campaigns/${id}`)).body).toEqual({ success: true, message: 'Campaign deleted' })
     expect((await api('GET', `/campaigns/${id}`)).status).toBe(404)
   })
@@ -225,4 +225,12 @@ describe('campaigns in batches, with tracking and unsubscribes', () => {
     expect((await api('GET', `/api/v1/campaigns/${id}`)).body).toMatchObject({ opened: 1, clicked: 1, unsubscribed: 1 })
     expect((await api('GET', `/contacts/${contacts[0]!.id}`)).body.subscribed).toBe(false)
   })
+})
+
+test('GET /campaigns without a status lists campaigns of every status; with one, those alone', async () => {
+  const statuses = new Set((await api('GET', '/campaigns?pageSize=100')).body.data.map((c: { status: string }) => c.status))
+  expect(statuses).toEqual(new Set(['DRAFT', 'SENT', 'CANCELLED']))
+  const sent = (await api('GET', '/campaigns?pageSize=100&status=SENT')).body.data
+  expect(sent.length).toBeGreaterThan(0)
+  expect(sent.every((c: { status: string }) => c.status === 'SENT')).toBe(true)
 })

@@ -1,11 +1,12 @@
 import { t } from 'elysia'
+import { oneOf } from '../schemas.ts'
 import { SegmentSchema } from './segments.ts'
 
 const Addresses = t.Array(t.String())
 const Time = t.Union([t.String({ format: 'date-time' }), t.Null()])
 const Statuses = ['DRAFT', 'SCHEDULED', 'SENDING', 'PAUSED', 'SENT', 'CANCELLED'] as const
 
-export const StatusField = t.UnionEnum(Statuses)
+export const StatusField = oneOf(Statuses)
 
 /** The dashboard's Campaign (Plunk's form). */
 export const CampaignSchema = t.Object({
@@ -17,7 +18,7 @@ export const CampaignSchema = t.Object({
   from: t.String(),
   fromName: t.Union([t.String(), t.Null()]),
   replyTo: t.Union([t.String(), t.Null()]),
-  audienceType: t.UnionEnum(['ALL', 'SEGMENT', 'FILTERED']),
+  audienceType: oneOf(['ALL', 'SEGMENT', 'FILTERED']),
   audienceCondition: t.Unknown(),
   segmentId: t.Union([t.String(), t.Null()]),
   status: StatusField,

@@ -7,7 +7,7 @@ import { enqueueEmail } from '../../core/emails/send.ts'
 import type { Db } from '../../db/schema.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, EmailField, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
+import { authErrors, EmailField, ErrorSchema, intQuery, oneOf, strictObject } from '../schemas.ts'
 import { CampaignSchema, StatsSchema, StatusField } from './campaign-schemas.ts'
 import { timeOf } from './send-schemas.ts'
 import { ConditionSchema } from './segments.ts'
@@ -20,7 +20,7 @@ const Fields = {
   from: EmailField,
   fromName: t.Optional(t.Union([t.String(), t.Null()])),
   replyTo: t.Optional(t.Union([t.String(), t.Null()])),
-  audienceType: t.UnionEnum(['ALL', 'SEGMENT', 'FILTERED']),
+  audienceType: oneOf(['ALL', 'SEGMENT', 'FILTERED']),
   segmentId: t.Optional(t.Union([t.String(), t.Null()])),
   audienceCondition: t.Optional(ConditionSchema),
   previewText: t.Optional(t.Union([t.String(), t.Null()])),

@@ -4,7 +4,7 @@ import * as segments from '../../core/segments/segments.service.ts'
 import { invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, ContactSchema, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
+import { authErrors, ContactSchema, ErrorSchema, intQuery, oneOf, strictObject } from '../schemas.ts'
 
 export const ConditionSchema = t.Unknown({
   description:
@@ -57,7 +57,7 @@ export const segmentRoutes = (deps: HttpDeps) =>
         body: strictObject({
           name: t.String(),
           description: t.Optional(t.Union([t.String(), t.Null()])),
-          type: t.Optional(t.UnionEnum(['DYNAMIC', 'STATIC'], { description: 'DYNAMIC (default): by condition; STATIC: listed members' })),
+          type: t.Optional(oneOf(['DYNAMIC', 'STATIC'], 'DYNAMIC (default): by condition; STATIC: listed members')),
           condition: t.Optional(ConditionSchema),
           trackMembership: t.Optional(t.Boolean({ description: 'Record entries and exits as events segment.<id>.entry / .exit' })),
         }),

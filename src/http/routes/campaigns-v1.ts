@@ -9,7 +9,8 @@ import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
 import { StatusField, V1CampaignSchema } from './campaign-schemas.ts'
-import { listOf, mailboxOf, timeOf } from './send-schemas.ts'
+import { mailboxOf } from '../../core/emails/mailbox.ts'
+import { listOf, timeOf } from './send-schemas.ts'
 
 const Addresses = t.Union([t.String(), t.Array(t.String())])
 const BatchSize = t.Integer({ minimum: 1, maximum: 100_000, error: 'must be a whole number from 1 to 100000' })

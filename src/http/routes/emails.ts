@@ -6,7 +6,8 @@ import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
 import { acceptEmails } from '../sending.ts'
-import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, listOf, mailboxOf, timeOf } from './send-schemas.ts'
+import { mailboxOf } from '../../core/emails/mailbox.ts'
+import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, listOf, timeOf } from './send-schemas.ts'
 
 const Addresses = t.Union([t.String(), t.Array(t.String())])
 

@@ -5,7 +5,8 @@ import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, DataField, ErrorSchema, strictObject } from '../schemas.ts'
 import { acceptEmails } from '../sending.ts'
-import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, mailboxOf, MailboxObject } from './send-schemas.ts'
+import { mailboxOf } from '../../core/emails/mailbox.ts'
+import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, MailboxObject } from './send-schemas.ts'
 
 const Recipient = t.Union([t.String(), MailboxObject])
 

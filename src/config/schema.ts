@@ -43,6 +43,7 @@ export interface Config {
   readonly smtpMaxConnectionsPerIp: number
   readonly tlsCert: string | null
   readonly tlsKey: string | null
+  readonly webhookAllowPrivateTargets: boolean
 }
 
 export interface Setting<K extends keyof Config = keyof Config> {
@@ -344,6 +345,13 @@ export const SETTINGS = [
     parse: p.nonEmpty,
     fallback: () => null,
     shownDefault: 'none',
+  }),
+  setting({
+    key: 'webhookAllowPrivateTargets',
+    description: 'Let webhooks and workflow WEBHOOK steps call loopback, private and link-local addresses (a trusted network only)',
+    allowed: 'true or false',
+    parse: p.boolean,
+    fallback: () => false,
   }),
 ] as const satisfies readonly Setting<any>[]
 

@@ -22,7 +22,7 @@ import { handChunk } from '../../src/core/campaigns/handoff.ts'
 import { openDatabase } from '../../src/db/client.ts'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
-import { bun, cliJson, freePort, log, main, peakRssMb, stop, waitForHealth } from './common.ts'
+import { apiClient, bun, cliJson, freePort, log, main, peakRssMb, stop, verifiedDomain, waitForHealth } from './common.ts'
 
 const count = Number(process.env.BENCH_CONTACTS ?? 1_000_000)
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
@@ -66,19 +66,8 @@ try {
   )
   server = child
   await waitForHealth(url, () => child.exitCode !== null)
-  const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${project.secretKey}`, ...headers },
-      ...(body !== undefined && { body: typeof body === 'string' || body instanceof Blob ? body : JSON.stringify(body) }),
-    })
-    const answer: any = await response.json()
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`)
-    return answer
-  }
-  const domain = await api('POST', '/api/v1/domains', { name: sender, region: 'us-east-1' })
-  publishRecords(dns, domain.dnsRecords)
-  await api('PUT', `/api/v1/domains/${domain.id}/verify`)
+  const api = apiClient(url, project.secretKey)
+  const domain = await verifiedDomain(api, (records) => publishRecords(dns, records), sender)
 
   let started = performance.now()
   const job = await api('POST', '/contacts/import', Bun.file(csv), { 'content-type': 'text/csv' })

@@ -61,3 +61,31 @@ export async function stop(child: ChildProcess | undefined) {
   child.kill('SIGTERM')
   await exit
 }
+
+export type Api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<any>
+
+/** Calls the API with a key: JSON (or a Blob, sent as is); anything but 2xx throws with the answer. */
+export const apiClient =
+  (url: string, key: string): Api =>
+  async (method, path, body, headers = { 'content-type': 'application/json' }) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      ...(body !== undefined && { body: body instanceof Blob ? body : JSON.stringify(body) }),
+    })
+    const answer: any = await response.json()
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`)
+    return answer
+  }
+
+/** Adds a sending domain, publishes its records on the bench's DNS server and waits until it is verified. */
+export async function verifiedDomain(api: Api, publish: (records: any[]) => void, name: string) {
+  const domain = await api('POST', '/api/v1/domains', { name, region: 'us-east-1' })
+  publish(domain.dnsRecords)
+  await api('PUT', `/api/v1/domains/${domain.id}/verify`)
+  for (let i = 0; (await api('GET', `/api/v1/domains/${domain.id}`)).status !== 'SUCCESS'; i++) {
+    if (i === 200) throw new Error(`the sending domain ${name} was not verified within 10 s`)
+    await Bun.sleep(50)
+  }
+  return domain
+}

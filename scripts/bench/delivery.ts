@@ -32,7 +32,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
-import { bun, cliJson, cpuSeconds, diskWriteMb, freePort, log, main, peakRssMb, root, stop, waitForHealth } from './common.ts'
+import { apiClient, bun, cliJson, cpuSeconds, diskWriteMb, freePort, log, main, peakRssMb, root, stop, waitForHealth } from './common.ts'
 
 const total = Number(process.env.BENCH_MESSAGES ?? 20_000)
 const perBatch = 100
@@ -43,13 +43,6 @@ const serveArgs = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
 const timeoutMs = Number(process.env.BENCH_TIMEOUT ?? 600) * 1000
 const deliverAfterMs = Number(process.env.BENCH_DELIVER_AFTER ?? 0) * 1000
-
-
-
-
-
-
-
 
 /** About 10 KB of HTML: the same paragraphs for every email, after a line of its own. */
 const words = 'delivery mail queue server domain record message signature relay sender inbox bounce'.split(' ')
@@ -109,16 +102,7 @@ try {
   await waitForHealth(url, () => child.exitCode !== null || child.signalCode !== null)
   log(`server pid ${child.pid} on ${url}, sink pid ${sink.pid} on port ${sinkPort}; serve ${serveArgs.join(' ') || '(defaults)'}`)
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    })
-    const answer: any = await response.json()
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`)
-    return answer
-  }
+  const api = apiClient(url, project.secretKey)
   const domain = await api('POST', '/api/v1/domains', { name: sender, region: 'us-east-1' })
   publishRecords(dns, domain.dnsRecords)
   const rsaRecord = domain.dnsRecords.find((r: any) => r.value.startsWith('v=DKIM1; k=rsa;')).value as string

@@ -65,6 +65,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
   let emptyAt = 0
   /** Mail was queued since that claim: worth another, but not at every message of a burst. */
   let queuedSince = false
+  /** The projects whose mail was queued since that claim, when every caller said (null: unknown). */
+  let queuedFor: Set<number> | null = new Set()
   let retry: ReturnType<typeof setTimeout> | undefined
 
   /** Destinations with a round of attempts still in their buffer: a claim skips them until it runs low. */
@@ -100,6 +102,9 @@ export function createDeliveryLoop(deps: LoopDeps) {
     if (!fresh && limits === emptyUnder) {
       const wait = EMPTY_CLAIM_PAUSE_MS - (Date.now() - emptyAt)
       if (!queuedSince) return
+      // Mail of projects that are at their rate is not claimed anyway: looking for it would only
+      // read past their whole backlog (the next tick looks again once they have tokens).
+      if (queuedFor && [...queuedFor].every((id) => starved.includes(id))) return
       if (wait > 0) {
         retry ??= setTimeout(() => ((retry = undefined), wake()), wait)
         return
@@ -107,6 +112,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     }
     fresh = false
     queuedSince = false
+    queuedFor = new Set()
     const claimed = await deps.write((trx) => claimDue(trx, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
     emptyUnder = claimed.length === 0 ? limits : undefined
     emptyAt = Date.now()
@@ -199,9 +205,11 @@ export function createDeliveryLoop(deps: LoopDeps) {
 
   return {
     wake,
-    /** Mail was queued: a claim may find it, at the latest after a short pause. */
-    queued() {
+    /** Mail was queued (for this project, if said): a claim may find it, at the latest after a short pause. */
+    queued(projectId?: number) {
       queuedSince = true
+      if (projectId === undefined) queuedFor = null
+      else queuedFor?.add(projectId)
       wake()
     },
     async start() {

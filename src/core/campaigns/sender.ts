@@ -1,7 +1,9 @@
+import { sql } from 'kysely'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { AppError } from '../../lib/errors.ts'
 import type { Logger } from '../../lib/logger.ts'
+import { createPump } from '../../lib/pump.ts'
 import { sendingDomain } from '../emails/send.ts'
 import type { CampaignRow } from './campaign.ts'
 import { hasWaitingDeliveries, updateCampaignRow } from './campaigns.repository.ts'
@@ -24,8 +26,8 @@ export interface SenderDeps {
   write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
   clock: Clock
   logger: Logger
-  /** Tells the delivery loop that mail was queued. */
-  queued: () => void
+  /** Tells the delivery loop that mail was queued for a project. */
+  queued: (projectId: number) => void
   settings: SenderSettings
 }
 
@@ -33,8 +35,9 @@ type Step = 'more' | 'idle'
 
 interface Progress {
   next: Step
-  /** Emails handed to the queue. */
+  /** Emails handed to the queue, for this project. */
   handed: number
+  projectId?: number
 }
 
 const IDLE: Progress = { next: 'idle', handed: 0 }
@@ -50,9 +53,6 @@ const IDLE: Progress = { next: 'idle', handed: 0 }
 export function createCampaignSender(deps: SenderDeps) {
   const { clock, logger, settings } = deps
   let timer: ReturnType<typeof setInterval> | undefined
-  let stopped = true
-  let pumping: Promise<void> | undefined
-  let again = false
 
   /** A batch may start: the window since the last has passed and the last has left the queue. */
   async function mayStartBatch(trx: Db, campaign: CampaignRow, now: number) {
@@ -69,10 +69,10 @@ export function createCampaignSender(deps: SenderDeps) {
     const domain = await sendingDomain(trx, current.project_id, current.from_address)
     const from = { domainId: domain.id, domainName: domain.name, maxAgeMs: settings.maxAgeMs }
     const { handed, more } = await handChunk(trx, current, from, Math.min(settings.handChunk, current.batch_size - current.batch_handed), now)
-    if (more) return { next: 'more', handed }
+    if (more) return { next: 'more', handed, projectId: current.project_id }
     await updateCampaignRow(trx, current.id, { status: 'SENT', sent_at: now, updated_at: now })
     logger.info('CAMPAIGN', `${current.name} handed to the queue in full`, { campaignId: current.id, total: current.total })
-    return { next: 'idle', handed }
+    return { next: 'idle', handed, projectId: current.project_id }
   }
 
   /** One transaction's worth of progress for one campaign. */
@@ -85,7 +85,7 @@ export function createCampaignSender(deps: SenderDeps) {
       await listChunk(trx, campaign, settings.listChunk, now)
       return { next: 'more', handed: 0 }
     })
-    if (progress.handed > 0) deps.queued()
+    if (progress.handed > 0) deps.queued(progress.projectId!)
     return progress.next
   }
 
@@ -104,7 +104,8 @@ export function createCampaignSender(deps: SenderDeps) {
   /** Starts what came due, then advances every sending campaign by a step; true while any has more. */
   async function round(): Promise<boolean> {
     const now = clock.now()
-    const active = await deps.db.selectFrom('campaigns').select(['id', 'status', 'scheduled_at']).where('status', 'in', ['SCHEDULED', 'SENDING']).execute()
+    // Written as the partial index `campaigns_active` is, so SQLite uses it.
+    const active = await deps.db.selectFrom('campaigns').select(['id', 'status', 'scheduled_at']).where(sql<boolean>`status IN ('SCHEDULED', 'SENDING')`).execute()
     const due = active.filter((c) => c.status === 'SCHEDULED' && c.scheduled_at! <= now).map((c) => c.id)
     if (due.length > 0) {
       await deps.write((trx) =>
@@ -117,40 +118,23 @@ export function createCampaignSender(deps: SenderDeps) {
     return busy
   }
 
-  function wake() {
-    if (stopped) return
-    if (pumping) {
-      again = true
-      return
-    }
-    pumping = (async () => {
-      do {
-        again = false
-        // Between rounds the event loop turns, so HTTP is served while a big audience is listed.
-        while (!stopped && (await round())) await new Promise((resolve) => setImmediate(resolve))
-      } while (again && !stopped)
-    })()
-      .catch((error) => logger.error('CAMPAIGN', 'sending round failed', { error: String((error as Error)?.stack ?? error) }))
-      .finally(() => (pumping = undefined))
-  }
+  const pump = createPump(round, (error) => logger.error('CAMPAIGN', 'sending round failed', { error: String((error as Error)?.stack ?? error) }))
 
   return {
     /** A campaign was sent, scheduled or resumed: look now rather than at the next tick. */
-    wake,
+    wake: pump.wake,
     start() {
-      stopped = false
-      timer = setInterval(wake, settings.pollMs)
+      timer = setInterval(pump.wake, settings.pollMs)
       timer.unref()
-      wake()
+      pump.start()
     },
     async stop() {
-      stopped = true
       clearInterval(timer)
-      await pumping
+      await pump.stop()
     },
     /** Runs rounds until none has more to do, whether or not the sender is started: for tests. */
     async drain() {
-      await pumping
+      await pump.idle()
       while (await round()) {}
     },
   }

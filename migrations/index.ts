@@ -7,6 +7,7 @@ import * as contactsJsonb from './0005_contacts_jsonb.ts'
 import * as segments from './0006_segments.ts'
 import * as campaigns from './0007_campaigns.ts'
 import * as contactImports from './0008_contact_imports.ts'
+import * as workflows from './0009_workflows.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0006_segments', ...segments },
   { name: '0007_campaigns', ...campaigns },
   { name: '0008_contact_imports', ...contactImports },
+  { name: '0009_workflows', ...workflows },
 ]

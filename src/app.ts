@@ -10,6 +10,9 @@ import { createAuthenticator } from './core/projects/authenticator.ts'
 import { createMembershipTracker } from './core/segments/tracker.ts'
 import { refreshMemberships } from './core/segments/tracking.ts'
 import type { LinkSettings } from './core/tracking/links.ts'
+import { createWorkflowEngine } from './core/workflows/engine.ts'
+import { createWebhookCaller } from './core/workflows/webhook-caller.ts'
+import { signingSecretOf } from './core/workflows/workflows.service.ts'
 import type { DomainSettings } from './core/domains/domains.service.ts'
 import { createVerifier } from './core/verify/verify.service.ts'
 import { openDatabase } from './db/client.ts'
@@ -23,6 +26,7 @@ import { createDomainKeys } from './delivery/sending-domain.ts'
 import { createMailWork } from './delivery/mail-work.ts'
 import { createSmtpPool } from './delivery/smtp-client.ts'
 import { createDomainChecker } from './dns/checker.ts'
+import { hostAddresses } from './dns/host-addresses.ts'
 import { createResolver } from './dns/resolver.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
 import { startSmtpListeners, type SmtpListeners } from './smtp/listeners.ts'
@@ -108,8 +112,22 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     write: writer.run,
     clock,
     logger,
-    queued: () => deliveries.queued(),
+    queued: (projectId) => deliveries.queued(projectId),
     settings: { pollMs: 250, listChunk: 5000, handChunk: 1000, maxAgeMs: sendSettings.maxAgeMs },
+  })
+  const workflows = createWorkflowEngine({
+    db: database.db,
+    write: writer.run,
+    clock,
+    logger,
+    build: work.build,
+    links,
+    sendSettings,
+    call: createWebhookCaller({ allowPrivate: config.webhookAllowPrivateTargets, resolve: hostAddresses(resolver) }),
+    signingSecret: (workflow) => signingSecretOf(config.secret, workflow),
+    queued: (projectId) => deliveries.queued(projectId),
+    concurrency: 32,
+    pollMs: 250,
   })
   const imports = createImportRunner({
     db: database.db,
@@ -136,6 +154,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     deliveries,
     imports,
     campaigns,
+    workflows,
     links,
     listeners: () => smtp?.status() ?? {},
   })
@@ -149,6 +168,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     deliveries,
     campaigns,
     imports,
+    workflows,
     /** Segment membership tracking: a round runs every minute once started; `tick()` runs one now. */
     memberships,
     handle: (request: Request) => http.handle(request),
@@ -169,6 +189,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       await deliveries.start()
       await imports.start()
       campaigns.start()
+      workflows.start()
       await memberships.start()
       smtp = await startSmtpListeners(
         config,
@@ -187,6 +208,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       await checker.stop()
       await imports.stop()
       await campaigns.stop()
+      await workflows.stop()
       await memberships.stop()
       await deliveries.stop()
       pool.close()

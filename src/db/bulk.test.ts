@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { sql } from 'kysely'
 import { MIGRATIONS } from '../../migrations/index.ts'
 import { openDatabase, type Database } from './client.ts'
-import { insertMany, updateMany } from './bulk.ts'
+import { insertMany, rowValue, updateMany } from './bulk.ts'
 import { migrate } from './migrator.ts'
 
 let database: Database
@@ -35,6 +35,12 @@ describe('insertMany', () => {
       then: sql`ON CONFLICT (project_id, email_key) DO NOTHING RETURNING id`,
     })
     expect(returned).toEqual([{ id: 'id-3' }])
+  })
+
+  test('inserts only the rows a condition on their fields lets through', async () => {
+    await insertMany(database.db, 'contacts', columns, [contact(1, {}), contact(2, {}), contact(3, {})], { jsonb: ['data'], where: sql`${rowValue('subscribed')} = 1` })
+    const rows = await database.db.selectFrom('contacts').select('id').orderBy('id').execute()
+    expect(rows.map((r) => r.id)).toEqual(['id-1', 'id-3'])
   })
 
   test('does nothing for no rows', async () => {

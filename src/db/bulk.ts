@@ -1,9 +1,14 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { DB, Db } from './schema.ts'
 
+/** A field of the row being inserted, in an insertMany `where`: `rowValue('contact_id')`. */
+export const rowValue = (column: string): RawBuilder<unknown> => sql`value ->> ${'$.' + column}`
+
 export interface InsertManyOptions {
   /** Columns whose value is a JSON object or array, stored as JSONB. */
   jsonb?: readonly string[]
+  /** Only rows for which this holds are inserted; `rowValue` reads the row's fields. */
+  where?: RawBuilder<unknown>
   /** What follows the rows: an ON CONFLICT clause, RETURNING. */
   then?: RawBuilder<unknown>
 }
@@ -25,9 +30,9 @@ export async function insertMany<T extends keyof DB & string, R = unknown>(
   const values = columns.map((column) =>
     options.jsonb?.includes(column) ? sql`jsonb(value -> ${'$.' + column})` : sql`value ->> ${'$.' + column}`,
   )
-  // `WHERE true` keeps SQLite from reading an ON CONFLICT clause as part of the SELECT.
+  // A WHERE clause (`true` at least) keeps SQLite from reading an ON CONFLICT clause as part of the SELECT.
   const result = await sql<R>`INSERT INTO ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})
-    SELECT ${sql.join(values)} FROM json_each(${JSON.stringify(rows)}) WHERE true ${options.then ?? sql``}`.execute(db)
+    SELECT ${sql.join(values)} FROM json_each(${JSON.stringify(rows)}) WHERE ${options.where ?? sql`true`} ${options.then ?? sql``}`.execute(db)
   return result.rows
 }
 

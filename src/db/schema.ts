@@ -318,6 +318,64 @@ export interface ContactImportTable {
   finished_at: number | null
 }
 
+export interface WorkflowTable {
+  id: string
+  project_id: number
+  name: string
+  description: string | null
+  enabled: Generated<number>
+  trigger_type: 'EVENT' | 'MANUAL' | 'SCHEDULE'
+  /** JSON: the checked trigger configuration. */
+  trigger_config: string
+  allow_reentry: Generated<number>
+  /** JSON: the checked steps; the first is the entry. */
+  steps: string
+  /** Sealed: signs the requests of its WEBHOOK steps. */
+  signing_secret: string
+  next_tick_at: number | null
+  tick_at: number | null
+  tick_cursor: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface WorkflowExecutionTable {
+  id: string
+  workflow_id: string
+  project_id: number
+  contact_id: string
+  state: 'RUNNING' | 'WAITING' | 'COMPLETED' | 'EXITED' | 'FAILED' | 'CANCELLED'
+  current_step: string | null
+  next_run_at: number | null
+  /** Since when the run has been on its current step. */
+  step_since: number
+  /** WAIT_FOR_EVENT: the event awaited. */
+  wait_event: string | null
+  /** JSON {name, data, at}: what started the run. */
+  trigger: string
+  version: Generated<number>
+  error: string | null
+  created_at: number
+  updated_at: number
+  finished_at: number | null
+}
+
+export interface WorkflowExecutionStepTable {
+  id: Generated<number>
+  execution_id: string
+  step_id: string
+  type: string
+  outcome: string
+  /** JSON: what the step did (the email sent, the response, the error). */
+  detail: string | null
+  at: number
+}
+
+export interface WorkflowCursorTable {
+  source: string
+  last_id: number
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -343,6 +401,10 @@ export interface DB {
   campaigns: CampaignTable
   campaign_recipients: CampaignRecipientTable
   contact_imports: ContactImportTable
+  workflows: WorkflowTable
+  workflow_executions: WorkflowExecutionTable
+  workflow_execution_steps: WorkflowExecutionStepTable
+  workflow_cursors: WorkflowCursorTable
   migrations: MigrationTable
 }
 

@@ -29,11 +29,13 @@ export interface HttpDeps {
   /** Builds a message, off the main thread. */
   build: (parts: MessageParts) => Promise<Uint8Array>
   /** Tells the delivery loop that mail was queued. */
-  deliveries: { queued(): void }
+  deliveries: { queued(projectId?: number): void }
   /** Tells the import runner that a contact import is waiting. */
   imports: { queued(): void }
   /** Tells the campaign sender that a campaign was sent, scheduled or resumed. */
   campaigns: { wake(): void }
+  /** Tells the workflow engine that events were recorded or runs started. */
+  workflows: { wake(): void }
   /** What links in mail are made of (tracking, unsubscribe). */
   links: LinkSettings
   /** The SMTP listeners' state, for /health. */

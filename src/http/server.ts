@@ -20,6 +20,7 @@ import { trackRoutes } from './routes/track.ts'
 import { trackingRoutes } from './routes/tracking.ts'
 import { unsubscribeRoutes } from './routes/unsubscribe.ts'
 import { verifyRoutes } from './routes/verify.ts'
+import { workflowRoutes } from './routes/workflows.ts'
 
 const pathOf = (request: Request) => {
   const url = request.url
@@ -75,6 +76,7 @@ export function createHttpApp(deps: HttpDeps) {
     .use(contactBookRoutes(deps))
     .use(campaignRoutes(deps))
     .use(campaignV1Routes(deps))
+    .use(workflowRoutes(deps))
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>

@@ -33,6 +33,8 @@ export interface TestApp {
   dataDir: string
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>
   project(name?: string): Promise<{ id: number; name: string; secretKey: string; publicKey: string }>
+  /** Stops the app and builds it again on the same data, as a restart does (nothing started). */
+  restart(): Promise<void>
   close(): Promise<void>
 }
 
@@ -56,12 +58,19 @@ export async function createTestApp(settings: Record<string, string> = {}, optio
     },
   })
   const resolver = settings['dns-servers'] ? undefined : noDns
-  const app = await createApp(config, { logger: silentLogger, resolver, ...options })
+  const build = () => createApp(config, { logger: silentLogger, resolver, ...options })
+  let app = await build()
   return {
-    app,
+    get app() {
+      return app
+    },
     dataDir,
     request: (method, path, opts = {}) => send(app, method, path, opts),
     project: (name = 'Test project') => app.writer.run((trx) => createProject(trx, name, Date.now())),
+    async restart() {
+      await app.stop()
+      app = await build()
+    },
     async close() {
       await app.stop()
       rmSync(dataDir, { recursive: true, force: true })

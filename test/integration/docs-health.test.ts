@@ -91,6 +91,18 @@ describe('OpenAPI', () => {
     ['post', '/api/v1/campaigns/{campaignId}/schedule'],
     ['post', '/api/v1/campaigns/{campaignId}/pause'],
     ['post', '/api/v1/campaigns/{campaignId}/resume'],
+    ['get', '/workflows'],
+    ['post', '/workflows'],
+    ['get', '/workflows/{id}'],
+    ['patch', '/workflows/{id}'],
+    ['delete', '/workflows/{id}'],
+    ['post', '/workflows/{id}/steps'],
+    ['patch', '/workflows/{id}/steps/{stepId}'],
+    ['delete', '/workflows/{id}/steps/{stepId}'],
+    ['get', '/workflows/{id}/executions'],
+    ['get', '/workflows/{id}/executions/{executionId}'],
+    ['post', '/workflows/{id}/cancel-all'],
+    ['post', '/workflows/{id}/trigger'],
   ] as const
 
   test('/swagger/json lists every route with its schemas', async () => {

@@ -34,6 +34,8 @@ export interface SendRequest {
   scheduledAt?: number
   /** Plunk's form: the (single) recipient is upserted as a contact. */
   contact?: { subscribed?: boolean; data?: Record<string, unknown> }
+  /** The contact the email goes to, when the sender knows it (a workflow's run). */
+  contactId?: string
   /** The email's id, when the body must already name it (a campaign's test send links to its own unsubscribe page). */
   id?: string
 }
@@ -55,6 +57,7 @@ export interface PreparedEmail {
   /** Every envelope recipient, once each. */
   envelope: Array<{ address: string; key: string; domain: string }>
   contact?: { email: string; subscribed?: boolean; data?: Record<string, unknown> }
+  contactId?: string
 }
 
 const formatMailbox = (m: Mailbox) => (m.name ? `"${m.name.replace(/["\\]/g, '')}" <${m.address}>` : m.address)
@@ -104,6 +107,7 @@ export async function prepareEmail(
     scheduledAt: request.scheduledAt ?? null,
     envelope,
     ...(request.contact && { contact: { email: to[0]!.address, ...request.contact } }),
+    ...(request.contactId && { contactId: request.contactId }),
   }
 }
 
@@ -192,7 +196,7 @@ export async function enqueueEmail(db: Db, email: PreparedEmail, settings: SendS
     id: email.id,
     project_id: email.projectId,
     domain_id: email.domainId,
-    contact_id: contact?.id ?? null,
+    contact_id: contact?.id ?? email.contactId ?? null,
     from_address: email.from,
     recipients: JSON.stringify(email.recipients),
     subject: email.subject,

@@ -1,0 +1,128 @@
+import { sql } from 'kysely'
+import type { Db } from '../../db/schema.ts'
+import type { Condition } from '../segments/condition.ts'
+import { compileCondition } from '../segments/compile.ts'
+import { compileContext } from '../segments/membership.ts'
+import { enterContacts, type TriggerFacts } from './entry.ts'
+import { moveExecution, recordStep, type ExecutionRow } from './executions.repository.ts'
+import type { EventTrigger, Step } from './workflow.ts'
+
+/** One thing that happened to a contact, from either source. */
+export interface ContactEvent {
+  id: number
+  projectId: number
+  contactId: string
+  name: string
+  data: Record<string, unknown> | null
+  at: number
+}
+
+export type EventSource = 'events' | 'email_events'
+
+/** Email events that workflows may react to, by the name they go by. */
+const EMAIL_STATUSES = ['DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED'] as const
+
+const cursorOf = async (db: Db, source: EventSource) =>
+  (await db.selectFrom('workflow_cursors').select('last_id').where('source', '=', source).executeTakeFirstOrThrow()).last_id
+
+/** The next `limit` events of a source after `after`, and the last id read (events not about a contact are passed over). */
+async function readEvents(db: Db, source: EventSource, after: number, limit: number): Promise<{ events: ContactEvent[]; last: number | undefined; read: number }> {
+  if (source === 'events') {
+    const rows = await db.selectFrom('events').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute()
+    const events = rows.map((r) => ({ id: r.id, projectId: r.project_id, contactId: r.contact_id, name: r.name, data: r.data === null ? null : JSON.parse(r.data), at: r.created_at }))
+    return { events, last: rows.at(-1)?.id, read: rows.length }
+  }
+  // Most email events (QUEUED, SENT, ...) start nothing: only those that may are read, and the
+  // cursor then moves past the rest. The caller's write transaction keeps new ones from slipping in.
+  const top = (await db.selectFrom('email_events').select((eb) => eb.fn.max('id').as('top')).executeTakeFirstOrThrow()).top ?? after
+  const rows = await db
+    .selectFrom('email_events as ev')
+    .innerJoin('emails as e', 'e.id', 'ev.email_id')
+    .select(['ev.id', 'ev.status', 'ev.data', 'ev.created_at', 'e.project_id', 'e.contact_id', 'e.id as email_id'])
+    .where('ev.id', '>', after)
+    .where('ev.id', '<=', top)
+    .where('ev.status', 'in', EMAIL_STATUSES)
+    .orderBy('ev.id')
+    .limit(limit)
+    .execute()
+  const events = rows
+    .filter((r) => r.contact_id !== null)
+    .map((r) => ({ id: r.id, projectId: r.project_id, contactId: r.contact_id!, name: `email.${r.status.toLowerCase()}`, data: { emailId: r.email_id, ...(r.data && JSON.parse(r.data)) }, at: r.created_at }))
+  const last = rows.length === limit ? rows.at(-1)!.id : top > after ? top : undefined
+  return { events, last, read: rows.length }
+}
+
+/** The contacts among `ids` that a condition matches now. */
+async function matching(db: Db, projectId: number, ids: string[], condition: Condition, now: number): Promise<Set<string>> {
+  const context = await compileContext(db, projectId, now)
+  const rows = await db
+    .selectFrom('contacts as c')
+    .select('c.id')
+    .where('c.id', 'in', sql<string>`(SELECT value FROM json_each(${JSON.stringify(ids)}))`)
+    .where(compileCondition(condition, context))
+    .execute()
+  return new Set(rows.map((r) => r.id))
+}
+
+/** Starts the EVENT workflows these events trigger: each contact once per workflow, with its first such event. */
+async function enterTriggered(db: Db, events: ContactEvent[], now: number) {
+  const projects = [...new Set(events.map((e) => e.projectId))]
+  const workflows = await db.selectFrom('workflows').selectAll().where('enabled', '=', 1).where('trigger_type', '=', 'EVENT').where('project_id', 'in', projects).execute()
+  for (const workflow of workflows) {
+    const config = JSON.parse(workflow.trigger_config) as EventTrigger
+    const triggers = new Map<string, TriggerFacts>()
+    for (const event of events) {
+      if (event.projectId === workflow.project_id && event.name === config.eventName && !triggers.has(event.contactId)) {
+        triggers.set(event.contactId, { name: event.name, data: event.data, at: event.at })
+      }
+    }
+    if (triggers.size === 0) continue
+    let ids = [...triggers.keys()]
+    if (config.condition) {
+      const matched = await matching(db, workflow.project_id, ids, config.condition, now)
+      ids = ids.filter((id) => matched.has(id))
+    }
+    await enterContacts(db, workflow, ids, { name: config.eventName, data: null, at: now }, now, triggers)
+  }
+}
+
+/** Runs waiting for one of these events, since before it happened, go on by their onEvent exit. */
+async function wakeWaiting(db: Db, events: ContactEvent[], now: number) {
+  const keys = events.map((e) => ({ contact: e.contactId, name: e.name, at: e.at }))
+  const waiting = await sql<ExecutionRow>`
+    SELECT x.* FROM workflow_executions x
+    JOIN json_each(${JSON.stringify(keys)}) j ON x.contact_id = j.value ->> '$.contact' AND x.wait_event = j.value ->> '$.name'
+    WHERE x.state = 'WAITING' AND x.wait_event IS NOT NULL AND x.step_since <= j.value ->> '$.at'`.execute(db)
+  const woken = new Set<string>()
+  for (const execution of waiting.rows) {
+    if (woken.has(execution.id)) continue
+    woken.add(execution.id)
+    const workflow = await db.selectFrom('workflows').select('steps').where('id', '=', execution.workflow_id).executeTakeFirstOrThrow()
+    const step = (JSON.parse(workflow.steps) as Step[]).find((s) => s.id === execution.current_step)
+    const target = step?.type === 'WAIT_FOR_EVENT' ? step.onEvent : null
+    const move = target
+      ? { state: 'RUNNING' as const, current_step: target, next_run_at: now, step_since: now, wait_event: null }
+      : { state: 'COMPLETED' as const, current_step: null, next_run_at: null, step_since: now, wait_event: null, finished_at: now }
+    if (await moveExecution(db, execution, move, now)) {
+      await recordStep(db, execution.id, execution.current_step ?? '', 'WAIT_FOR_EVENT', 'event', { eventName: execution.wait_event }, now)
+    }
+  }
+}
+
+/**
+ * Reads the next events of a source, in the caller's transaction, and acts on them: EVENT
+ * workflows start, waiting runs go on. The cursor moves in the same transaction, so every event is
+ * acted on once, whatever stops the server. Answers how many events it read (`limit`: there
+ * may be more).
+ */
+export async function scanEvents(db: Db, source: EventSource, limit: number, now: number): Promise<number> {
+  const { events, last, read } = await readEvents(db, source, await cursorOf(db, source), limit)
+  if (last === undefined) return 0
+  if (events.length > 0) {
+    await enterTriggered(db, events, now)
+    await wakeWaiting(db, events, now)
+  }
+  await db.updateTable('workflow_cursors').set({ last_id: last }).where('source', '=', source).execute()
+  return read
+}
+

@@ -1,0 +1,52 @@
+import { insertMany } from '../../db/bulk.ts'
+import type { Db } from '../../db/schema.ts'
+import type { ExecutionRow } from './executions.repository.ts'
+
+/** One page of a workflow's runs, newest first, with the total. */
+export async function pageExecutions(db: Db, workflowId: string, page: number, pageSize: number): Promise<{ rows: ExecutionRow[]; total: number }> {
+  const rows = await db
+    .selectFrom('workflow_executions')
+    .selectAll()
+    .where('workflow_id', '=', workflowId)
+    .orderBy('id', 'desc')
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .execute()
+  const { total } = await db
+    .selectFrom('workflow_executions')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where('workflow_id', '=', workflowId)
+    .executeTakeFirstOrThrow()
+  return { rows, total: Number(total) }
+}
+
+export const findWorkflowExecution = (db: Db, workflowId: string, id: string): Promise<ExecutionRow | undefined> =>
+  db.selectFrom('workflow_executions').selectAll().where('workflow_id', '=', workflowId).where('id', '=', id).executeTakeFirst()
+
+/** What each step of a run did, in order. */
+export const historyOf = (db: Db, executionId: string) =>
+  db.selectFrom('workflow_execution_steps').selectAll().where('execution_id', '=', executionId).orderBy('id').execute()
+
+/**
+ * Cancels every live run of a workflow. The version moves, so a step the runner is in the middle
+ * of does not move a cancelled run on; each gets a 'cancelled' row in its history.
+ */
+export async function cancelLiveExecutions(db: Db, workflowId: string, stepTypes: ReadonlyMap<string, string>, now: number): Promise<number> {
+  const cancelled = await db
+    .updateTable('workflow_executions')
+    .set((eb) => ({ state: 'CANCELLED' as const, next_run_at: null, wait_event: null, finished_at: now, updated_at: now, version: eb('version', '+', 1) }))
+    .where('workflow_id', '=', workflowId)
+    .where('state', 'in', ['RUNNING', 'WAITING'])
+    .returning(['id', 'current_step'])
+    .execute()
+  const history = cancelled.map((run) => ({
+    execution_id: run.id,
+    step_id: run.current_step ?? '',
+    type: (run.current_step && stepTypes.get(run.current_step)) ?? '',
+    outcome: 'cancelled',
+    detail: null,
+    at: now,
+  }))
+  await insertMany(db, 'workflow_execution_steps', ['execution_id', 'step_id', 'type', 'outcome', 'detail', 'at'], history)
+  return cancelled.length
+}

@@ -11,40 +11,48 @@ afterAll(() => w.close())
 
 const track = (email: string, event: string) => w.api('POST', '/v1/track', { email, event })
 
-async function statesOf(workflowId: string, want: string, count: number) {
+/** The runs' states, once `count` of them are `want` (or after `ms`). */
+async function statesOf(workflowId: string, want: string, count: number, ms = 5_000) {
   let states: string[] = []
-  for (let i = 0; i < 200; i++) {
+  // Every quarter second: the project may make 1,000 requests a minute.
+  for (const end = Date.now() + ms; Date.now() < end; await Bun.sleep(250)) {
     states = (await w.api('GET', `/workflows/${workflowId}/executions`)).body.executions.map((e: { state: string }) => e.state)
     if (states.filter((s) => s === want).length === count) break
-    await Bun.sleep(25)
   }
   return states
 }
 
-test('killed with SIGKILL while runs wait for an event, the server starts again and each run goes on once', async () => {
-  await w.start()
-  await w.verifiedDomain()
-  const flow = (
-    await w.api('POST', '/workflows', {
-      name: 'Activation',
-      enabled: true,
-      triggerType: 'EVENT',
-      triggerConfig: { eventName: 'signup' },
-      steps: [
-        { id: 'wait', type: 'WAIT_FOR_EVENT', config: { eventName: 'activated', timeoutSeconds: 86_400 }, onEvent: 'welcome', onTimeout: null },
-        { id: 'welcome', type: 'SEND_EMAIL', config: { from: 'team@sender.example.com', subject: 'Welcome aboard', body: '<p>Hi</p>' } },
-      ],
-    })
-  ).body
-  const people = ['kim@example.net', 'lee@example.net', 'max@example.net']
-  for (const email of people) await track(email, 'signup')
-  expect(await statesOf(flow.id, 'WAITING', 3)).toEqual(['WAITING', 'WAITING', 'WAITING'])
-  await w.kill()
+const flow = async (name: string, eventName: string, steps: unknown[]) =>
+  (await w.api('POST', '/workflows', { name, enabled: true, triggerType: 'EVENT', triggerConfig: { eventName }, steps })).body
 
-  await w.start()
-  for (const email of people) await track(email, 'activated')
-  expect(await statesOf(flow.id, 'COMPLETED', 3)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED'])
-  for (let i = 0; i < 200 && w.mx.received.length < 3; i++) await Bun.sleep(25)
-  await Bun.sleep(200)
-  expect(w.mx.received.map((m) => m.to[0]).sort()).toEqual([...people].sort())
-})
+const welcome = (subject: string) => ({ id: 'mail', type: 'SEND_EMAIL', config: { from: 'team@sender.example.com', subject, body: '<p>Hi</p>' } })
+
+test(
+  'killed with SIGKILL while runs are in a DELAY or wait for an event, the server starts again and each run goes on once, at its time',
+  async () => {
+    await w.start()
+    await w.verifiedDomain()
+    const waiting = await flow('Activation', 'signup', [
+      { id: 'wait', type: 'WAIT_FOR_EVENT', config: { eventName: 'activated', timeoutSeconds: 86_400 }, onEvent: 'mail', onTimeout: null },
+      welcome('Welcome aboard'),
+    ])
+    const delayed = await flow('Follow-up', 'trial', [{ id: 'pause', type: 'DELAY', config: { amount: 1, unit: 'minutes' }, next: 'mail' }, welcome('One minute later')])
+    const people = ['kim@example.net', 'lee@example.net', 'max@example.net']
+    for (const email of people) await track(email, 'signup')
+    await track('tess@example.net', 'trial')
+    const trialAt = Date.now()
+    expect(await statesOf(waiting.id, 'WAITING', 3)).toEqual(['WAITING', 'WAITING', 'WAITING'])
+    expect(await statesOf(delayed.id, 'WAITING', 1)).toEqual(['WAITING'])
+    await w.kill()
+
+    await w.start()
+    for (const email of people) await track(email, 'activated')
+    expect(await statesOf(waiting.id, 'COMPLETED', 3)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED'])
+    expect(await statesOf(delayed.id, 'COMPLETED', 1, 70_000)).toEqual(['COMPLETED'])
+    expect(Date.now() - trialAt).toBeGreaterThanOrEqual(59_000)
+    for (let i = 0; i < 200 && w.mx.received.length < 4; i++) await Bun.sleep(25)
+    await Bun.sleep(200)
+    expect(w.mx.received.map((m) => m.to[0]).sort()).toEqual([...people, 'tess@example.net'].sort())
+  },
+  { timeout: 120_000 },
+)

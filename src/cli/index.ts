@@ -17,6 +17,7 @@ import {
   domainVerifyCommand,
 } from './commands/domain.ts'
 import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './commands/key.ts'
+import { healthCommand } from './commands/health.ts'
 import { migrateCommand } from './commands/migrate.ts'
 import {
   projectCreateCommand,
@@ -33,6 +34,7 @@ import { serveCommand } from './commands/serve.ts'
 
 export const COMMANDS: readonly Command[] = [
   serveCommand,
+  healthCommand,
   migrateCommand,
   configShowCommand,
   projectCreateCommand,

@@ -10,12 +10,18 @@ export interface MailWork {
 }
 
 /**
+ * The worker's script: beside this module when run from source. In the compiled binary it is an
+ * entry point of its own (scripts/build.ts), named by its path under src/, the bundle's root.
+ */
+const WORKER_SCRIPT = import.meta.url.includes('/$bunfs/') ? './delivery/mail-worker.ts' : new URL('./mail-worker.ts', import.meta.url)
+
+/**
  * Mail work on `workers` threads, so that it runs on the other cores while the main thread serves
  * HTTP, SQLite and SMTP. With no workers it runs in place.
  */
 export function createMailWork(workers: number): MailWork {
   if (workers === 0) return { build: buildMessage, sign: signMessage, close() {} }
-  const pool = createWorkerPool(new URL('./mail-worker.ts', import.meta.url), workers)
+  const pool = createWorkerPool(WORKER_SCRIPT, workers)
   return {
     build: (parts) => pool.run<Uint8Array>({ op: 'build', parts }),
     sign: (message, keys, at) => pool.run<string>({ op: 'sign', message, keys, at }),

@@ -2,8 +2,8 @@
  * Worker threads running one script, started on first use; jobs go round-robin and answer by id.
  * The script answers `{id, result}` or `{id, error}` to each `{id, ...job}`.
  */
-export function createWorkerPool(script: URL, size: number) {
-  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>()
+export function createWorkerPool(script: URL | string, size: number) {
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void; worker: Worker }>()
   let workers: Worker[] | undefined
   let next = 0
 
@@ -17,6 +17,18 @@ export function createWorkerPool(script: URL, size: number) {
         if (error !== undefined) waiter?.reject(new Error(error))
         else waiter?.resolve(result)
       }
+      // A worker that cannot load or dies fails its jobs, never leaves them waiting; the pool is
+      // built again at the next job.
+      worker.onerror = (event: ErrorEvent) => {
+        for (const [id, waiter] of pending) {
+          if (waiter.worker !== worker) continue
+          pending.delete(id)
+          waiter.reject(new Error(`mail worker failed: ${event.message}`))
+        }
+        workers = workers?.filter((w) => w !== worker)
+        if (workers?.length === 0) workers = undefined
+        worker.terminate()
+      }
       worker.unref()
       return worker
     })
@@ -27,7 +39,7 @@ export function createWorkerPool(script: URL, size: number) {
       workers ??= spawn()
       const worker = workers[id % workers.length]!
       return new Promise<T>((resolve, reject) => {
-        pending.set(id, { resolve: resolve as (value: unknown) => void, reject })
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject, worker })
         worker.postMessage({ ...job, id })
       })
     },

@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, startServer } from './child.ts'
-import { cli } from './cli.ts'
+import { freePort, SOURCE_COMMAND, startServer } from './child.ts'
 import { publishRecords } from './domains.ts'
 import { FakeDns } from './fake-dns.ts'
 import { FakeMx, type FakeMxOptions } from './fake-mx.ts'
@@ -13,6 +12,8 @@ export interface ChildWorld {
   /** The receiving server of recipients at example.net. */
   mx: FakeMx
   dir: string
+  /** The HTTP port the server listens on. */
+  port: number
   /** The server, as `mailstead serve` in a child process, once started. */
   child: Subprocess | undefined
   /** Calls the API as the project, with its secret key. */
@@ -30,7 +31,7 @@ export interface ChildWorld {
  * A server run as a user runs it, in a child process that a test can kill, with fake DNS and a
  * fake MX for example.net: for what must survive a crash.
  */
-export async function createChildWorld(secret: string, mxOptions: FakeMxOptions = {}): Promise<ChildWorld> {
+export async function createChildWorld(secret: string, mxOptions: FakeMxOptions = {}, command = SOURCE_COMMAND): Promise<ChildWorld> {
   const dns = await new FakeDns().start()
   const mx = await new FakeMx(mxOptions).start('127.0.0.2')
   dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 }).records('mx.example.net', { type: 'A', address: '127.0.0.2' })
@@ -40,12 +41,15 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
     '--delivery-port', String(mx.port), '--send-rate-per-second', '10000', '--log-level', 'error', '--smtp-timeout-seconds', '2',
     '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off',
   ]
-  const project = JSON.parse((await cli(['project', 'create', '--name', 'Child', '--json', ...flags])).out)
+  const created = Bun.spawnSync([...command, 'project', 'create', '--name', 'Child', '--json', ...flags])
+  if (created.exitCode !== 0) throw new Error(`project create failed: ${created.stderr.toString()}`)
+  const project = JSON.parse(created.stdout.toString())
   const port = await freePort()
   const world: ChildWorld = {
     dns,
     mx,
     dir,
+    port,
     child: undefined,
     api: (method, path, body) =>
       fetch(`http://127.0.0.1:${port}${path}`, {
@@ -54,7 +58,7 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
         body: body === undefined ? undefined : JSON.stringify(body),
       }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
     async start() {
-      world.child = await startServer(flags, port)
+      world.child = await startServer(flags, port, command)
     },
     async kill() {
       world.child?.kill('SIGKILL')

@@ -14,9 +14,12 @@ export function freePort(): Promise<number> {
   })
 }
 
+/** How to run `mailstead`: the source with this Bun, unless a test gives the compiled binary. */
+export const SOURCE_COMMAND = [process.execPath, MAIN]
+
 /** `mailstead serve` in a child process, as a user runs it; resolves once /health answers. */
-export async function startServer(flags: string[], port: number): Promise<Subprocess> {
-  const child = Bun.spawn([process.execPath, MAIN, 'serve', ...flags, '--http-port', String(port)], { stdout: 'ignore', stderr: 'inherit' })
+export async function startServer(flags: string[], port: number, command = SOURCE_COMMAND): Promise<Subprocess> {
+  const child = Bun.spawn([...command, 'serve', ...flags, '--http-port', String(port)], { stdout: 'ignore', stderr: 'inherit' })
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
     try {

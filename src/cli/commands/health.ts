@@ -1,0 +1,24 @@
+import { AppError } from '../../lib/errors.ts'
+import { JSON_FLAG, print, type Command } from '../command.ts'
+
+const TIMEOUT_MS = 3000
+
+/** Where a client on this machine reaches the HTTP API: a wildcard listen address is reached on loopback. */
+const localAddress = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host)
+
+export const healthCommand: Command = {
+  name: 'health',
+  summary: "Ask the running server's /health (exit code 0 when it answers ok): the container's health check",
+  flags: JSON_FLAG,
+  async run(context) {
+    const { config } = context.loadConfig()
+    const url = `http://${localAddress(config.httpHost)}:${config.httpPort}/health`
+    const answer = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) })
+      .then(async (response) => ({ ok: response.ok, body: (await response.json().catch(() => null)) as { status?: string; listeners?: object } | null }))
+      .catch((error: Error) => ({ ok: false, body: null, error: error.message }))
+    if (!answer.ok || answer.body?.status !== 'ok') {
+      throw new AppError(503, 'UNHEALTHY', `${url} did not answer ok${'error' in answer ? `: ${answer.error}` : ''}`)
+    }
+    print(context, answer.body, () => [`ok: ${url}`])
+  },
+}

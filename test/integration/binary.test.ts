@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
+import { parseMime } from '../helpers/sending.ts'
+
+const ROOT = join(import.meta.dir, '..', '..')
+let dir: string
+let binary: string
+let w: ChildWorld | undefined
+
+/** The binary `npm run build` makes, built here into a directory with nothing beside it. */
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mailstead-binary-'))
+  binary = join(dir, 'mailstead')
+  const build = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'build.ts'), '--outfile', binary], { cwd: ROOT })
+  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
+})
+
+afterAll(async () => {
+  await w?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const run = (...args: string[]) => Bun.spawnSync([binary, ...args], { cwd: dir, env: { PATH: '/usr/bin:/bin' } })
+
+test('the compiled binary is one executable that answers --help', () => {
+  expect(statSync(binary).mode & 0o111).toBeTruthy()
+  const help = run('--help')
+  expect(help.exitCode).toBe(0)
+  expect(help.stdout.toString()).toContain('serve')
+})
+
+test('the compiled binary runs its migrations with no node_modules beside it', () => {
+  const migrated = run('migrate', '--data-dir', join(dir, 'data'))
+  expect(migrated.exitCode).toBe(0)
+  expect(migrated.stdout.toString() + migrated.stderr.toString()).toContain('0001_init')
+})
+
+test('the compiled binary serves /health and sends a DKIM-signed email to an MX', async () => {
+  w = await createChildWorld('binary-test-secret-binary-test-secret-0', {}, [binary])
+  await w.start()
+  const health = (await w.api('GET', '/health')).body
+  expect(health.status).toBe('ok')
+  const check = run('health', '--http-port', String(w.port))
+  expect(check.exitCode).toBe(0)
+  expect(run('health', '--http-port', '9').exitCode).toBe(1)
+  await w.verifiedDomain()
+  const sent = await w.api('POST', '/api/v1/emails', { from: 'app@sender.example.com', to: 'someone@example.net', subject: 'From the binary', html: '<p>Hi</p>' })
+  expect(sent.status).toBe(200)
+  for (let i = 0; i < 200 && w.mx.received.length === 0; i++) await Bun.sleep(25)
+  const message = parseMime(w.mx.received[0]!.raw.toString('latin1'))
+  expect(message.headers.subject).toBe('From the binary')
+  expect(message.headers['dkim-signature']).toContain('d=sender.example.com')
+})

@@ -5,6 +5,7 @@ import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../contacts/contact.ts'
 import { render } from '../templates/render.ts'
+import { emitEmailsQueued } from '../webhooks/email-events.ts'
 import { senderOf, type CampaignRow } from './campaign.ts'
 import { updateCampaignRow } from './campaigns.repository.ts'
 
@@ -46,7 +47,7 @@ export async function handChunk(db: Db, campaign: CampaignRow, from: SendingFrom
   const rows = await nextRecipients(db, campaign, limit + 1)
   const chunk = rows.slice(0, limit)
   const extra = uniqueExtras(campaign, chunk)
-  const emails: Array<Record<string, unknown>> = []
+  const emails: Array<ReturnType<typeof emailRow>> = []
   const deliveries: Array<Record<string, unknown>> = []
   const marks: Array<Record<string, unknown>> = []
   for (const row of chunk) {
@@ -62,6 +63,7 @@ export async function handChunk(db: Db, campaign: CampaignRow, from: SendingFrom
   await insertMany(db, 'emails', EMAIL_COLUMNS, emails)
   await insertMany(db, 'deliveries', DELIVERY_COLUMNS, deliveries)
   await insertMany(db, 'email_events', ['email_id', 'status', 'created_at'], emails.map((e) => ({ email_id: e.id, status: 'QUEUED', created_at: now })))
+  await emitEmailsQueued(db, campaign.project_id, campaign.id, emails, now)
   await updateMany(db, 'campaign_recipients', ['campaign_id', 'contact_id'], ['state', 'email_id'], marks)
   const updated = await updateCampaignRow(db, campaign.id, {
     handed_through: chunk.at(-1)?.contact_id ?? campaign.handed_through,

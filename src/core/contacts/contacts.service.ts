@@ -2,6 +2,7 @@ import type { Db } from '../../db/schema.ts'
 import { conflict, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { refreshMemberships } from '../segments/tracking.ts'
+import { emitContactChange, emitContactCreated } from '../webhooks/contact-events.ts'
 import { checkContactData, decodeCursor, encodeCursor, requireAddress, toContact } from './contact.ts'
 import * as repo from './contacts.repository.ts'
 
@@ -22,6 +23,7 @@ export async function saveContact(db: Db, projectId: number, input: ContactInput
   const existing = await repo.findContactByKey(db, projectId, address.key)
   if (existing) {
     const row = await repo.updateContact(db, existing.id, { subscribed: input.subscribed, data: input.data }, now)
+    await emitContactChange(db, existing, row, now)
     return { contact: toContact(row), created: false }
   }
   const row = await repo.insertContact(
@@ -30,6 +32,7 @@ export async function saveContact(db: Db, projectId: number, input: ContactInput
     input.data ?? {},
     now,
   )
+  await emitContactCreated(db, row, now)
   return { contact: toContact(row), created: true }
 }
 
@@ -57,7 +60,9 @@ export async function updateContact(db: Db, projectId: number, id: string, patch
     if (holder && holder.id !== id) throw conflict(`Another contact already has the address ${patch.email}`)
     Object.assign(changes, { email: address.address, email_key: address.key })
   }
-  const updated = toContact(await repo.updateContact(db, id, changes, now))
+  const row = await repo.updateContact(db, id, changes, now)
+  await emitContactChange(db, existing, row, now)
+  const updated = toContact(row)
   await refreshMemberships(db, projectId, [id], now)
   return updated
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { emitContactsWritten } from '../webhooks/contact-events.ts'
 import type { CsvContact } from './csv-columns.ts'
 
 export interface ChunkOutcome {
@@ -61,12 +62,16 @@ export async function upsertChunk(trx: Db, projectId: number, contacts: CsvConta
     ...(await insertMany<'contacts', { id: string; email_key: string }>(trx, 'contacts', COLUMNS, setting, { jsonb: ['data'], then: SETTING_SUBSCRIBED })),
   ]
   const outcome: ChunkOutcome = { created: 0, updated: 0, contactIds: written.map((w) => w.id) }
+  const createdIds: string[] = []
+  const updatedIds: string[] = []
   for (const { id, email_key } of written) {
     const rows = byKey.get(email_key)!.rows
     const created = proposed.get(email_key) === id
+    ;(created ? createdIds : updatedIds).push(id)
     outcome.created += created ? 1 : 0
     outcome.updated += created ? rows - 1 : rows
   }
+  await emitContactsWritten(trx, projectId, createdIds, updatedIds, now)
   return outcome
 }
 

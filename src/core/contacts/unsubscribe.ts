@@ -4,6 +4,7 @@ import { checkAddress } from '../../lib/address.ts'
 import { countActivity } from '../campaigns/activity.ts'
 import { insertEvent } from '../events/events.repository.ts'
 import { refreshMemberships } from '../segments/tracking.ts'
+import { emitContactChange } from '../webhooks/contact-events.ts'
 import { findContact, findContactByKey, updateContact } from './contacts.repository.ts'
 
 /** How the recipient asked: the page's button, a mail client's one-click POST, or a mail. */
@@ -55,6 +56,8 @@ export async function setSubscription(
   if (!subscription) return undefined
   if (!subscription.contactId || subscription.subscribed === subscribed) return { ...subscription, changed: false }
   const contact = await updateContact(db, subscription.contactId, { subscribed }, now)
+  // Its subscription is all this changed.
+  await emitContactChange(db, { ...contact, subscribed: subscribed ? 0 : 1 }, contact, now, source)
   const name = subscribed ? 'contact.subscribed' : 'contact.unsubscribed'
   await insertEvent(db, { project_id: contact.project_id, contact_id: contact.id, name, data: { emailId, source } }, now)
   if (!subscribed) await countActivity(db, emailId, 'unsubscribed', now)

@@ -2,6 +2,7 @@ import { DEFAULT_REGION } from '../../config/schema.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid, notFound } from '../../lib/errors.ts'
 import { seal } from '../../lib/sealed.ts'
+import { emitDomainStatus } from '../webhooks/domain-events.ts'
 import { generateDkimKeys } from './dkim-keys.ts'
 import { checkDomainName } from './domain-name.ts'
 import { readFindings, type Findings } from './domain.ts'
@@ -119,7 +120,7 @@ export async function finishCheck(db: Db, id: number, verdicts: Map<RecordKind, 
       ...(verdict.result !== 'ok' && { problem: verdict.problem }),
     }
   }
-  return repo.updateDomain(db, id, {
+  const updated = await repo.updateDomain(db, id, {
     ...state,
     findings: JSON.stringify(findings),
     error_message: errorMessage(state.status, required, settings),
@@ -128,6 +129,8 @@ export async function finishCheck(db: Db, id: number, verdicts: Map<RecordKind, 
     next_check_at: now + (state.status === 'SUCCESS' ? settings.verifiedCheckMs : settings.pendingCheckMs),
     updated_at: now,
   })
+  if (updated) await emitDomainStatus(db, row, updated, now)
+  return updated
 }
 
 function errorMessage(status: string, required: Verdict[], settings: DomainSettings): string | null {

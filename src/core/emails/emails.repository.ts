@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely'
 import type { DeliveryState, DeliveryTable, Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
 import { activityOf, countActivity } from '../campaigns/activity.ts'
+import { emitEmailEvent } from '../webhooks/email-events.ts'
 
 export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
   await insertEmailRow(db, row)
@@ -58,12 +59,13 @@ const insertDelivery = prepared((db, p: NewDelivery) =>
   }),
 )
 
-/** Records an event, makes its status the email's, and counts it for the email's campaign. */
+/** Records an event, makes its status the email's, counts it for the email's campaign, and tells the project's webhooks. */
 export async function addEmailEvent(db: Db, emailId: string, status: EmailStatus, data: Record<string, unknown> | null, at: number) {
   await insertEvent(db, { emailId, status, data: data === null ? null : JSON.stringify(data), at })
   await setStatus(db, { emailId, status, at })
   const activity = activityOf(status)
   if (activity) await countActivity(db, emailId, activity, at, data?.hard === true)
+  await emitEmailEvent(db, emailId, status, data, at)
 }
 
 const insertEvent = prepared((db, p: { emailId: string; status: EmailStatus; data: string | null; at: number }) =>

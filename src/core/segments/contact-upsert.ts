@@ -3,6 +3,7 @@ import { jsonFromPatch, jsonMergePatch } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Address } from '../../lib/address.ts'
 import { newId } from '../../lib/ids.ts'
+import { emitContactsWritten } from '../webhooks/contact-events.ts'
 import { inList } from './segments.repository.ts'
 
 /** A contact to create or update, its address and data already checked. */
@@ -20,6 +21,8 @@ export interface ContactUpsert {
  * applied in order. Answers the contacts' ids in input order.
  */
 export async function upsertContacts(db: Db, projectId: number, contacts: readonly ContactUpsert[], now: number): Promise<string[]> {
+  const proposed = new Set<string>()
+  const changed = new Set<string>()
   for (const wave of waves(contacts)) {
     const rows = wave.map((contact) => ({
       id: newId(),
@@ -28,12 +31,20 @@ export async function upsertContacts(db: Db, projectId: number, contacts: readon
       subscribed: contact.subscribed,
       data: contact.data,
     }))
+    for (const row of rows) {
+      proposed.add(row.id)
+      if (row.subscribed !== undefined || row.data !== undefined) changed.add(row.key)
+    }
     await updateExisting(db, projectId, rows, now)
     await insertNew(db, projectId, rows, now)
   }
   const keys = [...new Set(contacts.map((contact) => contact.address.key))]
   const found = await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', inList(keys)).execute()
   const ids = new Map(found.map((row) => [row.email_key, row.id]))
+  // A contact whose id is one proposed here was inserted here; the others existed before.
+  const created = found.filter((row) => proposed.has(row.id)).map((row) => row.id)
+  const updated = found.filter((row) => !proposed.has(row.id) && changed.has(row.email_key)).map((row) => row.id)
+  await emitContactsWritten(db, projectId, created, updated, now)
   return contacts.map((contact) => ids.get(contact.address.key)!)
 }
 

@@ -4,6 +4,7 @@ import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { requireAddress } from '../contacts/contact.ts'
+import { emitContactsUnsubscribed } from '../webhooks/contact-events.ts'
 
 export type SuppressionReason = SuppressionTable['reason']
 
@@ -71,11 +72,13 @@ export async function suppressRecipient(db: Db, projectId: number, email: string
   const address = checkAddress(email)
   if (!address.ok) return
   await suppress(db, projectId, email, reason, detail, now)
-  await db
+  const unsubscribed = await db
     .updateTable('contacts')
     .set({ subscribed: 0, updated_at: now })
     .where('project_id', '=', projectId)
     .where('email_key', '=', address.value.key)
     .where('subscribed', '=', 1)
+    .returning('id')
     .execute()
+  await emitContactsUnsubscribed(db, projectId, unsubscribed.map((row) => row.id), reason, now)
 }

@@ -1,0 +1,42 @@
+import { sendRequest, type OutboundOptions, type OutboundResult } from '../../lib/outbound/request.ts'
+import { SIGNATURE_HEADER, signatureHeaders } from '../../lib/outbound/signature.ts'
+
+export interface WebhookCall {
+  url: string
+  /** The event's id: x-mailstead-id, the same on every attempt. */
+  eventId: string
+  body: string
+  /** What signs the call: the webhook's secret, and the one before it while a rotation overlaps. */
+  secrets: readonly string[]
+}
+
+export type CallWebhook = (call: WebhookCall) => Promise<OutboundResult>
+
+export const USER_AGENT = 'Mailstead-Webhooks/1'
+
+/** How long a call may take in all, and how much of the answer is read: an endpoint that hangs or floods holds nothing for long. */
+const TIMEOUT_MS = 10_000
+const MAX_RESPONSE_BYTES = 64 * 1024
+
+/** The signature headers, with one `v1=` value per secret: a receiver that knows either accepts. */
+export function signedHeaders(secrets: readonly string[], id: string, body: string, nowMs: number): Record<string, string> {
+  const signed = secrets.map((secret) => signatureHeaders(secret, id, body, nowMs))
+  return { ...signed[0], [SIGNATURE_HEADER]: signed.map((headers) => headers[SIGNATURE_HEADER]).join(' ') }
+}
+
+/**
+ * POSTs an event's payload, signed, to a webhook's URL through sendRequest: the target is checked
+ * again at every call, redirects are not followed, one deadline covers it all. Never throws.
+ */
+export const createDeliveryCaller = (targets: OutboundOptions, timeoutMs = TIMEOUT_MS): CallWebhook => (call) =>
+  sendRequest(
+    {
+      url: call.url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(call.secrets, call.eventId, call.body, Date.now()) },
+      body: call.body,
+      timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+    },
+    targets,
+  )

@@ -1,0 +1,187 @@
+import type { Db } from '../../db/schema.ts'
+import type { Clock } from '../../lib/clock.ts'
+import type { Logger } from '../../lib/logger.ts'
+import { createPump } from '../../lib/pump.ts'
+import { recordAttempt } from './attempts.ts'
+import type { CallWebhook } from './caller.ts'
+import { dueWork, leaseDeliveries, pauseDelivery, type Claimed } from './deliveries.repository.ts'
+import { onWebhookEvents } from './emit.ts'
+import { pickDeliveries, type Caps } from './pick.ts'
+import { pruneFinished } from './prune.ts'
+import { findCallTarget } from './webhooks.repository.ts'
+import { signingSecrets } from './webhooks.service.ts'
+
+export interface DispatcherSettings extends Caps {
+  /** Calls under way at once, in all. */
+  concurrency: number
+  /** How often to look for deliveries that came due (retries) without anyone waking the dispatcher. */
+  pollMs: number
+  /** How long a taken delivery is held: longer than a call can last, so a crash leaves it due again after it. */
+  leaseMs: number
+  /** How long finished deliveries are kept for the API, before pruning deletes them. */
+  keepFinishedMs: number
+}
+
+export interface DispatcherDeps {
+  db: Db
+  write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
+  clock: Clock
+  logger: Logger
+  /** Unseals the webhooks' signing secrets. */
+  serverSecret: string
+  call: CallWebhook
+  settings: DispatcherSettings
+}
+
+const describe = (error: unknown) => String((error as Error)?.stack ?? error)
+
+const PRUNE_EVERY_MS = 60 * 60_000
+/** The first pruning waits a little, so that it does not compete with a start's own work. */
+const FIRST_PRUNE_MS = 60_000
+
+/**
+ * The webhook dispatcher. Due deliveries are taken (leased in one statement) as places free up,
+ * a few per webhook at most, and called outside any transaction; each outcome is recorded in a
+ * transaction of its own. Everything is in the database: a crash loses nothing, and a call under
+ * way when it happened is made again after its lease, with the same id.
+ */
+export function createWebhookDispatcher(deps: DispatcherDeps) {
+  const { clock, logger, settings } = deps
+  const underWay = new Map<string, number>()
+  const running = new Set<Promise<void>>()
+  let stopped = true
+  let started = false
+
+  async function attempt(delivery: Claimed): Promise<void> {
+    const target = await findCallTarget(deps.db, delivery.webhook_id)
+    // A deleted webhook's deliveries went with it.
+    if (!target) return
+    if (target.enabled !== 1) {
+      await deps.write((trx) => pauseDelivery(trx, delivery.id, clock.now()))
+      return
+    }
+    const secrets = signingSecrets(deps.serverSecret, target, clock.now())
+    const result = await deps.call({ url: target.url, eventId: delivery.event_id, body: delivery.payload, secrets })
+    const recorded = await deps.write((trx) => recordAttempt(trx, delivery, result, clock.now()))
+    // Not the URL: some carry their own secret (a chat service's incoming-webhook URL).
+    const fields = { webhookId: delivery.webhook_id, deliveryId: delivery.id, eventId: delivery.event_id, attempt: recorded.attempts, status: result.status, ms: result.durationMs }
+    if (result.ok) logger.debug('WEBHOOK[delivered]', 'delivered', fields)
+    else logger.warn(`WEBHOOK[${recorded.state === 'pending' ? 'retrying' : recorded.state}]`, result.error ?? 'failed', fields)
+    if (recorded.disabled) logger.warn('WEBHOOK[disabled]', recorded.disabled, { webhookId: delivery.webhook_id })
+  }
+
+  function start(delivery: Claimed) {
+    const webhook = delivery.webhook_id
+    underWay.set(webhook, (underWay.get(webhook) ?? 0) + 1)
+    const run = attempt(delivery)
+      .catch((error) => logger.error('WEBHOOK', 'a delivery could not be made or recorded', { deliveryId: delivery.id, error: describe(error) }))
+      .finally(() => {
+        const left = underWay.get(webhook)! - 1
+        if (left === 0) underWay.delete(webhook)
+        else underWay.set(webhook, left)
+        running.delete(run)
+        void take().catch(failed)
+      })
+    running.add(run)
+  }
+
+  let taking: Promise<number> | undefined
+  let takeAgain = false
+
+  /** Takes the deliveries that may be called now; a call while one is under way asks it to look again. */
+  function take(): Promise<number> {
+    if (stopped) return Promise.resolve(0)
+    if (taking) {
+      takeAgain = true
+      return taking
+    }
+    taking = (async () => {
+      let taken = 0
+      do {
+        takeAgain = false
+        const room = settings.concurrency - running.size
+        if (room <= 0) continue
+        const now = clock.now()
+        const picked = pickDeliveries(await dueWork(deps.db, now, settings.perWebhook), underWay, room, settings)
+        if (picked.length === 0) continue
+        const claimed = await deps.write((trx) => leaseDeliveries(trx, picked, now, now + settings.leaseMs))
+        for (const delivery of claimed) start(delivery)
+        taken += claimed.length
+      } while (takeAgain && !stopped)
+      return taken
+    })().finally(() => (taking = undefined))
+    return taking
+  }
+
+  const failed = (error: unknown) => logger.error('WEBHOOK', 'dispatcher round failed', { error: describe(error) })
+  // Each round takes all it may; freed places call take themselves, so a round never asks for another.
+  const pump = createPump(async () => {
+    await take()
+    return false
+  }, failed)
+  let timers: Array<ReturnType<typeof setTimeout>> = []
+  let unsubscribe = () => {}
+  let pruning: Promise<number> | undefined
+  let halting = false
+
+  /** Deletes finished deliveries older than they are kept; a call while one runs is that one. */
+  function prune(): Promise<number> {
+    pruning ??= pruneFinished(deps.write, clock.now() - settings.keepFinishedMs, () => halting).finally(() => (pruning = undefined))
+    return pruning
+  }
+  const pruneNow = () =>
+    void prune()
+      .then((deleted) => deleted > 0 && logger.info('WEBHOOK', `${deleted} finished deliveries deleted`, { keptDays: settings.keepFinishedMs / 86_400_000 }))
+      .catch((error) => logger.error('WEBHOOK', 'pruning deliveries failed', { error: describe(error) }))
+
+  /** Resolves when the calls under way, and those they led to, have been made and recorded. */
+  async function settle() {
+    while (running.size > 0 || taking) await Promise.race([...running, ...(taking ? [taking] : [])])
+  }
+
+  return {
+    /** Something was emitted: look for due deliveries now. */
+    wake: pump.wake,
+    start() {
+      started = true
+      stopped = false
+      halting = false
+      unsubscribe = onWebhookEvents(pump.wake)
+      timers = [setInterval(pump.wake, settings.pollMs), setTimeout(pruneNow, FIRST_PRUNE_MS), setInterval(pruneNow, PRUNE_EVERY_MS)]
+      for (const timer of timers) timer.unref()
+      pump.start()
+    },
+    /** Takes nothing more; waits for the calls under way (each ends by its deadline). */
+    async stop() {
+      started = false
+      stopped = true
+      halting = true
+      for (const timer of timers) clearTimeout(timer)
+      unsubscribe()
+      await pump.stop()
+      await settle()
+      await pruning?.catch(() => {})
+    },
+    /** Deletes the finished deliveries older than they are kept (hourly once started); answers how many. */
+    prune,
+    /**
+     * Makes every call that is due now, and those their outcomes make due now, whether or not the
+     * dispatcher is started: for tests.
+     */
+    async drain() {
+      await pump.idle()
+      stopped = false
+      try {
+        for (;;) {
+          const taken = await take()
+          await settle()
+          if (taken === 0 && running.size === 0) return
+        }
+      } finally {
+        if (!started) stopped = true
+      }
+    },
+  }
+}
+
+export type WebhookDispatcher = ReturnType<typeof createWebhookDispatcher>

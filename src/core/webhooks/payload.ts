@@ -1,0 +1,68 @@
+import type { Selectable } from 'kysely'
+import type { CampaignTable, ContactRow, DomainTable, EmailStatus, EmailTable } from '../../db/schema.ts'
+import { isoTime } from '../../lib/clock.ts'
+import { toContact } from '../contacts/contact.ts'
+import type { WebhookEventType } from './event-types.ts'
+
+export type EventData = Record<string, unknown>
+
+/** The body of a call: the same for every webhook that receives the event, and on every attempt. */
+export const payloadOf = (id: string, type: WebhookEventType, at: number, data: EventData): string =>
+  JSON.stringify({ id, type, createdAt: isoTime(at), data })
+
+/** What an email event says about its email; `campaign_id` is null for mail that is no campaign's. */
+export type EmailFacts = Pick<EmailTable, 'id' | 'from_address' | 'recipients' | 'subject' | 'contact_id'> & { campaign_id: string | null }
+
+/**
+ * An email event's data: the email (who it is from and to, which contact and campaign), the
+ * recipient the event is about when it is about one (delivery, bounce), and the event's own
+ * details as the email's history records them (the SMTP reply, bounce facts, the link clicked).
+ */
+export function emailEventData(email: EmailFacts, status: EmailStatus, details: Record<string, unknown> | null): EventData {
+  const { recipient, ...rest } = details ?? {}
+  const recipients = JSON.parse(email.recipients) as { to?: string[] }
+  return {
+    emailId: email.id,
+    status,
+    from: email.from_address,
+    to: recipients.to ?? [],
+    subject: email.subject,
+    recipient: typeof recipient === 'string' ? recipient : null,
+    contactId: email.contact_id,
+    campaignId: email.campaign_id,
+    details: rest,
+  }
+}
+
+/**
+ * What a change to a contact is: an update when its address, subscription or data changed (a
+ * write that changed nothing else is none), and an unsubscription as well when it stopped being
+ * subscribed.
+ */
+export function contactChangeTypes(before: ContactRow, after: ContactRow): WebhookEventType[] {
+  if (before.email === after.email && before.subscribed === after.subscribed && before.data === after.data) return []
+  return before.subscribed === 1 && after.subscribed === 0 ? ['contact.updated', 'contact.unsubscribed'] : ['contact.updated']
+}
+
+/** How a contact came to be unsubscribed, said in contact.unsubscribed: an unsubscribe link or mail, a suppression, an update. */
+export type UnsubscribeSource = 'link' | 'one-click' | 'mail' | 'hard_bounce' | 'complaint' | 'manual' | 'update'
+
+/** A contact event's data: the contact as the API shows it; an unsubscription says how it came. */
+export const contactEventData = (row: ContactRow, type: WebhookEventType, source: UnsubscribeSource = 'update'): EventData => ({
+  ...toContact(row),
+  ...(type === 'contact.unsubscribed' && { source }),
+})
+
+export const domainEventData = (row: Pick<Selectable<DomainTable>, 'id' | 'name' | 'status' | 'error_message'>): EventData => ({
+  id: row.id,
+  name: row.name,
+  status: row.status,
+  error: row.error_message,
+})
+
+export const campaignEventData = (row: Pick<Selectable<CampaignTable>, 'id' | 'name' | 'total'>, at: number): EventData => ({
+  id: row.id,
+  name: row.name,
+  total: row.total,
+  sentAt: isoTime(at),
+})

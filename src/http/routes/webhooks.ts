@@ -1,0 +1,132 @@
+import { Elysia, t } from 'elysia'
+import { ALL_EVENTS, EVENT_TYPES } from '../../core/webhooks/event-types.ts'
+import * as webhooks from '../../core/webhooks/webhooks.service.ts'
+import type { Db } from '../../db/schema.ts'
+import { invalid } from '../../lib/errors.ts'
+import { requireKey } from '../auth.ts'
+import type { HttpDeps } from '../deps.ts'
+import { authErrors, ErrorSchema, intQuery, oneOf, strictObject } from '../schemas.ts'
+
+const EventsField = t.Array(oneOf([...EVENT_TYPES, ALL_EVENTS]), {
+  maxItems: 50,
+  description: `The event types to receive, at least one; "${ALL_EVENTS}" for every type, those added later included`,
+})
+
+const Fields = {
+  url: t.String({ description: 'http(s) URL that receives the events as POSTs; private and loopback addresses are refused unless the server allows them' }),
+  events: EventsField,
+  enabled: t.Optional(t.Boolean({ description: 'true when absent' })),
+}
+
+const WebhookSchema = t.Object({
+  id: t.String(),
+  url: t.String(),
+  events: t.Array(t.String()),
+  enabled: t.Boolean(),
+  disabledReason: t.Union([t.String(), t.Null()], { description: 'Why the server disabled it (too many failed calls in a row)' }),
+  consecutiveFailures: t.Integer({ description: 'Failed calls since the last success; at 30 the webhook is disabled' }),
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+})
+
+const Time = t.Union([t.String({ format: 'date-time' }), t.Null()])
+
+const DeliverySchema = t.Object({
+  id: t.String(),
+  eventId: t.String({ description: 'The payload id and x-mailstead-id, the same on every attempt' }),
+  type: t.String(),
+  state: oneOf(['pending', 'paused', 'delivered', 'failed']),
+  attempts: t.Integer(),
+  nextAttemptAt: Time,
+  lastAttemptAt: Time,
+  lastStatus: t.Union([t.Integer(), t.Null()]),
+  lastError: t.Union([t.String(), t.Null()]),
+  lastDurationMs: t.Union([t.Integer(), t.Null()]),
+  payload: t.Unknown({ description: 'The body sent: {id, type, createdAt, data}' }),
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+})
+
+const PageQuery = t.Object({
+  page: t.Optional(intQuery('page', 1, 1_000_000, 'Page number, 1 when absent')),
+  pageSize: t.Optional(intQuery('pageSize', 1, 100, 'Page size, 20 when absent')),
+})
+
+const IdParams = t.Object({ id: t.String() })
+const errors = { ...authErrors, 404: ErrorSchema, 409: ErrorSchema }
+const tags = ['Webhooks']
+
+export const webhookRoutes = (deps: HttpDeps) => {
+  const write = <T>(work: (trx: Db, at: number) => Promise<T>) => {
+    const at = deps.clock.now()
+    return deps.writer.run((trx) => work(trx, at))
+  }
+  // Checked before the write: it may ask DNS, which no transaction waits for.
+  const checked = (url: string) => webhooks.checkUrl(url, deps.webhooks.targets)
+  return new Elysia({ prefix: '/webhooks' })
+    .use(requireKey(deps))
+    .get('', ({ query, caller }) => webhooks.listWebhooks(deps.db, caller.project.id, query.page ?? 1, query.pageSize ?? 20), {
+      query: PageQuery,
+      response: { 200: t.Object({ webhooks: t.Array(WebhookSchema), page: t.Integer(), pageSize: t.Integer(), total: t.Integer() }), ...authErrors },
+      detail: { summary: "A page of the project's webhooks, newest first", tags },
+    })
+    .post(
+      '',
+      async ({ body, caller, set }) => {
+        const url = await checked(body.url)
+        set.status = 201
+        return write((trx, at) => webhooks.createWebhook(trx, caller.project.id, { ...body, url }, deps.config.secret, at))
+      },
+      {
+        body: strictObject(Fields),
+        response: { 201: t.Composite([WebhookSchema, t.Object({ secret: t.String({ description: 'Signs its calls. Shown this once: keep it.' }) })]), ...errors },
+        detail: { summary: 'Create a webhook; its signing secret is shown this once', tags },
+      },
+    )
+    .get('/:id', ({ params, caller }) => webhooks.getWebhook(deps.db, caller.project.id, params.id), {
+      params: IdParams,
+      response: { 200: WebhookSchema, ...errors },
+      detail: { summary: 'Get a webhook', tags },
+    })
+    .patch(
+      '/:id',
+      async ({ params, body, caller }) => {
+        if (Object.keys(body).length === 0) throw invalid('body', 'give at least one of url, events, enabled')
+        const url = body.url === undefined ? undefined : await checked(body.url)
+        const updated = await write((trx, at) => webhooks.updateWebhook(trx, caller.project.id, params.id, { ...body, url }, at))
+        if (body.enabled) deps.webhooks.wake()
+        return updated
+      },
+      {
+        params: IdParams,
+        body: strictObject({ url: t.Optional(Fields.url), events: t.Optional(EventsField), enabled: t.Optional(t.Boolean()) }),
+        response: { 200: WebhookSchema, ...errors },
+        detail: { summary: 'Change a webhook; enabling it sends what waited while it was disabled', tags },
+      },
+    )
+    .delete('/:id', ({ params, caller }) => write((trx) => webhooks.deleteWebhook(trx, caller.project.id, params.id)), {
+      params: IdParams,
+      response: { 200: t.Object({ id: t.String(), success: t.Boolean(), message: t.String() }), ...errors },
+      detail: { summary: 'Delete a webhook and its deliveries', tags },
+    })
+    .post(
+      '/:id/rotate-secret',
+      ({ params, body, caller }) => write((trx, at) => webhooks.rotateSecret(trx, caller.project.id, params.id, body?.overlapHours ?? 24, deps.config.secret, at)),
+      {
+        params: IdParams,
+        body: t.Optional(
+          strictObject({
+            overlapHours: t.Optional(t.Integer({ minimum: 0, maximum: 168, description: 'How long the old secret signs too, 24 when absent; 0 ends it now' })),
+          }),
+        ),
+        response: { 200: t.Object({ secret: t.String({ description: 'Shown this once' }), previousSecretExpiresAt: Time }), ...errors },
+        detail: { summary: 'A new signing secret, shown this once; the old one signs too for a while', tags },
+      },
+    )
+    .get('/:id/deliveries', ({ params, query, caller }) => webhooks.listDeliveries(deps.db, caller.project.id, params.id, query.page ?? 1, query.pageSize ?? 20), {
+      params: IdParams,
+      query: PageQuery,
+      response: { 200: t.Object({ deliveries: t.Array(DeliverySchema), page: t.Integer(), pageSize: t.Integer(), total: t.Integer() }), ...errors },
+      detail: { summary: "A page of the webhook's deliveries, newest first", tags },
+    })
+}

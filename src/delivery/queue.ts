@@ -10,7 +10,7 @@ export const releaseInFlight = (db: Db, now: number) =>
   db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now }).where('state', '=', 'sending').execute()
 
 /** Waiting deliveries, written as the partial index `deliveries_waiting` is, so SQLite uses it. */
-const WAITING = sql<boolean>`state IN ('queued', 'deferred', 'scheduled')`
+export const WAITING = sql<boolean>`state IN ('queued', 'deferred', 'scheduled')`
 
 /** How many of the oldest due rows one claim looks at. */
 const CLAIM_WINDOW = 2000

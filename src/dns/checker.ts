@@ -6,6 +6,7 @@ import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Resolver } from '../lib/dns.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { Registry } from '../lib/metrics.ts'
 
 export interface CheckerDeps {
   db: Db
@@ -15,6 +16,7 @@ export interface CheckerDeps {
   clock: Clock
   logger: Logger
   settings: DomainSettings
+  metrics: Registry
 }
 
 export interface CheckResult {
@@ -34,6 +36,11 @@ export function createDomainChecker(deps: CheckerDeps) {
   const { settings, clock, logger } = deps
   let timer: ReturnType<typeof setInterval> | undefined
   let round: Promise<void> | undefined
+  const checks = deps.metrics.counter({
+    name: 'mailstead_domain_checks_total',
+    help: "DNS checks of sending domains, by the domain's status after the check (error: the check itself failed)",
+    labelNames: ['status'],
+  })
 
   const lookup = async (record: ExpectedRecord): Promise<[RecordKind, Verdict]> => {
     try {
@@ -51,10 +58,12 @@ export function createDomainChecker(deps: CheckerDeps) {
       const verdicts = new Map(await Promise.all(expectedRecords(domain, settings.hostname).map(lookup)))
       const checked = await deps.write((trx) => finishCheck(trx, id, verdicts, settings, clock.now()))
       if (!checked) return undefined
+      checks.inc({ status: checked.status })
       const level = checked.status === 'SUCCESS' ? 'info' : 'warn'
       logger[level](`DOMAIN[${checked.status}]`, `${checked.name} checked`, { domainId: id, previous: domain.status })
       return { domain: checked, verdicts }
     } catch (error) {
+      checks.inc({ status: 'error' })
       await deps.write((trx) => updateDomain(trx, id, { is_verifying: 0 }))
       throw error
     }

@@ -4,7 +4,8 @@ import { AppError } from '../lib/errors.ts'
 import type { HttpDeps } from './deps.ts'
 import { rateLimitHeaders } from './rate-limit.ts'
 
-const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1]
+/** The token of an `Authorization: Bearer <token>` header. */
+export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1]
 
 /**
  * Authenticates the request's key and counts it against its project's rate limit. Routes of a

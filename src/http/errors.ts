@@ -45,9 +45,13 @@ function inWords(message: string): string {
   return message.replace(/^Expected /, 'must be ')
 }
 
-/** Whatever was thrown, as an AppError; unexpected errors are logged and hidden. */
-export function toAppError(code: string | number, error: unknown, request: Request, logger: Logger): AppError {
+/**
+ * Whatever was thrown, as an AppError; unexpected errors are logged and hidden. The log names the
+ * route pattern, not the path: paths of tracking and unsubscribe links carry tokens.
+ */
+export function toAppError(code: string | number, error: unknown, request: Request, logger: Logger, route?: string): AppError {
   const path = `${request.method} ${new URL(request.url).pathname}`
+  const where = `${request.method} ${route || 'unmatched'}`
   if (error instanceof AppError) return error
   const cause = (error as { cause?: unknown })?.cause
   if (code === 'PARSE') {
@@ -60,8 +64,10 @@ export function toAppError(code: string | number, error: unknown, request: Reque
     })
   }
   if (code === 'VALIDATION' && (error as { type?: string }).type === 'response') {
-    // Our answer did not match its own schema: our fault, not the caller's.
-    logger.error('HTTP', 'response failed its schema', { path, error: String((error as Error).message).slice(0, 2000) })
+    // Our answer did not match its own schema: our fault, not the caller's. Elysia's message holds
+    // the answer itself, which may be a new API key or a signing secret: only the issues are logged.
+    const issues = ((error as { all?: ValidationIssue[] }).all ?? []).slice(0, 20).map((issue) => `${issue.path || '/'}: ${issue.message}`)
+    logger.error('HTTP', 'response failed its schema', { route: where, issues })
     return new AppError(500, 'INTERNAL_SERVER_ERROR', 'Something went wrong on our side; the request id helps us find it')
   }
   if (code === 'VALIDATION') {
@@ -70,7 +76,7 @@ export function toAppError(code: string | number, error: unknown, request: Reque
     const errors = fieldErrors(on, validation.all)
     return new AppError(422, 'VALIDATION_ERROR', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors })
   }
-  logger.error('HTTP', 'unhandled error', { path, error: (error as Error)?.stack ?? String(error) })
+  logger.error('HTTP', 'unhandled error', { route: where, error: (error as Error)?.stack ?? String(error) })
   return new AppError(500, 'INTERNAL_SERVER_ERROR', 'Something went wrong on our side; the request id helps us find it')
 }
 

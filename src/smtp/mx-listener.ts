@@ -3,6 +3,7 @@ import { emailOfUnsubscribeAddress } from '../core/tracking/unsubscribe-links.ts
 import { deliveryOfReturnPath } from '../delivery/verp.ts'
 import { handleReport, type ReportDeps } from './handle-report.ts'
 import { connectionLimit, readMessage, smtpError } from './listener.ts'
+import type { ObserveSessions } from './session-metrics.ts'
 import type { TlsMaterial } from './tls.ts'
 import { handleUnsubscribeMail } from './unsubscribe-mail.ts'
 
@@ -21,10 +22,10 @@ const MAX_MESSAGES_PER_SESSION = 100
  * return-path and unsubscribe addresses with a valid token and for the complaint address;
  * anything else is refused, so it can never relay.
  */
-export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: TlsMaterial): SMTPServer {
+export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: TlsMaterial, observe: ObserveSessions): SMTPServer {
   const limit = connectionLimit(settings.maxConnectionsPerIp)
   const messages = new WeakMap<object, number>()
-  return new SMTPServer({
+  return new SMTPServer(observe({
     name: settings.hostname,
     banner: 'Mailstead MX: bounces, feedback reports and unsubscribe requests only',
     logger: false,
@@ -65,5 +66,5 @@ export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: Tl
           callback(smtpError(451, '4.3.0 Temporary failure, try again later'))
         })
     },
-  })
+  }))
 }

@@ -10,6 +10,7 @@ import { AppError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import { createAuthThrottle } from './auth-throttle.ts'
 import { connectionLimit, readMessage, smtpError } from './listener.ts'
+import type { ObserveSessions } from './session-metrics.ts'
 import type { TlsMaterial } from './tls.ts'
 
 export interface RelayDeps {
@@ -43,10 +44,10 @@ const refusal = (error: unknown) =>
  * envelope recipients. What it accepts goes through the same queue and events as the HTTP API;
  * the 250 names the email id. `secure` is TLS from the first byte (465); otherwise STARTTLS.
  */
-export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMaterial, secure: boolean): SMTPServer {
+export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMaterial, secure: boolean, observe: ObserveSessions): SMTPServer {
   const limit = connectionLimit(settings.maxConnectionsPerIp)
   const throttle = createAuthThrottle(deps.clock)
-  return new SMTPServer({
+  return new SMTPServer(observe({
     name: settings.hostname,
     banner: 'Mailstead relay',
     logger: false,
@@ -104,5 +105,5 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMa
           callback(refusal(error))
         })
     },
-  })
+  }))
 }

@@ -11,9 +11,9 @@ import { writeTransaction } from '../../db/transaction.ts'
 import { createDomainChecker } from '../../dns/checker.ts'
 import { createResolver } from '../../dns/resolver.ts'
 import { systemClock } from '../../lib/clock.ts'
-import { createLogger } from '../../lib/logger.ts'
+import { createRegistry } from '../../lib/metrics.ts'
 import { CliError } from '../args.ts'
-import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command, type Context } from '../command.ts'
+import { commandLogger, confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command, type Context } from '../command.ts'
 
 const projectFlag = { project: { description: 'Project ID (needed when several projects have the domain)' } }
 
@@ -129,7 +129,9 @@ function checkerFor(db: Db, config: Config, context: Context) {
     write: (work) => writeTransaction(db, work),
     resolver: createResolver(config.dnsServers, config.dnsTimeoutMs),
     clock: systemClock,
-    logger: createLogger('error', context.io.err),
+    logger: commandLogger(context),
     settings: domainSettingsOf(config),
+    // One check, then the process ends: nobody scrapes these.
+    metrics: createRegistry(),
   })
 }

@@ -22,9 +22,12 @@ export const updateSegment = (db: Db, id: string, changes: Updateable<SegmentTab
 export const deleteSegment = (db: Db, projectId: number, id: string) =>
   db.deleteFrom('segments').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
 
-/** The project's tracked segments: asked on every tracked event, so compiled once. */
+/**
+ * The project's tracked segments: asked on every tracked event, so compiled once, and written as
+ * the partial index `segments_tracked` is (a parameter would keep SQLite from using it).
+ */
 export const trackedSegments = prepared((db, p: { projectId: number }) =>
-  db.selectFrom('segments').selectAll().where('project_id', '=', p.projectId).where('track_membership', '=', 1),
+  db.selectFrom('segments').selectAll().where('project_id', '=', p.projectId).where(sql<boolean>`track_membership = 1`),
 )
 
 /** Lists contacts as members; those already listed keep their row. */

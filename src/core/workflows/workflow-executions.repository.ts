@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
 import type { Db } from '../../db/schema.ts'
 import type { ExecutionRow } from './executions.repository.ts'
@@ -36,7 +37,8 @@ export async function cancelLiveExecutions(db: Db, workflowId: string, stepTypes
     .updateTable('workflow_executions')
     .set((eb) => ({ state: 'CANCELLED' as const, next_run_at: null, wait_event: null, finished_at: now, updated_at: now, version: eb('version', '+', 1) }))
     .where('workflow_id', '=', workflowId)
-    .where('state', 'in', ['RUNNING', 'WAITING'])
+    // Written as the partial index of live runs is, so SQLite uses it.
+    .where(sql<boolean>`state IN ('RUNNING', 'WAITING')`)
     .returning(['id', 'current_step'])
     .execute()
   const history = cancelled.map((run) => ({

@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely'
+import { sql, type Insertable, type Updateable } from 'kysely'
 import type { Db, WorkflowTable } from '../../db/schema.ts'
 import type { WorkflowRow } from './executions.repository.ts'
 
@@ -33,7 +33,8 @@ export async function liveSteps(db: Db, workflowId: string): Promise<Map<string,
     .selectFrom('workflow_executions')
     .select(['current_step', (eb) => eb.fn.countAll<number>().as('n')])
     .where('workflow_id', '=', workflowId)
-    .where('state', 'in', ['RUNNING', 'WAITING'])
+    // Written as the partial index of live runs is, so SQLite uses it.
+    .where(sql<boolean>`state IN ('RUNNING', 'WAITING')`)
     .groupBy('current_step')
     .execute()
   return new Map(rows.filter((row) => row.current_step !== null).map((row) => [row.current_step!, Number(row.n)]))

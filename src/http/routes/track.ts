@@ -10,7 +10,6 @@ export const trackRoutes = (deps: HttpDeps) =>
     async ({ body, caller }) => {
       const now = deps.clock.now()
       const data = await deps.writer.run((trx) => track(trx, caller.project.id, body, now))
-      deps.workflows.wake()
       return { success: true as const, data }
     },
     {

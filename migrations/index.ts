@@ -8,6 +8,7 @@ import * as segments from './0006_segments.ts'
 import * as campaigns from './0007_campaigns.ts'
 import * as contactImports from './0008_contact_imports.ts'
 import * as workflows from './0009_workflows.ts'
+import * as webhooks from './0010_webhooks.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0007_campaigns', ...campaigns },
   { name: '0008_contact_imports', ...contactImports },
   { name: '0009_workflows', ...workflows },
+  { name: '0010_webhooks', ...webhooks },
 ]

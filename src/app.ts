@@ -13,14 +13,18 @@ import type { LinkSettings } from './core/tracking/links.ts'
 import { createWorkflowEngine } from './core/workflows/engine.ts'
 import { createWebhookCaller } from './core/workflows/webhook-caller.ts'
 import { signingSecretOf } from './core/workflows/workflows.service.ts'
+import { createDeliveryCaller } from './core/webhooks/caller.ts'
+import { createWebhookDispatcher } from './core/webhooks/dispatcher.ts'
 import type { DomainSettings } from './core/domains/domains.service.ts'
 import { createVerifier } from './core/verify/verify.service.ts'
+import { createBodyPruner } from './core/emails/pruner.ts'
 import { openDatabase } from './db/client.ts'
-import { startDbMaintenance } from './db/maintenance.ts'
+import { checkpoint, startDbMaintenance } from './db/maintenance.ts'
 import { migrate } from './db/migrator.ts'
 import { createWriter } from './db/writer.ts'
 import { createAttempt, type DeliverySettings } from './delivery/attempt.ts'
 import { createDeliveryLoop } from './delivery/loop.ts'
+import { releaseInFlight } from './delivery/queue.ts'
 import { createMxResolver } from './delivery/mx.ts'
 import { createDomainKeys } from './delivery/sending-domain.ts'
 import { createMailWork } from './delivery/mail-work.ts'
@@ -32,8 +36,11 @@ import { createRateLimiter } from './http/rate-limit.ts'
 import { startSmtpListeners, type SmtpListeners } from './smtp/listeners.ts'
 import { createHttpApp } from './http/server.ts'
 import { systemClock, type Clock } from './lib/clock.ts'
+import { settlesWithin } from './lib/deadline.ts'
 import type { Resolver } from './lib/dns.ts'
 import { createLogger, type Logger } from './lib/logger.ts'
+import { createRegistry } from './lib/metrics.ts'
+import { processMetrics } from './lib/process-metrics.ts'
 
 export interface AppOptions {
   clock?: Clock
@@ -68,10 +75,13 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const applied = await migrate(database.db, MIGRATIONS, () => clock.now())
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
   const writer = createWriter(database.db)
+  // Every part records into it; GET /metrics (with metricsToken) shows it.
+  const metrics = createRegistry()
+  const processGauges = processMetrics(metrics, 'mailstead')
   const resolver = options.resolver ?? createResolver(config.dnsServers, config.dnsTimeoutMs)
   const domainSettings = domainSettingsOf(config)
   const links: LinkSettings = { secret: config.secret, baseUrl: config.publicUrl }
-  const checker = createDomainChecker({ db: database.db, write: writer.run, resolver, clock, logger, settings: domainSettings })
+  const checker = createDomainChecker({ db: database.db, write: writer.run, resolver, clock, logger, settings: domainSettings, metrics })
   const pool = createSmtpPool({
     hostname: config.hostname,
     requireValidCertificate: config.deliveryVerifyCertificates,
@@ -103,6 +113,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       ratePerSecond: config.sendRatePerSecond,
       pollMs: 1000,
     },
+    metrics,
   })
   const authenticator = createAuthenticator(database.db, clock)
   const memberships = createMembershipTracker({ db: database.db, write: writer.run, clock, logger })
@@ -137,6 +148,17 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     dataDir: config.dataDir,
     afterChunk: afterImportChunk,
   })
+  const pruner = createBodyPruner({ db: database.db, write: writer.run, clock, logger, retentionDays: config.retentionDays })
+  const webhookTargets = { allowPrivate: config.webhookAllowPrivateTargets, resolve: hostAddresses(resolver) }
+  const webhooks = createWebhookDispatcher({
+    db: database.db,
+    write: writer.run,
+    clock,
+    logger,
+    serverSecret: config.secret,
+    call: createDeliveryCaller(webhookTargets),
+    settings: { concurrency: 32, perWebhook: 8, perFailingWebhook: 2, pollMs: 1000, leaseMs: 60_000, keepFinishedMs: 30 * 86_400_000 },
+  })
   let smtp: SmtpListeners | undefined
   const http = createHttpApp({
     config,
@@ -156,10 +178,49 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     campaigns,
     workflows,
     links,
+    webhooks: { targets: webhookTargets, wake: webhooks.wake },
+    metrics,
     listeners: () => smtp?.status() ?? {},
   })
   let server: Server<undefined> | undefined
   let stopMaintenance = () => {}
+  let stopping: Promise<void> | undefined
+
+  /**
+   * New work stops at once: no connections, SMTP transactions, claims or rounds are taken. What
+   * is under way (SMTP transactions, HTTP requests, delivery attempts, workflow steps) gets
+   * `stopGraceSeconds` in all to finish; then connections are closed, deliveries still in flight
+   * go back to the queue, and the database is checkpointed and closed. Pools and workers close
+   * last, so that work cut off cannot record a failure that was only the stop.
+   */
+  async function shutDown() {
+    const began = Date.now()
+    const graceMs = config.stopGraceSeconds * 1000
+    const failed = (error: unknown) => logger.error('STOP', 'a part failed to stop', { error: String((error as Error)?.stack ?? error) })
+    stopMaintenance()
+    processGauges.stop()
+    const parts = [checker, imports, campaigns, workflows, webhooks, memberships, pruner, deliveries]
+    // Each part's failure is its own: the others are still waited for.
+    const loops = Promise.allSettled(parts.map((part) => part.stop())).then((results) => {
+      for (const result of results) if (result.status === 'rejected') failed(result.reason)
+    })
+    const [smtpCut, httpCut] = await Promise.all([smtp?.stop(graceMs) ?? 0, stopHttp(server, graceMs)])
+    const loopsDone = await settlesWithin(loops, graceMs - (Date.now() - began), failed)
+    await writer.drain()
+    const deliveriesLeft = loopsDone ? 0 : await releaseDeliveries().catch((error) => (failed(error), -1))
+    const wal = await checkpoint(database.db).catch((error) => (failed(error), undefined))
+    await database.close()
+    pool.close()
+    work.close()
+    const fields = { smtpConnectionsCut: smtpCut, httpCut, deliveriesLeft, wal, writes: writer.stats() }
+    logger.info('STOP', `stopped in ${Date.now() - began} ms`, fields)
+  }
+
+  /** Deliveries whose attempts outlived the grace: queued again now (the next start would anyway). */
+  async function releaseDeliveries(): Promise<number> {
+    const released = await writer.run((trx) => releaseInFlight(trx, clock.now()))
+    return Number(released[0]?.numUpdatedRows ?? 0)
+  }
 
   return {
     db: database.db,
@@ -169,8 +230,12 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     campaigns,
     imports,
     workflows,
+    /** Webhook deliveries: called once started; `drain()` makes the calls that are due now. */
+    webhooks,
     /** Segment membership tracking: a round runs every minute once started; `tick()` runs one now. */
     memberships,
+    /** Deletes old email bodies (retentionDays) hourly once started; `tick()` runs a pass now. */
+    pruner,
     handle: (request: Request) => http.handle(request),
     /** The HTTP API's address once started. */
     get url(): string {
@@ -185,37 +250,30 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         maxRequestBodySize: BUN_BODY_CAP,
       })
       stopMaintenance = startDbMaintenance(database.db, logger)
+      processGauges.start()
       await checker.start()
       await deliveries.start()
       await imports.start()
       campaigns.start()
       workflows.start()
+      webhooks.start()
       await memberships.start()
+      pruner.start()
       smtp = await startSmtpListeners(
         config,
         { write: writer.run, secret: config.secret, clock, logger },
         { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.queued(), clock, logger },
         logger,
+        metrics,
       )
       logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`)
     },
     /** The SMTP listeners' state and ports, once started. */
     listeners: () => smtp?.status(),
-    async stop() {
-      await smtp?.stop()
-      await server?.stop()
-      stopMaintenance()
-      await checker.stop()
-      await imports.stop()
-      await campaigns.stop()
-      await workflows.stop()
-      await memberships.stop()
-      await deliveries.stop()
-      pool.close()
-      work.close()
-      await writer.drain()
-      await database.close()
-      logger.info('STOP', 'stopped', { writes: writer.stats() })
+    /** Stops gracefully, within `stopGraceSeconds` (see shutDown); a second call waits for the first. */
+    stop(): Promise<void> {
+      stopping ??= shutDown()
+      return stopping
     },
   }
 }
@@ -239,3 +297,11 @@ export const deliverySettingsOf = (config: Config): DeliverySettings => ({
   retrySchedule: config.deliveryRetrySchedule,
   attemptTimeoutMs: config.deliveryAttemptTimeoutSeconds * 1000,
 })
+
+/** Lets requests in progress answer within `graceMs`, then closes what is left; answers whether it had to. */
+async function stopHttp(server: Server<undefined> | undefined, graceMs: number): Promise<boolean> {
+  if (!server) return false
+  if (await settlesWithin(server.stop(), graceMs, () => {})) return false
+  await server.stop(true)
+  return true
+}

@@ -2,8 +2,20 @@ import { createInterface } from 'node:readline/promises'
 import { runCli } from './cli/index.ts'
 import type { Io } from './cli/command.ts'
 
+/** The conventional exit code of a process ended by the signal: 128 + its number. */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const
+
+let signals = 0
 const stopSignal = new Promise<string>((resolve) => {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal))
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (signals++ === 0) return resolve(signal)
+      // A second signal while stopping: whoever sent it will not wait. Nothing is lost: what was
+      // in flight is released at the next start, as after a crash.
+      process.stderr.write(`${signal} received again: exiting at once\n`)
+      process.exit(SIGNAL_EXIT[signal])
+    })
+  }
 })
 
 const io: Io = {

@@ -1,5 +1,6 @@
 import type { LoadedConfig } from '../config/load.ts'
 import type { Db } from '../db/schema.ts'
+import { createLogger, type Logger } from '../lib/logger.ts'
 import { CliError } from './args.ts'
 
 export interface Io {
@@ -63,6 +64,15 @@ export function print(context: Context, value: unknown, lines: () => string[]): 
 export function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd())
+}
+
+/**
+ * Log lines of the parts a command runs (the DNS checker, say), to standard error. A command
+ * prints what it did itself, so they are only its errors unless logLevel is set.
+ */
+export function commandLogger(context: Context): Logger {
+  const { config, sources } = context.loadConfig()
+  return createLogger(sources.logLevel === 'default' ? 'error' : config.logLevel, context.io.err)
 }
 
 export async function confirmOrStop(context: Context, question: string): Promise<void> {

@@ -7,6 +7,7 @@ import { MigrationError, migrate } from '../db/migrator.ts'
 import { AppError } from '../lib/errors.ts'
 import { CliError, parseArgs } from './args.ts'
 import type { Command, Context, Io } from './command.ts'
+import { backupCommand } from './commands/backup.ts'
 import { configShowCommand } from './commands/config.ts'
 import { contactsExportCommand, contactsImportCommand } from './commands/contacts.ts'
 import {
@@ -19,6 +20,8 @@ import {
 import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './commands/key.ts'
 import { healthCommand } from './commands/health.ts'
 import { migrateCommand } from './commands/migrate.ts'
+import { pruneCommand } from './commands/prune.ts'
+import { restoreCommand } from './commands/restore.ts'
 import {
   projectCreateCommand,
   projectDisableCommand,
@@ -36,6 +39,9 @@ export const COMMANDS: readonly Command[] = [
   serveCommand,
   healthCommand,
   migrateCommand,
+  backupCommand,
+  restoreCommand,
+  pruneCommand,
   configShowCommand,
   projectCreateCommand,
   projectListCommand,

@@ -16,6 +16,7 @@ export interface Config {
   readonly secret: string
   readonly rateLimitPerMinute: number
   readonly logLevel: LogLevel
+  readonly metricsToken: string | null
   readonly regions: readonly string[]
   readonly returnPathLabel: string
   readonly domainCheckPendingMinutes: number
@@ -44,6 +45,8 @@ export interface Config {
   readonly tlsCert: string | null
   readonly tlsKey: string | null
   readonly webhookAllowPrivateTargets: boolean
+  readonly retentionDays: number
+  readonly stopGraceSeconds: number
 }
 
 export interface Setting<K extends keyof Config = keyof Config> {
@@ -145,6 +148,16 @@ export const SETTINGS = [
     allowed: LOG_LEVELS.join(', '),
     parse: p.oneOf(LOG_LEVELS),
     fallback: () => 'info',
+  }),
+  setting({
+    key: 'metricsToken',
+    description: 'Bearer token that GET /metrics (Prometheus) requires; unset, there is no /metrics',
+    allowed: 'at least 16 characters',
+    parse: p.minLength(16),
+    fallback: () => null,
+    shownDefault: 'none: /metrics is off',
+    secret: true,
+    format: (token) => token ?? '',
   }),
   setting({
     key: 'regions',
@@ -352,6 +365,20 @@ export const SETTINGS = [
     allowed: 'true or false',
     parse: p.boolean,
     fallback: () => false,
+  }),
+  setting({
+    key: 'retentionDays',
+    description: "Days an email's bodies (HTML, text, built message) are kept; its status and events stay (0: forever)",
+    allowed: 'an integer from 0 to 36500',
+    parse: p.integer(0, 36_500),
+    fallback: () => 30,
+  }),
+  setting({
+    key: 'stopGraceSeconds',
+    description: 'Seconds a stopping server lets SMTP transactions, HTTP requests and delivery attempts in progress finish',
+    allowed: 'an integer from 0 to 3600',
+    parse: p.integer(0, 3600),
+    fallback: () => 8,
   }),
 ] as const satisfies readonly Setting<any>[]
 

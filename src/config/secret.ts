@@ -2,12 +2,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomToken } from '../lib/ids.ts'
 
+/** The secret's file in the data directory, when it is generated there. */
+export const secretPath = (dataDir: string) => join(dataDir, 'secret')
+
 /**
  * The secret that signs tokens, kept in the data directory when MAILSTEAD_SECRET is not set, so
  * that links in mail already sent stay valid across restarts.
  */
 export function readOrCreateSecret(dataDir: string): string {
-  const path = join(dataDir, 'secret')
+  const path = secretPath(dataDir)
   mkdirSync(dataDir, { recursive: true })
   try {
     writeFileSync(path, randomToken(32) + '\n', { mode: 0o600, flag: 'wx' })

@@ -19,3 +19,13 @@ export function startDbMaintenance(db: Db, logger: Logger): () => void {
   for (const timer of timers) timer.unref()
   return () => timers.forEach(clearInterval)
 }
+
+/**
+ * Copies what the WAL holds into the database file as far as readers allow: PASSIVE never waits
+ * for them (a backup reading a snapshot, say). Answers the WAL's frames and those copied.
+ */
+export async function checkpoint(db: Db): Promise<{ log: number; checkpointed: number }> {
+  const result = await sql<{ busy: number; log: number; checkpointed: number }>`PRAGMA wal_checkpoint(PASSIVE)`.execute(db)
+  const { log, checkpointed } = result.rows[0]!
+  return { log, checkpointed }
+}

@@ -376,6 +376,50 @@ export interface WorkflowCursorTable {
   last_id: number
 }
 
+export interface WebhookTable {
+  id: string
+  project_id: number
+  url: string
+  /** JSON: the event types it receives; ["*"] for all. */
+  events: string
+  enabled: Generated<number>
+  /** Why the dispatcher disabled it; null otherwise. */
+  disabled_reason: string | null
+  /** Sealed: signs its calls. */
+  signing_secret: string
+  /** Sealed: the secret before the last rotation, signing too until `previous_secret_until`. */
+  previous_secret: string | null
+  previous_secret_until: number | null
+  /** Failed calls since the last success. */
+  consecutive_failures: Generated<number>
+  created_at: number
+  updated_at: number
+}
+
+/** `paused`: waits while its webhook is disabled. */
+export type WebhookDeliveryState = 'pending' | 'paused' | 'delivered' | 'failed'
+
+/** One event for one webhook, called until it succeeds or its retries run out. */
+export interface WebhookDeliveryTable {
+  id: string
+  webhook_id: string
+  /** The payload's id and x-mailstead-id: the same for every webhook and attempt. */
+  event_id: string
+  type: string
+  /** The body, exactly as signed. */
+  payload: string
+  state: WebhookDeliveryState
+  attempts: Generated<number>
+  /** When due; while a call is under way, the end of its lease. Null once finished or paused. */
+  next_attempt_at: number | null
+  last_attempt_at: number | null
+  last_status: number | null
+  last_error: string | null
+  last_duration_ms: number | null
+  created_at: number
+  updated_at: number
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -405,6 +449,8 @@ export interface DB {
   workflow_executions: WorkflowExecutionTable
   workflow_execution_steps: WorkflowExecutionStepTable
   workflow_cursors: WorkflowCursorTable
+  webhooks: WebhookTable
+  webhook_deliveries: WebhookDeliveryTable
   migrations: MigrationTable
 }
 

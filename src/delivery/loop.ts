@@ -1,7 +1,9 @@
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { Registry } from '../lib/metrics.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
+import { deliveryMetrics, queueDepthMetric } from './metrics.ts'
 import { claimDue, releaseInFlight, settle, type Delivery, type Settlement } from './queue.ts'
 
 export interface LoopSettings {
@@ -22,6 +24,7 @@ export interface LoopDeps {
   logger: Logger
   attempt: (delivery: Delivery) => Promise<Settlement>
   settings: LoopSettings
+  metrics: Registry
 }
 
 const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
@@ -68,6 +71,9 @@ export function createDeliveryLoop(deps: LoopDeps) {
   /** The projects whose mail was queued since that claim, when every caller said (null: unknown). */
   let queuedFor: Set<number> | null = new Set()
   let retry: ReturnType<typeof setTimeout> | undefined
+  const metrics = deliveryMetrics(deps.metrics)
+  // Claimed rows are `sending` until settled, whether still buffered or in flight.
+  queueDepthMetric(deps.metrics, deps.db, () => waitingCount + activeCount)
 
   /** Destinations with a round of attempts still in their buffer: a claim skips them until it runs low. */
   const stockedDomains = () => [...waiting.keys()].filter((domain) => waiting.get(domain)!.length >= settings.perDomain)
@@ -126,10 +132,19 @@ export function createDeliveryLoop(deps: LoopDeps) {
   }
 
   async function startReady() {
+    // A project found without a token stays without one for the rest of the round: its buffered
+    // deliveries are passed over without asking again for each.
+    const starved = new Set<number>()
+    const ready = async (projectId: number) => {
+      if (starved.has(projectId)) return false
+      if (await hasToken(projectId)) return true
+      starved.add(projectId)
+      return false
+    }
     for (const [domain, list] of waiting) {
       while ((active.get(domain) ?? 0) < settings.perDomain && activeCount < settings.concurrency) {
         let index = -1
-        for (let i = 0; i < list.length && index < 0; i++) if (await hasToken(list[i]!.project_id)) index = i
+        for (let i = 0; i < list.length && index < 0; i++) if (await ready(list[i]!.project_id)) index = i
         if (index < 0) break
         const [delivery] = list.splice(index, 1)
         buckets.get(delivery!.project_id)!.tokens -= 1
@@ -156,6 +171,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
   }
 
   async function deliver(delivery: Delivery) {
+    const began = performance.now()
     let outcome: Settlement
     try {
       outcome = await deps.attempt(delivery)
@@ -163,6 +179,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
       logger.error('FAILED', 'attempt failed unexpectedly', { deliveryId: delivery.id, error: String((error as Error)?.stack ?? error) })
       outcome = { kind: 'failed', data: { startedAt: clock.now() }, reason: 'Internal error' }
     }
+    const seconds = (performance.now() - began) / 1000
     try {
       await deps.write((trx) => settle(trx, delivery, outcome, clock.now()))
     } catch (error) {
@@ -170,6 +187,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
       logger.error('QUEUE', 'could not record an outcome', { deliveryId: delivery.id, error: String(error) })
       return
     }
+    metrics.settled(delivery, outcome, seconds)
     const level = outcome.kind === 'delivered' || outcome.kind === 'deferred' ? 'info' : 'warn'
     logger[level](LOG_TAGS[outcome.kind](outcome), delivery.recipient, {
       deliveryId: delivery.id,

@@ -31,11 +31,30 @@ export async function listQueue(db: Db, state: DeliveryState | undefined, limit:
 
 /** Sends a deferred or failed delivery (or every deferred one) at the next round. */
 export async function retryDeliveries(db: Db, target: number | 'all-deferred', now: number) {
+  if (target !== 'all-deferred') await refusePruned(db, target)
   let query = db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now })
   query = target === 'all-deferred' ? query.where('state', '=', 'deferred') : query.where('id', '=', target).where('state', 'in', ['deferred', 'failed'])
   const result = await query.executeTakeFirst()
   if (target !== 'all-deferred' && result.numUpdatedRows === 0n) await explainNoChange(db, target, 'retried', ['deferred', 'failed'])
   return Number(result.numUpdatedRows)
+}
+
+/**
+ * A settled delivery's email may have lost its body to retention (retentionDays): it has nothing
+ * left to send, unless it is a campaign's, whose message is built again from the campaign.
+ */
+async function refusePruned(db: Db, id: number): Promise<void> {
+  const row = await db
+    .selectFrom('deliveries as d')
+    .leftJoin('email_contents as c', 'c.email_id', 'd.email_id')
+    .leftJoin('campaign_recipients as r', 'r.email_id', 'd.email_id')
+    .select(['c.email_id as content', 'r.campaign_id as campaign'])
+    .where('d.id', '=', id)
+    .where('d.state', '=', 'failed')
+    .executeTakeFirst()
+  if (row && row.content === null && row.campaign === null) {
+    throw new AppError(409, 'CONFLICT', `Delivery ${id} cannot be retried: its email's body was deleted by retention (MAILSTEAD_RETENTION_DAYS)`)
+  }
 }
 
 /** Takes a delivery that has not left yet out of the queue. */

@@ -10,6 +10,8 @@ import type { DomainChecker } from '../dns/checker.ts'
 import type { Writer } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { Registry } from '../lib/metrics.ts'
+import type { TargetOptions } from '../lib/outbound/target.ts'
 import type { ListenerStatus } from '../smtp/listener.ts'
 import type { RateLimiter } from './rate-limit.ts'
 
@@ -38,6 +40,10 @@ export interface HttpDeps {
   workflows: { wake(): void }
   /** What links in mail are made of (tracking, unsubscribe). */
   links: LinkSettings
+  /** How webhook URLs are checked, and the dispatcher to wake when held deliveries are due again. */
+  webhooks: { targets: TargetOptions; wake(): void }
+  /** The process's metrics: the HTTP layer records its own and serves them all at /metrics. */
+  metrics: Registry
   /** The SMTP listeners' state, for /health. */
   listeners: () => Record<string, ListenerStatus>
 }

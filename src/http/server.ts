@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { bodyLimitFor, checkDeclaredLength, parseBody, streamsItsBody } from './body.ts'
 import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
+import { observeRequests } from './observe.ts'
 import { requestIdFor } from './request-id.ts'
 import { campaignRoutes } from './routes/campaigns.ts'
 import { campaignV1Routes } from './routes/campaigns-v1.ts'
@@ -12,6 +13,7 @@ import { contactRoutes } from './routes/contacts.ts'
 import { domainRoutes } from './routes/domains.ts'
 import { emailRoutes } from './routes/emails.ts'
 import { healthRoutes } from './routes/health.ts'
+import { metricsRoutes } from './routes/metrics.ts'
 import { segmentRoutes } from './routes/segments.ts'
 import { sendRoutes } from './routes/send.ts'
 import { suppressionRoutes } from './routes/suppressions.ts'
@@ -20,6 +22,7 @@ import { trackRoutes } from './routes/track.ts'
 import { trackingRoutes } from './routes/tracking.ts'
 import { unsubscribeRoutes } from './routes/unsubscribe.ts'
 import { verifyRoutes } from './routes/verify.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 
 const pathOf = (request: Request) => {
@@ -32,6 +35,8 @@ const pathOf = (request: Request) => {
 /** The whole HTTP API as one Elysia instance; `handle(Request)` serves it in tests and in Bun.serve. */
 export function createHttpApp(deps: HttpDeps) {
   return new Elysia({ normalize: false })
+    // First, so that its clock starts before anything else runs, even a hook that refuses the request.
+    .use(observeRequests(deps.metrics, deps.logger))
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = requestIdFor(request)
       checkDeclaredLength(request, bodyLimitFor(pathOf(request)))
@@ -41,8 +46,8 @@ export function createHttpApp(deps: HttpDeps) {
       // null is a parsed body to Elysia: the route reads the stream itself.
       return streamsItsBody(path) ? null : parseBody(request, contentType, bodyLimitFor(path))
     })
-    .onError({ as: 'global' }, ({ code, error, set, request }) => {
-      const failure = toAppError(code, error, request, deps.logger)
+    .onError({ as: 'global' }, ({ code, error, set, request, route }) => {
+      const failure = toAppError(code, error, request, deps.logger, route)
       set.status = failure.status
       Object.assign(set.headers, failure.details.headers)
       // The rest of an oversized body is never read: close the connection instead of leaving the
@@ -61,6 +66,7 @@ export function createHttpApp(deps: HttpDeps) {
       }),
     )
     .use(healthRoutes(deps))
+    .use(metricsRoutes(deps))
     .use(trackRoutes(deps))
     .use(trackingRoutes(deps))
     .use(unsubscribeRoutes(deps))
@@ -77,6 +83,7 @@ export function createHttpApp(deps: HttpDeps) {
     .use(campaignRoutes(deps))
     .use(campaignV1Routes(deps))
     .use(workflowRoutes(deps))
+    .use(webhookRoutes(deps))
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>

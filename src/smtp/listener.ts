@@ -31,19 +31,58 @@ export function listen(server: SMTPServer, name: string, setting: string, host: 
   })
 }
 
-export const closeListener = (server: SMTPServer) => new Promise<void>((resolve) => server.close(() => resolve()))
+/** How often a draining listener looks for connections whose transaction has ended. */
+const DRAIN_POLL_MS = 25
+/** How long a drained listener waits for its sockets to go once every session is closed. */
+const SOCKETS_GONE_MS = 1000
+
+type Connection = SMTPServer['connections'] extends Set<infer C> ? C : never
+
+/** Between transactions: no MAIL accepted yet, or the last message answered (the envelope is reset). */
+const betweenTransactions = (connection: Connection) => !connection.session?.envelope?.mailFrom
+
+const shutDown = (connection: Connection) => connection.send(421, 'Server shutting down, try again later')
+
+/**
+ * Closes a listener the way a stopping server should: it takes no new connections and no new
+ * transactions (MAIL gets a 421); a connection between transactions is sent a 421 and closed at
+ * once; one in the middle of a transaction may finish it (through DATA and its reply) and is then
+ * closed. After `graceMs` every connection left is closed with a 421: its client keeps the message
+ * and tries again later. Answers how many were cut off that way.
+ *
+ * smtp-server's own close() refuses every command after it is called, so a client between RCPT
+ * and DATA would lose its transaction, and it waits for idle connections; hence this instead.
+ */
+export async function drainListener(server: SMTPServer, graceMs: number): Promise<number> {
+  const deadline = Date.now() + graceMs
+  server.onMailFrom = (_address, _session, callback) => callback(smtpError(421, 'Server shutting down, try again later'))
+  const socketsGone = new Promise<void>((resolve) => server.server.close(() => resolve()))
+  for (;;) {
+    for (const connection of server.connections) if (betweenTransactions(connection)) shutDown(connection)
+    if (server.connections.size === 0 || Date.now() >= deadline) break
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS))
+  }
+  const cut = server.connections.size
+  for (const connection of [...server.connections]) shutDown(connection)
+  await Promise.race([socketsGone, new Promise((resolve) => setTimeout(resolve, SOCKETS_GONE_MS).unref())])
+  return cut
+}
 
 /** Counts each client address's open connections and refuses one over `max` (421). */
 export function connectionLimit(max: number) {
   const open = new Map<string, number>()
+  // smtp-server calls onClose for a connection that onConnect refused too: only those counted go.
+  const counted = new WeakSet<SMTPServerSession>()
   return {
     onConnect(session: SMTPServerSession, callback: (error?: Error) => void) {
       const count = (open.get(session.remoteAddress) ?? 0) + 1
       if (count > max) return callback(smtpError(421, '4.7.0 Too many connections from your address, try again later'))
       open.set(session.remoteAddress, count)
+      counted.add(session)
       callback()
     },
     onClose(session: SMTPServerSession) {
+      if (!counted.delete(session)) return
       const count = (open.get(session.remoteAddress) ?? 1) - 1
       if (count <= 0) open.delete(session.remoteAddress)
       else open.set(session.remoteAddress, count)

@@ -1,10 +1,12 @@
 import type { SMTPServer } from 'smtp-server'
 import type { Config } from '../config/schema.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { Registry } from '../lib/metrics.ts'
 import type { ReportDeps } from './handle-report.ts'
-import { closeListener, listen, type ListenerStatus } from './listener.ts'
+import { drainListener, listen, type ListenerStatus } from './listener.ts'
 import { createMxListener } from './mx-listener.ts'
 import { createRelay, type RelayDeps } from './relay.ts'
+import { sessionMetrics } from './session-metrics.ts'
 import { loadTls, watchTls } from './tls.ts'
 
 export type ListenerName = 'mx' | 'relay' | 'relayTls'
@@ -13,8 +15,9 @@ export type ListenerName = 'mx' | 'relay' | 'relayTls'
  * Starts the SMTP listeners the configuration asks for. Each stands alone: one that cannot start
  * is reported down, and the others (and the HTTP API) keep running.
  */
-export async function startSmtpListeners(config: Config, reports: ReportDeps, relay: RelayDeps, logger: Logger) {
+export async function startSmtpListeners(config: Config, reports: ReportDeps, relay: RelayDeps, logger: Logger, metrics: Registry) {
   const tls = await loadTls(config)
+  const observe = sessionMetrics(metrics)
   const servers = new Map<ListenerName, SMTPServer>()
   const status: Record<ListenerName, ListenerStatus> = { mx: { state: 'off' }, relay: { state: 'off' }, relayTls: { state: 'off' } }
   const maxMessageBytes = config.smtpMaxMessageMb * 1024 * 1024
@@ -31,24 +34,30 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
   }
   if (config.mxPort !== null) {
     const mxSettings = { hostname: config.hostname, fblAddress: config.fblAddress, maxMessageBytes, maxConnectionsPerIp: config.smtpMaxConnectionsPerIp }
-    await start('mx', createMxListener(reports, mxSettings, tls), 'MX listener', 'MAILSTEAD_MX_PORT', config.mxPort)
+    await start('mx', createMxListener(reports, mxSettings, tls, observe('mx')), 'MX listener', 'MAILSTEAD_MX_PORT', config.mxPort)
   }
   if (config.relayPort !== null) {
-    await start('relay', createRelay(relay, relaySettings, tls, false), 'SMTP relay', 'MAILSTEAD_RELAY_PORT', config.relayPort)
+    await start('relay', createRelay(relay, relaySettings, tls, false, observe('relay')), 'SMTP relay', 'MAILSTEAD_RELAY_PORT', config.relayPort)
   }
   if (config.relayTlsPort !== null && !tls.configured) {
     logger.info('SMTP', 'SMTP relay with TLS (465) is off: it needs a real certificate, set MAILSTEAD_TLS_CERT and MAILSTEAD_TLS_KEY')
   } else if (config.relayTlsPort !== null) {
-    await start('relayTls', createRelay(relay, relaySettings, tls, true), 'SMTP relay (TLS)', 'MAILSTEAD_RELAY_TLS_PORT', config.relayTlsPort)
+    await start('relayTls', createRelay(relay, relaySettings, tls, true, observe('relayTls')), 'SMTP relay (TLS)', 'MAILSTEAD_RELAY_TLS_PORT', config.relayTlsPort)
   }
   const stopWatching = watchTls(config, logger, (material) => {
     for (const server of servers.values()) server.updateSecureContext({ key: material.key, cert: material.cert })
   })
   return {
     status: () => ({ ...status }),
-    async stop() {
+    /**
+     * Takes no more connections or transactions; lets those under way finish within `graceMs`.
+     * Answers how many connections were cut off at the end of it.
+     */
+    async stop(graceMs: number): Promise<number> {
       stopWatching()
-      await Promise.all([...servers.entries()].filter(([name]) => status[name].state === 'up').map(([, server]) => closeListener(server)))
+      const up = [...servers.entries()].filter(([name]) => status[name].state === 'up')
+      const cut = await Promise.all(up.map(([, server]) => drainListener(server, graceMs)))
+      return cut.reduce((sum, n) => sum + n, 0)
     },
   }
 }

@@ -14,6 +14,8 @@ export interface ChildWorld {
   dir: string
   /** The HTTP port the server listens on. */
   port: number
+  /** The settings flags the server runs with (all but --http-port). */
+  flags: string[]
   /** The server, as `mailstead serve` in a child process, once started. */
   child: Subprocess | undefined
   /** Calls the API as the project, with its secret key. */
@@ -31,7 +33,7 @@ export interface ChildWorld {
  * A server run as a user runs it, in a child process that a test can kill, with fake DNS and a
  * fake MX for example.net: for what must survive a crash.
  */
-export async function createChildWorld(secret: string, mxOptions: FakeMxOptions = {}, command = SOURCE_COMMAND): Promise<ChildWorld> {
+export async function createChildWorld(secret: string, mxOptions: FakeMxOptions = {}, command = SOURCE_COMMAND, extraFlags: string[] = []): Promise<ChildWorld> {
   const dns = await new FakeDns().start()
   const mx = await new FakeMx(mxOptions).start('127.0.0.2')
   dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 }).records('mx.example.net', { type: 'A', address: '127.0.0.2' })
@@ -40,6 +42,7 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
     '--data-dir', dir, '--secret', secret, '--dns-servers', dns.address, '--dns-timeout-ms', '300', '--hostname', 'mx.mailstead.test',
     '--delivery-port', String(mx.port), '--send-rate-per-second', '10000', '--log-level', 'error', '--smtp-timeout-seconds', '2',
     '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off',
+    ...extraFlags,
   ]
   const created = Bun.spawnSync([...command, 'project', 'create', '--name', 'Child', '--json', ...flags])
   if (created.exitCode !== 0) throw new Error(`project create failed: ${created.stderr.toString()}`)
@@ -50,6 +53,7 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
     mx,
     dir,
     port,
+    flags,
     child: undefined,
     api: (method, path, body) =>
       fetch(`http://127.0.0.1:${port}${path}`, {

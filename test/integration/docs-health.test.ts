@@ -103,6 +103,13 @@ describe('OpenAPI', () => {
     ['get', '/workflows/{id}/executions/{executionId}'],
     ['post', '/workflows/{id}/cancel-all'],
     ['post', '/workflows/{id}/trigger'],
+    ['get', '/webhooks'],
+    ['post', '/webhooks'],
+    ['get', '/webhooks/{id}'],
+    ['patch', '/webhooks/{id}'],
+    ['delete', '/webhooks/{id}'],
+    ['post', '/webhooks/{id}/rotate-secret'],
+    ['get', '/webhooks/{id}/deliveries'],
   ] as const
 
   test('/swagger/json lists every route with its schemas', async () => {

@@ -9,7 +9,7 @@ export const serveCommand: Command = {
     const app = await createApp(config)
     await app.start()
     const signal = await context.io.stopSignal
-    context.io.err(`${signal} received, stopping`)
+    context.io.err(`${signal} received, stopping (at most ${config.stopGraceSeconds} s for work under way; ${signal} again exits at once)`)
     await app.stop()
   },
 }

@@ -1,0 +1,67 @@
+import { connect, type Socket } from 'node:net'
+
+/**
+ * A TCP client for tests that must control each byte's timing (a message cut in the middle of
+ * its DATA, a request body sent in two parts): it writes what it is told and reads lines.
+ */
+export class RawSocket {
+  private text = ''
+  private waiting: Array<() => void> = []
+  closed = false
+
+  private constructor(private readonly socket: Socket) {
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => {
+      this.text += chunk
+      this.notify()
+    })
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      this.closed = true
+      this.notify()
+    })
+  }
+
+  static open(port: number, host = '127.0.0.1'): Promise<RawSocket> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, host)
+      socket.once('connect', () => resolve(new RawSocket(socket)))
+      socket.once('error', reject)
+    })
+  }
+
+  private notify() {
+    for (const wake of this.waiting.splice(0)) wake()
+  }
+
+  write(data: string): void {
+    this.socket.write(data)
+  }
+
+  /** Waits until what was read matches `pattern` (or the connection closed); answers all read so far and forgets it. */
+  async until(pattern: RegExp, timeoutMs = 5000): Promise<string> {
+    const deadline = Date.now() + timeoutMs
+    while (!pattern.test(this.text) && !this.closed) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; read: ${JSON.stringify(this.text)}`)
+      await new Promise<void>((resolve) => {
+        this.waiting.push(resolve)
+        setTimeout(resolve, 50)
+      })
+    }
+    const read = this.text
+    this.text = ''
+    return read
+  }
+
+  /** An SMTP reply: lines up to the one whose code is followed by a space. */
+  reply = (timeoutMs?: number) => this.until(/^\d{3} [^\r\n]*\r\n/m, timeoutMs)
+
+  /** Resolves once the other side has closed the connection. */
+  async closedByPeer(timeoutMs = 5000): Promise<string> {
+    return this.until(/(?!)/, timeoutMs)
+  }
+
+  close(): void {
+    this.socket.destroy()
+  }
+}

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
+import { coalesce } from '../../lib/coalesce.ts'
 import { createPump } from '../../lib/pump.ts'
 import { recordAttempt } from './attempts.ts'
 import type { CallWebhook } from './caller.ts'
@@ -85,33 +86,17 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     running.add(run)
   }
 
-  let taking: Promise<number> | undefined
-  let takeAgain = false
-
   /** Takes the deliveries that may be called now; a call while one is under way asks it to look again. */
-  function take(): Promise<number> {
-    if (stopped) return Promise.resolve(0)
-    if (taking) {
-      takeAgain = true
-      return taking
-    }
-    taking = (async () => {
-      let taken = 0
-      do {
-        takeAgain = false
-        const room = settings.concurrency - running.size
-        if (room <= 0) continue
-        const now = clock.now()
-        const picked = pickDeliveries(await dueWork(deps.db, now, settings.perWebhook), underWay, room, settings)
-        if (picked.length === 0) continue
-        const claimed = await deps.write((trx) => leaseDeliveries(trx, picked, now, now + settings.leaseMs))
-        for (const delivery of claimed) start(delivery)
-        taken += claimed.length
-      } while (takeAgain && !stopped)
-      return taken
-    })().finally(() => (taking = undefined))
-    return taking
-  }
+  const take = coalesce(async () => {
+    const room = settings.concurrency - running.size
+    if (room <= 0) return 0
+    const now = clock.now()
+    const picked = pickDeliveries(await dueWork(deps.db, now, settings.perWebhook), underWay, room, settings)
+    if (picked.length === 0) return 0
+    const claimed = await deps.write((trx) => leaseDeliveries(trx, picked, now, now + settings.leaseMs))
+    for (const delivery of claimed) start(delivery)
+    return claimed.length
+  }, () => stopped)
 
   const failed = (error: unknown) => logger.error('WEBHOOK', 'dispatcher round failed', { error: describe(error) })
   // Each round takes all it may; freed places call take themselves, so a round never asks for another.
@@ -136,7 +121,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
 
   /** Resolves when the calls under way, and those they led to, have been made and recorded. */
   async function settle() {
-    while (running.size > 0 || taking) await Promise.race([...running, ...(taking ? [taking] : [])])
+    for (let taking = take.pending(); running.size > 0 || taking; taking = take.pending()) await Promise.race([...running, ...(taking ? [taking] : [])])
   }
 
   return {

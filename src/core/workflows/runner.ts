@@ -1,5 +1,6 @@
 import type { ContactRow, Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
+import { coalesce } from '../../lib/coalesce.ts'
 import { AppError } from '../../lib/errors.ts'
 import type { Logger } from '../../lib/logger.ts'
 import { findContact } from '../contacts/contacts.repository.ts'
@@ -118,39 +119,22 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     running.add(run)
   }
 
-  let taking: Promise<number> | undefined
-  let takeAgain = false
-
   /** Fills the free places with due runs; a call while one is under way asks it to look again. */
-  function take(): Promise<number> {
-    if (stopped) return Promise.resolve(0)
-    if (taking) {
-      takeAgain = true
-      return taking
-    }
-    taking = (async () => {
-      let taken = 0
-      do {
-        takeAgain = false
-        const room = deps.concurrency - busy.size
-        if (room <= 0) break
-        const due = await dueExecutions(deps.db, clock.now(), room + busy.size)
-        for (const { id } of due.filter((row) => !busy.has(row.id)).slice(0, room)) {
-          start(id)
-          taken++
-        }
-      } while (takeAgain && !stopped)
-      return taken
-    })().finally(() => (taking = undefined))
-    return taking
-  }
+  const take = coalesce(async () => {
+    const room = deps.concurrency - busy.size
+    if (room <= 0) return 0
+    const due = await dueExecutions(deps.db, clock.now(), room + busy.size)
+    const fresh = due.filter((row) => !busy.has(row.id)).slice(0, room)
+    for (const { id } of fresh) start(id)
+    return fresh.length
+  }, () => stopped)
 
   return {
     /** Takes the runs that are due, as many as there is room for; how many it took. */
     take,
     /** Resolves when the runs in hand, and those they led to, have settled. */
     async settle() {
-      while (running.size > 0 || taking) await Promise.race([...running, ...(taking ? [taking] : [])])
+      for (let taking = take.pending(); running.size > 0 || taking; taking = take.pending()) await Promise.race([...running, ...(taking ? [taking] : [])])
     },
     /** Takes nothing more; waits for the runs in hand. */
     async stop() {

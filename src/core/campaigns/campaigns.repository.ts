@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely'
 import type { CampaignStatus, CampaignTable, Db, DeliveryState } from '../../db/schema.ts'
+import { pageOf } from '../../db/paging.ts'
 import type { CampaignRow } from './campaign.ts'
 
 export const insertCampaign = (db: Db, row: Insertable<CampaignTable>) => db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow()
@@ -29,16 +30,8 @@ function filtered(db: Db, projectId: number, filter: CampaignFilter) {
 }
 
 /** A page of campaigns, newest first, with how many there are in all. */
-export async function pageCampaigns(db: Db, projectId: number, filter: CampaignFilter, page: number, pageSize: number) {
-  const rows = await filtered(db, projectId, filter)
-    .selectAll()
-    .orderBy('id', 'desc')
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .execute()
-  const { n } = await filtered(db, projectId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
-  return { rows, total: Number(n) }
-}
+export const pageCampaigns = (db: Db, projectId: number, filter: CampaignFilter, page: number, pageSize: number) =>
+  pageOf(filtered(db, projectId, filter), page, pageSize)
 
 /** How many of the campaign's recipients have been handed to the queue. */
 export async function handedCount(db: Db, campaignId: string): Promise<number> {

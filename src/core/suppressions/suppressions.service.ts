@@ -5,6 +5,7 @@ import { notFound } from '../../lib/errors.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { requireAddress } from '../contacts/contact.ts'
 import { emitContactsUnsubscribed } from '../webhooks/contact-events.ts'
+import { pageOf } from '../../db/paging.ts'
 
 export type SuppressionReason = SuppressionTable['reason']
 
@@ -48,20 +49,8 @@ export async function unsuppress(db: Db, projectId: number, email: string) {
 }
 
 export async function listSuppressions(db: Db, projectId: number, page: number, limit: number) {
-  const rows = await db
-    .selectFrom('suppressions')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset((page - 1) * limit)
-    .execute()
-  const { count } = await db
-    .selectFrom('suppressions')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('project_id', '=', projectId)
-    .executeTakeFirstOrThrow()
-  return { data: rows.map(toSuppression), count: Number(count) }
+  const { rows, total } = await pageOf(db.selectFrom('suppressions').where('project_id', '=', projectId), page, limit)
+  return { data: rows.map(toSuppression), count: total }
 }
 
 /**

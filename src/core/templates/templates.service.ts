@@ -2,6 +2,7 @@ import type { Db, TemplateTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
+import { pageOf } from '../../db/paging.ts'
 
 export interface TemplateInput {
   name: string
@@ -53,18 +54,6 @@ export async function deleteTemplate(db: Db, projectId: number, id: string) {
 
 /** One page of templates, newest first. */
 export async function listTemplates(db: Db, projectId: number, page: number, pageSize: number) {
-  const rows = await db
-    .selectFrom('templates')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy('id', 'desc')
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .execute()
-  const { total } = await db
-    .selectFrom('templates')
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where('project_id', '=', projectId)
-    .executeTakeFirstOrThrow()
-  return { templates: rows.map(toTemplate), page, pageSize, total: Number(total) }
+  const { rows, total } = await pageOf(db.selectFrom('templates').where('project_id', '=', projectId), page, pageSize)
+  return { templates: rows.map(toTemplate), page, pageSize, total }
 }

@@ -4,6 +4,7 @@ import { prepared } from '../../db/prepared.ts'
 import type { Db, WebhookDeliveryState, WebhookDeliveryTable } from '../../db/schema.ts'
 import { inList } from '../segments/segments.repository.ts'
 import type { DueWork } from './pick.ts'
+import { pageOf } from '../../db/paging.ts'
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable>
 
@@ -102,15 +103,5 @@ export async function deleteFinished(db: Db, before: number, limit: number): Pro
 }
 
 /** One page of a webhook's deliveries, newest first, with the total. */
-export async function pageDeliveries(db: Db, webhookId: string, page: number, pageSize: number) {
-  const rows = await db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('webhook_id', '=', webhookId)
-    .orderBy('id', 'desc')
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .execute()
-  const { n } = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('webhook_id', '=', webhookId).executeTakeFirstOrThrow()
-  return { rows, total: Number(n) }
-}
+export const pageDeliveries = (db: Db, webhookId: string, page: number, pageSize: number) =>
+  pageOf(db.selectFrom('webhook_deliveries').where('webhook_id', '=', webhookId), page, pageSize)

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, WebhookTable } from '../../db/schema.ts'
 import { ALL_EVENTS } from './event-types.ts'
+import { pageOf } from '../../db/paging.ts'
 
 export type WebhookRow = Selectable<WebhookTable>
 
@@ -22,17 +23,8 @@ export async function countWebhooks(db: Db, projectId: number): Promise<number> 
 }
 
 /** One page of the project's webhooks, newest first, with the total. */
-export async function pageWebhooks(db: Db, projectId: number, page: number, pageSize: number) {
-  const rows = await db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy('id', 'desc')
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .execute()
-  return { rows, total: await countWebhooks(db, projectId) }
-}
+export const pageWebhooks = (db: Db, projectId: number, page: number, pageSize: number) =>
+  pageOf(db.selectFrom('webhooks').where('project_id', '=', projectId), page, pageSize)
 
 /** The ids of the webhooks that take `type`: they asked for it, or for every type. */
 const takers = (rows: ReadonlyArray<Pick<WebhookRow, 'id' | 'events'>>, type: string): string[] =>

@@ -2,24 +2,11 @@ import { sql } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
 import type { Db } from '../../db/schema.ts'
 import type { ExecutionRow } from './executions.repository.ts'
+import { pageOf } from '../../db/paging.ts'
 
 /** One page of a workflow's runs, newest first, with the total. */
-export async function pageExecutions(db: Db, workflowId: string, page: number, pageSize: number): Promise<{ rows: ExecutionRow[]; total: number }> {
-  const rows = await db
-    .selectFrom('workflow_executions')
-    .selectAll()
-    .where('workflow_id', '=', workflowId)
-    .orderBy('id', 'desc')
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .execute()
-  const { total } = await db
-    .selectFrom('workflow_executions')
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where('workflow_id', '=', workflowId)
-    .executeTakeFirstOrThrow()
-  return { rows, total: Number(total) }
-}
+export const pageExecutions = (db: Db, workflowId: string, page: number, pageSize: number): Promise<{ rows: ExecutionRow[]; total: number }> =>
+  pageOf(db.selectFrom('workflow_executions').where('workflow_id', '=', workflowId), page, pageSize)
 
 export const findWorkflowExecution = (db: Db, workflowId: string, id: string): Promise<ExecutionRow | undefined> =>
   db.selectFrom('workflow_executions').selectAll().where('workflow_id', '=', workflowId).where('id', '=', id).executeTakeFirst()

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely'
 import type { Db, WorkflowTable } from '../../db/schema.ts'
 import type { WorkflowRow } from './executions.repository.ts'
+import { pageOf } from '../../db/paging.ts'
 
 export const insertWorkflow = (db: Db, row: Insertable<WorkflowTable>): Promise<WorkflowRow> =>
   db.insertInto('workflows').values(row).returningAll().executeTakeFirstOrThrow()
@@ -14,18 +15,8 @@ export const updateWorkflowRow = (db: Db, id: string, changes: Updateable<Workfl
 export const deleteWorkflowRow = (db: Db, id: string) => db.deleteFrom('workflows').where('id', '=', id).executeTakeFirst()
 
 /** One page of the project's workflows, newest first, with the total. */
-export async function pageWorkflows(db: Db, projectId: number, page: number, pageSize: number) {
-  const rows = await db
-    .selectFrom('workflows')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy('id', 'desc')
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .execute()
-  const { total } = await db.selectFrom('workflows').select((eb) => eb.fn.countAll<number>().as('total')).where('project_id', '=', projectId).executeTakeFirstOrThrow()
-  return { rows, total: Number(total) }
-}
+export const pageWorkflows = (db: Db, projectId: number, page: number, pageSize: number) =>
+  pageOf(db.selectFrom('workflows').where('project_id', '=', projectId), page, pageSize)
 
 /** The steps that live runs of the workflow are at, with how many are at each. */
 export async function liveSteps(db: Db, workflowId: string): Promise<Map<string, number>> {

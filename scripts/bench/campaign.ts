@@ -14,7 +14,7 @@
 // Prints one JSON line on stdout; diagnostics go to stderr.
 //   bun scripts/bench/campaign.ts
 // Env: BENCH_CONTACTS (default 1000000); BENCH_SERVER_FLAGS (extra Bun flags for the server).
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,7 +22,7 @@ import { handChunk } from '../../src/core/campaigns/handoff.ts'
 import { openDatabase } from '../../src/db/client.ts'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
-import { apiClient, bun, cliJson, freePort, log, main, peakRssMb, stop, verifiedDomain, waitForHealth } from './common.ts'
+import { apiClient, cliJson, log, peakRssMb, startBenchServer, stop, verifiedDomain } from './common.ts'
 
 const count = Number(process.env.BENCH_CONTACTS ?? 1_000_000)
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
@@ -55,17 +55,8 @@ try {
   await writeCsv(csv)
   log(`wrote ${count} contacts to ${csv}`)
   const project = cliJson(dir, 'project', 'create', '--name', 'Bench')
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const child = spawn(
-    bun,
-    [...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000', '--log-level', 'warn',
-      '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off', '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test'],
-    // The server's log lines go to stderr with the other diagnostics: stdout is the result alone.
-    { stdio: ['ignore', 2, 2] },
-  )
+  const { child, url } = await startBenchServer(dir, dns.address, serverFlags)
   server = child
-  await waitForHealth(url, () => child.exitCode !== null)
   const api = apiClient(url, project.secretKey)
   const domain = await verifiedDomain(api, (records) => publishRecords(dns, records), sender)
 

@@ -1,5 +1,5 @@
 // What the benchmark scripts share: ports, the server's health, readings of a process, the CLI.
-import { spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -88,4 +88,20 @@ export async function verifiedDomain(api: Api, publish: (records: any[]) => void
     await Bun.sleep(50)
   }
   return domain
+}
+
+/**
+ * `mailstead serve` on a data directory, DNS asked of `dnsAddress`, SMTP listeners off, its log
+ * lines on stderr (stdout stays the result alone); resolves once /health answers.
+ */
+export async function startBenchServer(dir: string, dnsAddress: string, bunFlags: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const args = [
+    ...bunFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000', '--log-level', 'warn',
+    '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off', '--dns-servers', dnsAddress, '--hostname', 'mx.mailstead.test',
+  ]
+  const child = spawn(bun, args, { stdio: ['ignore', 2, 2] })
+  await waitForHealth(url, () => child.exitCode !== null)
+  return { child, url }
 }

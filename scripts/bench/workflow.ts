@@ -8,14 +8,14 @@
 // Diagnostics go to stderr.
 //   bun scripts/bench/workflow.ts
 // Env: BENCH_EVENTS (default 100000); BENCH_SERVER_FLAGS (extra Bun flags for the server).
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/client.ts'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
-import { apiClient, bun, cliJson, freePort, log, main, peakRssMb, stop, verifiedDomain, waitForHealth } from './common.ts'
+import { apiClient, cliJson, log, peakRssMb, startBenchServer, stop, verifiedDomain } from './common.ts'
 
 const total = Number(process.env.BENCH_EVENTS ?? 100_000)
 const inFlight = 64
@@ -28,17 +28,8 @@ let server: ChildProcess | undefined
 try {
   const project = cliJson(dir, 'project', 'create', '--name', 'Bench')
   cliJson(dir, 'project', 'set-send-rate', String(project.id), '1')
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const child = spawn(
-    bun,
-    [...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000', '--log-level', 'warn',
-      '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off', '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test'],
-    // The server's log lines go to stderr with the other diagnostics: stdout is the result alone.
-    { stdio: ['ignore', 2, 2] },
-  )
+  const { child, url } = await startBenchServer(dir, dns.address, serverFlags)
   server = child
-  await waitForHealth(url, () => child.exitCode !== null)
   const api = apiClient(url, project.secretKey)
   await verifiedDomain(api, (records) => publishRecords(dns, records), sender)
   await api('POST', '/workflows', {

@@ -2,6 +2,7 @@ import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Registry } from '../lib/metrics.ts'
+import { createPump } from '../lib/pump.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
 import { deliveryMetrics, queueDepthMetric } from './metrics.ts'
 import { claimDue, releaseInFlight, settle, type Delivery, type Settlement } from './queue.ts'
@@ -59,8 +60,6 @@ export function createDeliveryLoop(deps: LoopDeps) {
   let waitingCount = 0
   let timer: ReturnType<typeof setInterval> | undefined
   let stopped = true
-  let pumping: Promise<void> | undefined
-  let again = false
   /** New mail or passing time may have made rows due that the last claim could not see. */
   let fresh = true
   /** The limits under which the last claim found nothing: claiming again under them finds nothing. */
@@ -98,22 +97,23 @@ export function createDeliveryLoop(deps: LoopDeps) {
     return bucket.tokens >= 1
   }
 
-  async function fill() {
+  /** Claims what the buffer has room for; answers whether it filled it (there may be more). */
+  async function fill(): Promise<boolean> {
     const free = BUFFER_TOTAL - waitingCount
-    if (free <= 0 || stopped) return
+    if (free <= 0 || stopped) return false
     const starved: number[] = []
     for (const projectId of buckets.keys()) if (!(await hasToken(projectId))) starved.push(projectId)
     const skip = { domains: stockedDomains(), projects: starved }
     const limits = JSON.stringify(skip)
     if (!fresh && limits === emptyUnder) {
       const wait = EMPTY_CLAIM_PAUSE_MS - (Date.now() - emptyAt)
-      if (!queuedSince) return
+      if (!queuedSince) return false
       // Mail of projects that are at their rate is not claimed anyway: looking for it would only
       // read past their whole backlog (the next tick looks again once they have tokens).
-      if (queuedFor && [...queuedFor].every((id) => starved.includes(id))) return
+      if (queuedFor && [...queuedFor].every((id) => starved.includes(id))) return false
       if (wait > 0) {
         retry ??= setTimeout(() => ((retry = undefined), wake()), wait)
-        return
+        return false
       }
     }
     fresh = false
@@ -128,7 +128,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
       waiting.set(delivery.recipient_domain, list)
     }
     waitingCount += claimed.length
-    if (claimed.length === free) again = true
+    return claimed.length === free
   }
 
   async function startReady() {
@@ -197,28 +197,27 @@ export function createDeliveryLoop(deps: LoopDeps) {
     })
   }
 
+  /** A round of claiming and starting; answers whether another should follow at once. */
+  async function round(): Promise<boolean> {
+    try {
+      const full = await fill()
+      await startReady()
+      return full
+    } catch (error) {
+      logger.error('QUEUE', 'delivery round failed', { error: String(error) })
+      return false
+    }
+  }
+
+  const pump = createPump(round, (error) => logger.error('QUEUE', 'delivery round failed', { error: String(error) }))
+
   /**
-   * Runs a round of claiming and starting; a wake during a round asks for another. `fresh` says
-   * that new mail was queued or time has passed, so a claim may find what the last one could not.
+   * Runs a round; a wake during a round asks for another. `fresh` says that new mail was queued
+   * or time has passed, so a claim may find what the last one could not.
    */
   function wake(options: { fresh?: boolean } = {}) {
     if (options.fresh) fresh = true
-    if (stopped) return
-    if (pumping) {
-      again = true
-      return
-    }
-    pumping = (async () => {
-      do {
-        again = false
-        try {
-          await fill()
-          await startReady()
-        } catch (error) {
-          logger.error('QUEUE', 'delivery round failed', { error: String(error) })
-        }
-      } while (again && !stopped)
-    })().finally(() => (pumping = undefined))
+    pump.wake()
   }
 
   return {
@@ -236,14 +235,14 @@ export function createDeliveryLoop(deps: LoopDeps) {
       fresh = true
       timer = setInterval(() => wake({ fresh: true }), settings.pollMs)
       timer.unref()
-      wake()
+      pump.start()
     },
     /** Stops claiming; waits for attempts in flight; hands claimed ones back to the queue. */
     async stop() {
       stopped = true
       clearInterval(timer)
       clearTimeout(retry)
-      await pumping
+      await pump.stop()
       await Promise.all(running)
       await deps.write((trx) => releaseInFlight(trx, clock.now()))
       waiting.clear()
@@ -253,7 +252,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     async drain() {
       for (;;) {
         wake({ fresh: true })
-        await pumping
+        await pump.idle()
         if (running.size === 0) return
         await Promise.all(running)
       }

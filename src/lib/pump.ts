@@ -21,7 +21,11 @@ export function createPump(round: () => Promise<boolean>, failed: (error: unknow
       } while (again && !stopped)
     })()
       .catch(failed)
-      .finally(() => (pumping = undefined))
+      .finally(() => {
+        pumping = undefined
+        // A wake that came after the last look at `again` (while the run was settling) is not lost.
+        if (again) wake()
+      })
   }
 
   return {
@@ -33,9 +37,11 @@ export function createPump(round: () => Promise<boolean>, failed: (error: unknow
     /** Takes no more wakes; resolves when the round under way has ended. */
     async stop() {
       stopped = true
-      await pumping
+      while (pumping) await pumping
     },
-    /** Resolves when the round under way, if any, has ended. */
-    idle: () => pumping ?? Promise.resolve(),
+    /** Resolves when no round is under way, nor one a late wake started after it. */
+    async idle() {
+      while (pumping) await pumping
+    },
   }
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { hostname as osHostname } from 'node:os'
 import { DEFAULT_RETRY_SCHEDULE } from '../delivery/schedule.ts'
 import { LOG_LEVELS, type LogLevel } from '../lib/logger.ts'
@@ -11,6 +12,7 @@ export interface Config {
   readonly httpPort: number
   readonly publicUrl: string
   readonly hostname: string
+  readonly publicIps: readonly string[] | null
   readonly dnsServers: readonly p.HostPort[]
   readonly dnsTimeoutMs: number
   readonly secret: string
@@ -109,6 +111,15 @@ export const SETTINGS = [
     parse: p.hostname,
     fallback: () => osHostname().toLowerCase(),
     shownDefault: "the machine's host name",
+  }),
+  setting({
+    key: 'publicIps',
+    description: 'Public IP addresses this server sends mail from, comma-separated (what its self-checks and DMARC reports judge)',
+    allowed: 'a comma-separated list of IPv4 and IPv6 addresses',
+    parse: p.listOf((text) => (isIP(text) ? text.toLowerCase() : undefined)),
+    fallback: () => null,
+    shownDefault: "the public addresses of the machine's network interfaces",
+    format: (ips) => (ips ? ips.join(',') : ''),
   }),
   setting({
     key: 'dnsServers',

@@ -13,6 +13,15 @@ beforeAll(async () => {
     .records('big.example.com', { type: 'TXT', data: ['a'.repeat(255), 'b'.repeat(255), 'c'.repeat(255)] })
     .set('broken.example.com', { servfail: true })
     .set('silent.example.com', { silent: true })
+    .set('refused.example.com', { refused: true })
+    .records('alias.example.com', { type: 'CNAME', domain: 'target.example.com' })
+    .records('target.example.com', { type: 'A', address: '192.0.2.7' })
+    .records('loop1.example.com', { type: 'CNAME', domain: 'loop2.example.com' })
+    .records('loop2.example.com', { type: 'CNAME', domain: 'loop1.example.com' })
+    .records('7.2.0.192.in-addr.arpa', { type: 'PTR', domain: 'mail.example.com.' })
+    .records('mixed.example.com', { type: 'A', address: '192.0.2.8' })
+    .failing('mixed.example.com', 'AAAA', 'malformed')
+    .failing('mixed.example.com', 'MX', 'truncated')
 })
 
 afterAll(() => dns.stop())
@@ -55,5 +64,33 @@ describe('the resolver', () => {
   test('tries the next server when one does not answer', async () => {
     const twoServers = createResolver([{ host: '127.0.0.1', port: 9 }, { host: '127.0.0.1', port: dns.port }], 300)
     expect((await twoServers.query('example.com', 'MX')).answers).toHaveLength(2)
+  })
+
+  test('follows a CNAME to the records it names, the chain kept in the answer', async () => {
+    const answer = await resolver().query('alias.example.com', 'A')
+    expect(answer.answers.map((r) => [r.type, r.value])).toEqual([
+      ['CNAME', 'target.example.com'],
+      ['A', '192.0.2.7'],
+    ])
+  })
+
+  test('a CNAME loop is a failure that names the loop, not an empty answer', async () => {
+    const answer = await resolver().query('loop1.example.com', 'A')
+    expect(answer.rcode).toBe('SERVFAIL')
+    expect(answer.problem).toBe('CNAME loop (loop1.example.com -> loop2.example.com -> loop1.example.com)')
+  })
+
+  test('answers PTR records as host names', async () => {
+    expect((await resolver().query('7.2.0.192.in-addr.arpa', 'PTR')).answers[0]).toMatchObject({ type: 'PTR', value: 'mail.example.com' })
+  })
+
+  test('reports REFUSED as an answer', async () => {
+    expect((await resolver().query('refused.example.com', 'A')).rcode).toBe('REFUSED')
+  })
+
+  test('a malformed answer, or a truncated one whose TCP retry breaks off, is no answer; other types of the name still answer', async () => {
+    await expect(resolver().query('mixed.example.com', 'AAAA')).rejects.toBeInstanceOf(DnsUnavailableError)
+    await expect(resolver().query('mixed.example.com', 'MX')).rejects.toThrow('TCP')
+    expect((await resolver().query('mixed.example.com', 'A')).answers[0]!.value).toBe('192.0.2.8')
   })
 })

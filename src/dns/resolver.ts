@@ -10,7 +10,7 @@ export interface NameServer {
 
 const { Packet } = DNS as unknown as { Packet: any }
 const TYPE_NAMES: Record<number, RecordType> = Object.fromEntries(
-  (['A', 'AAAA', 'MX', 'TXT', 'NS', 'SOA', 'CNAME'] as const).map((name) => [Packet.TYPE[name], name]),
+  (['A', 'AAAA', 'MX', 'TXT', 'NS', 'SOA', 'CNAME', 'PTR'] as const).map((name) => [Packet.TYPE[name], name]),
 )
 const RCODE_NAMES: Record<number, string> = Object.fromEntries(
   Object.entries(Packet.RCODE as Record<string, number>).map(([name, code]) => [code, name]),
@@ -21,21 +21,59 @@ const RCODE_NAMES: Record<number, string> = Object.fromEntries(
  * the answer is truncated, and gives up on a server after `timeoutMs`.
  */
 export function createResolver(servers: readonly NameServer[], timeoutMs: number): Resolver {
-  return {
-    async query(name, type) {
-      let lastError: unknown
-      for (const server of servers) {
-        try {
-          return toAnswer(await queryServer(server, name, type, timeoutMs))
-        } catch (error) {
-          lastError = error
-        }
+  async function ask(name: string, type: RecordType): Promise<DnsAnswer> {
+    let lastError: unknown
+    for (const server of servers) {
+      try {
+        return toAnswer(await queryServer(server, name, type, timeoutMs))
+      } catch (error) {
+        lastError = error
       }
-      throw new DnsUnavailableError(
-        `No DNS server answered ${type} ${name} within ${timeoutMs} ms (${(lastError as Error)?.message ?? 'no servers'})`,
-      )
+    }
+    throw new DnsUnavailableError(
+      `No DNS server answered ${type} ${name} within ${timeoutMs} ms (${(lastError as Error)?.message ?? 'no servers'})`,
+    )
+  }
+
+  return {
+    /** The answer, its CNAMEs followed when the server left the chain unfinished. */
+    async query(name, type) {
+      const chain = [name.toLowerCase().replace(/\.$/, '')]
+      let answer = await ask(name, type)
+      const records = [...answer.answers]
+      for (;;) {
+        const alias = aliasChain(answer, type, chain.at(-1)!)
+        if (!alias) break
+        const path = [...chain, ...alias.path.slice(1)]
+        const loops = alias.loops || chain.includes(alias.end)
+        if (loops) return { ...answer, answers: records, rcode: 'SERVFAIL', problem: `CNAME loop (${path.join(' -> ')})` }
+        if (path.length > MAX_CNAME_CHAIN) return { ...answer, answers: records, rcode: 'SERVFAIL', problem: `CNAME chain longer than ${MAX_CNAME_CHAIN} (${path.join(' -> ')})` }
+        chain.push(...alias.path.slice(1))
+        answer = await ask(alias.end, type)
+        records.push(...answer.answers)
+      }
+      return { ...answer, answers: records }
     },
   }
+}
+
+/** CNAMEs followed at most (RFC 1034 leaves it to the resolver; 8 is what BIND and Unbound allow about). */
+const MAX_CNAME_CHAIN = 8
+
+/**
+ * The CNAME chain of an answer that holds no record of the asked type, from `owner` on: where it
+ * ends (to be asked next), or that it loops. Undefined when the answer is whole.
+ */
+function aliasChain(answer: DnsAnswer, type: RecordType, owner: string): { end: string; path: string[]; loops: boolean } | undefined {
+  if (type === 'CNAME' || answer.rcode !== 'NOERROR' || answer.answers.some((r) => r.type === type)) return undefined
+  const aliases = new Map(answer.answers.filter((r) => r.type === 'CNAME').map((r) => [r.name.replace(/\.$/, ''), r.value]))
+  const path = [owner]
+  while (aliases.has(path.at(-1)!)) {
+    const next = aliases.get(path.at(-1)!)!
+    if (path.includes(next)) return { end: next, path: [...path, next], loops: true }
+    path.push(next)
+  }
+  return path.length === 1 ? undefined : { end: path.at(-1)!, path, loops: false }
 }
 
 async function queryServer(server: NameServer, name: string, type: RecordType, timeoutMs: number) {
@@ -105,7 +143,8 @@ function recordValue(type: RecordType, r: any): string {
     case 'NS':
       return String(r.ns).toLowerCase()
     case 'CNAME':
-      return String(r.domain).toLowerCase()
+    case 'PTR':
+      return String(r.domain).toLowerCase().replace(/\.$/, '')
     case 'SOA':
       return String(r.primary).toLowerCase()
   }

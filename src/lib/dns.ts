@@ -1,11 +1,11 @@
 /** What the application needs of DNS, whatever client answers it. */
-export type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'NS' | 'SOA' | 'CNAME'
+export type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'NS' | 'SOA' | 'CNAME' | 'PTR'
 
 export interface DnsRecord {
   name: string
   type: RecordType
   ttl: number
-  /** Address, host name, or TXT text (its character-strings joined). */
+  /** Address, host name (MX, NS, CNAME, PTR), or TXT text (its character-strings joined). */
   value: string
   /** MX preference. */
   priority?: number
@@ -16,6 +16,8 @@ export interface DnsAnswer {
   rcode: string
   answers: DnsRecord[]
   authorities: DnsRecord[]
+  /** Why an answer that came is still no answer (a CNAME loop), in words. */
+  problem?: string
 }
 
 export interface Resolver {
@@ -29,3 +31,6 @@ export class DnsUnavailableError extends Error {
 
 /** The records of `type` in the answer section (CNAMEs and others left out). */
 export const recordsOf = (answer: DnsAnswer, type: RecordType) => answer.answers.filter((r) => r.type === type)
+
+/** What went wrong with an answer, in words: `REFUSED`, or the problem found in it. */
+export const failureOf = (answer: DnsAnswer) => answer.problem ?? answer.rcode

@@ -29,6 +29,8 @@ import { createMxResolver } from './delivery/mx.ts'
 import { createDomainKeys } from './delivery/sending-domain.ts'
 import { createMailWork } from './delivery/mail-work.ts'
 import { createSmtpPool } from './delivery/smtp-client.ts'
+import { createTransfer } from './delivery/transfer.ts'
+import { createRouteProbe } from './delivery/ip-routes.ts'
 import { createDomainChecker } from './dns/checker.ts'
 import { hostAddresses } from './dns/host-addresses.ts'
 import { createResolver } from './dns/resolver.ts'
@@ -90,12 +92,16 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     idleMs: 5000,
   })
   const work = createMailWork(config.mailWorkers)
+  const transfer = createTransfer(createMxResolver(resolver, clock, config.deliveryIpFamily), pool, createRouteProbe(), {
+    port: config.deliveryPort,
+    ...(config.smarthost && { smarthost: config.smarthost }),
+    allowPrivate: config.deliveryAllowPrivateTargets,
+  })
   const attempt = createAttempt({
     db: database.db,
     write: writer.run,
     clock,
-    mx: createMxResolver(resolver, clock),
-    pool,
+    transfer,
     work,
     domainOf: createDomainKeys(database.db, config.secret, clock),
     compose: (emailId) => composeCampaignEmail(database.db, emailId, links),
@@ -292,8 +298,6 @@ export const domainSettingsOf = (config: Config): DomainSettings => ({
 
 export const deliverySettingsOf = (config: Config): DeliverySettings => ({
   secret: config.secret,
-  port: config.deliveryPort,
-  ...(config.smarthost && { smarthost: config.smarthost }),
   retrySchedule: config.deliveryRetrySchedule,
   attemptTimeoutMs: config.deliveryAttemptTimeoutSeconds * 1000,
 })

@@ -99,7 +99,7 @@ export async function startBenchServer(dir: string, dnsAddress: string, bunFlags
   const url = `http://127.0.0.1:${port}`
   const args = [
     ...bunFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000', '--log-level', 'warn',
-    '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off', '--dns-servers', dnsAddress, '--hostname', 'mx.mailstead.test',
+    '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off', '--dns-servers', dnsAddress, '--hostname', 'mx.mailstead.test', '--delivery-allow-private-targets', 'true',
   ]
   const child = spawn(bun, args, { stdio: ['ignore', 2, 2] })
   await waitForHealth(url, () => child.exitCode !== null)

@@ -85,7 +85,7 @@ try {
   const args = [
     ...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000',
     '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off', '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test',
-    '--delivery-port', String(sinkPort), ...serveArgs,
+    '--delivery-port', String(sinkPort), '--delivery-allow-private-targets', 'true', ...serveArgs,
   ]
   // The Bun binary is spawned directly, so server.pid is the server process itself. Its log lines
   // (JSON on stdout) are passed on to stderr and counted by level.

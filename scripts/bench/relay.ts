@@ -183,7 +183,7 @@ try {
     ...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000',
     '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--mx-port', 'off', '--relay-port', String(relayPort), '--relay-tls-port', 'off',
     ...(tlsMode === 'none' ? ['--relay-allow-insecure-auth', 'true'] : []),
-    '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test', '--delivery-port', String(sinkPort),
+    '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test', '--delivery-port', String(sinkPort), '--delivery-allow-private-targets', 'true',
     ...(acceptOnly ? ['--delivery-per-domain', '100'] : []), ...serveArgs,
   ]
   // The Bun binary is spawned directly, so server.pid is the server process itself. Its log lines

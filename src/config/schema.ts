@@ -25,6 +25,8 @@ export interface Config {
   readonly domainCheckVerifiedMinutes: number
   readonly domainGraceHours: number
   readonly deliveryPort: number
+  readonly deliveryIpFamily: IpFamily
+  readonly deliveryAllowPrivateTargets: boolean
   readonly smarthost: p.Smarthost | null
   readonly deliveryConcurrency: number
   readonly deliveryPerDomain: number
@@ -65,6 +67,10 @@ export interface Setting<K extends keyof Config = keyof Config> {
   /** How the value is written back as text (config show, docs). */
   format?: (value: Config[K]) => string
 }
+
+/** Which addresses of an MX host delivery connects to. */
+export const IP_FAMILIES = ['any', 'ipv4', 'ipv6'] as const
+export type IpFamily = (typeof IP_FAMILIES)[number]
 
 /** A sending region label. */
 export const REGION = /^[a-z0-9-]{1,32}$/
@@ -212,6 +218,20 @@ export const SETTINGS = [
     allowed: 'an integer from 1 to 65535',
     parse: p.integer(1, 65535),
     fallback: () => 25,
+  }),
+  setting({
+    key: 'deliveryIpFamily',
+    description: "Addresses of recipients' MX hosts to connect to: any (IPv6 and IPv4 in turn), ipv4 or ipv6 only",
+    allowed: IP_FAMILIES.join(', '),
+    parse: p.oneOf(IP_FAMILIES),
+    fallback: () => 'any',
+  }),
+  setting({
+    key: 'deliveryAllowPrivateTargets',
+    description: 'Deliver to MX hosts at loopback, private and link-local addresses (tests, a private network); off, such MX records are skipped',
+    allowed: 'true or false',
+    parse: p.boolean,
+    fallback: () => false,
   }),
   setting({
     key: 'smarthost',

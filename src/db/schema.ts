@@ -14,7 +14,10 @@ import type {
   WebhookDeliveryTable,
 } from './automation-schema.ts'
 
+import type { DeliverySiteDomainTable, DeliverySiteTable, ServerSettingTable } from './delivery-schema.ts'
+
 export type * from './automation-schema.ts'
+export type * from './delivery-schema.ts'
 
 /** Booleans are 0/1 and times are epoch milliseconds in SQLite; rows convert at the edges. */
 export interface ProjectTable {
@@ -168,6 +171,10 @@ export interface DeliveryTable {
   expires_at: number
   last_mx: string | null
   last_response: string | null
+  /** The address the last attempt that reached a server connected to. */
+  last_ip: string | null
+  /** JSON: that attempt's TLS session ({version, cipher, verified, ...}); null in plain text. */
+  last_tls: string | null
   created_at: number
   updated_at: number
 }
@@ -236,6 +243,9 @@ export interface DB {
   workflow_cursors: WorkflowCursorTable
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
+  delivery_sites: DeliverySiteTable
+  delivery_site_domains: DeliverySiteDomainTable
+  server_settings: ServerSettingTable
   migrations: MigrationTable
 }
 

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net'
 import type { ComposedEmail } from '../core/campaigns/message.ts'
 import { keepContent } from '../core/emails/emails.repository.ts'
 import { isSuppressed } from '../core/suppressions/suppressions.service.ts'
@@ -7,21 +6,16 @@ import type { Db } from '../db/schema.ts'
 import { checkAddress } from '../lib/address.ts'
 import type { Clock } from '../lib/clock.ts'
 import { classifyReply, parseReply, type Outcome } from './classify.ts'
-import { TemporaryDnsError, type MxResolver } from './mx.ts'
 import type { AttemptData, Delivery, Settlement } from './queue.ts'
 import { nextAttemptAt } from './schedule.ts'
 import type { SendingDomain } from './sending-domain.ts'
 import type { MailWork } from './mail-work.ts'
-import { NetworkError, type SmtpPool, type Target } from './smtp-client.ts'
+import type { TransferFn } from './transfer.ts'
 import { returnPath } from './verp.ts'
 
 export interface DeliverySettings {
   /** Signs return-path tokens. */
   secret: string
-  /** The remote SMTP port: 25, or another for tests. */
-  port: number
-  /** Everything goes through this relay instead of recipients' MX hosts. */
-  smarthost?: Omit<Target, 'address'>
   retrySchedule: readonly number[]
   attemptTimeoutMs: number
 }
@@ -30,8 +24,7 @@ export interface AttemptDeps {
   db: Db
   write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
   clock: Clock
-  mx: MxResolver
-  pool: SmtpPool
+  transfer: TransferFn
   work: MailWork
   domainOf: (domainId: number) => Promise<SendingDomain | undefined>
   /** The message of an email that is built at its first attempt (a campaign's). */
@@ -109,46 +102,17 @@ export function createAttempt(deps: AttemptDeps) {
   async function transfer(delivery: Delivery, from: string, message: Uint8Array, data: AttemptData): Promise<Settlement> {
     // Real seconds spent on the network, whatever clock schedules the queue.
     const deadline = Date.now() + deps.settings.attemptTimeoutMs
-    let targets: AsyncIterable<Target>
-    try {
-      targets = await targetsFor(delivery.recipient_domain)
-    } catch (error) {
-      if (error instanceof TemporaryDnsError) return deferral(delivery, { ...data, response: error.message }, 'dns')
-      if (error instanceof Permanent) return { kind: 'bounced', data: { ...data, response: error.message }, category: error.category, hard: true }
-      throw error
-    }
-    let lastError = 'no mail server could be reached'
-    for await (const target of targets) {
-      try {
-        const reply = await deps.pool.send(target, from, delivery.recipient, message, deadline)
-        const parsed = parseReply(reply.code, reply.response)
-        const result = { ...data, mx: target.host, smtpCode: reply.code, enhancedCode: parsed.enhanced, response: reply.response }
-        return settlementOf(classifyReply(parsed), delivery, result)
-      } catch (error) {
-        if (!(error instanceof NetworkError || error instanceof TemporaryDnsError)) throw error
-        lastError = `${target.host} (${target.address}): ${error.message}`
-        if (Date.now() >= deadline) break
-      }
-    }
-    return deferral(delivery, { ...data, response: lastError }, 'network')
-  }
-
-  /** The hosts to try, in order: the smarthost, or each MX host's addresses. */
-  async function targetsFor(domain: string): Promise<AsyncIterable<Target>> {
-    const { smarthost, port } = deps.settings
-    if (smarthost) return addressesOf([smarthost.host], smarthost)
-    const route = await deps.mx.route(domain)
-    if (route.kind === 'null-mx') throw new Permanent('The domain accepts no mail (null MX)', 'null-mx')
-    if (route.kind === 'no-domain') throw new Permanent(`The domain ${domain} does not exist or has no mail server`, 'domain')
-    return addressesOf(route.hosts, { port })
-  }
-
-  async function* addressesOf(hosts: string[], base: Omit<Target, 'address' | 'host'>): AsyncIterable<Target> {
-    for (const host of hosts) {
-      // An MX host whose addresses cannot be had is skipped like one that does not answer.
-      const addresses = isIP(host) ? [host] : await deps.mx.addresses(host).catch(() => [])
-      for (const address of addresses) yield { ...base, host, address }
-    }
+    const result = await deps.transfer(delivery.recipient_domain, from, delivery.recipient, message, deadline)
+    if (result.kind === 'no-route') return { kind: 'bounced', data: { ...data, response: result.reason }, category: result.category, hard: true }
+    if (result.kind === 'unreached') return deferral(delivery, { ...data, response: String(result.trace) }, result.category)
+    const { reply, host, address, trace } = result
+    const parsed = parseReply(reply.code, reply.response)
+    const outcome = classifyReply(parsed)
+    // A deferral says what happened on the way to this reply too.
+    if (outcome.kind === 'deferred') trace.address(host, address, result.port, reply.response.replace(/\r?\n/g, ' '))
+    const response = outcome.kind === 'deferred' ? String(trace) : reply.response
+    const replied = { ...data, mx: host, ip: address, smtpCode: reply.code, enhancedCode: parsed.enhanced, response, ...(reply.tls && { tls: reply.tls }) }
+    return settlementOf(outcome, delivery, replied)
   }
 
   function settlementOf(outcome: Outcome, delivery: Delivery, data: AttemptData): Settlement {
@@ -162,14 +126,5 @@ export function createAttempt(deps: AttemptDeps) {
     const next = nextAttemptAt(delivery.attempts, deps.clock.now(), deps.settings.retrySchedule)
     if (next > delivery.expires_at) return { kind: 'bounced', data, category: 'expired', hard: false }
     return { kind: 'deferred', data, nextAttemptAt: next, category }
-  }
-}
-
-class Permanent extends Error {
-  constructor(
-    message: string,
-    readonly category: string,
-  ) {
-    super(message)
   }
 }

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely'
 import { addEmailEvent } from '../core/emails/emails.repository.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
+import type { TlsDetails } from './smtp-client.ts'
 
 export type Delivery = Selectable<DeliveryTable>
 
@@ -47,9 +48,13 @@ export async function claimDue(
     .execute()
 }
 
-/** What an attempt recorded, for the email's events: {recipient, mx, smtpCode, enhancedCode, response, attempt}. */
+/** What an attempt recorded, for the email's events: {recipient, mx, ip, tls, smtpCode, enhancedCode, response, attempt}. */
 export interface AttemptData {
+  /** The MX host that answered, and the address it was reached at. */
   mx?: string
+  ip?: string
+  /** The TLS session the message went over; absent in plain text. */
+  tls?: TlsDetails
   smtpCode?: number
   enhancedCode?: string
   response?: string
@@ -63,6 +68,9 @@ export type Settlement =
   | { kind: 'bounced'; data: AttemptData; category: string; hard: boolean }
   | { kind: 'failed'; data: AttemptData; reason: string }
   | { kind: 'suppressed'; data: AttemptData }
+
+/** Characters of a reply or a deferral's trace kept: room for 5 hosts and 10 addresses. */
+const RESPONSE_KEPT = 2000
 
 const STATE = { delivered: 'delivered', deferred: 'deferred', bounced: 'bounced', failed: 'failed', suppressed: 'suppressed' } as const
 const STATUS: Record<Settlement['kind'], EmailStatus> = {
@@ -83,9 +91,12 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
   const eventData = {
     recipient: delivery.recipient,
     ...(data.mx && { mx: data.mx }),
+    ...(data.ip && { ip: data.ip }),
+    // A delivered message says how it travelled, TLS or plain text.
+    ...(outcome.kind === 'delivered' && { tls: data.tls ?? null }),
     ...(data.smtpCode !== undefined && { smtpCode: data.smtpCode }),
     ...(data.enhancedCode && { enhancedCode: data.enhancedCode }),
-    ...(data.response && { response: data.response.slice(0, 1000) }),
+    ...(data.response && { response: data.response.slice(0, RESPONSE_KEPT) }),
     attempt: delivery.attempts,
     ...(outcome.kind === 'deferred' && { category: outcome.category, nextAttemptAt: new Date(outcome.nextAttemptAt).toISOString() }),
     ...(outcome.kind === 'bounced' && { category: outcome.category, hard: outcome.hard }),
@@ -97,7 +108,9 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
       state: STATE[outcome.kind],
       next_attempt_at: outcome.kind === 'deferred' ? outcome.nextAttemptAt : delivery.next_attempt_at,
       last_mx: data.mx ?? delivery.last_mx,
-      last_response: data.response?.slice(0, 1000) ?? delivery.last_response,
+      last_ip: data.ip ?? delivery.last_ip,
+      last_tls: data.mx ? (data.tls ? JSON.stringify(data.tls) : null) : delivery.last_tls,
+      last_response: data.response?.slice(0, RESPONSE_KEPT) ?? delivery.last_response,
       updated_at: now,
     })
     .where('id', '=', delivery.id)

@@ -9,6 +9,17 @@ export interface Target {
   /** Implicit TLS (smtps://, a smarthost on 465). */
   secure?: boolean
   auth?: { user: string; pass: string }
+  /** Messages one connection carries before it is closed (the site's limit); the pool's default otherwise. */
+  messagesPerConnection?: number
+}
+
+/** How a message went over TLS: what DELIVERED events record. */
+export interface TlsDetails {
+  /** TLSv1.3, TLSv1.2, ... */
+  version: string
+  cipher: string
+  /** The certificate chains to a trusted CA and names the host connected to. */
+  verified: boolean
 }
 
 export interface ClientSettings {
@@ -28,14 +39,21 @@ export interface ClientSettings {
 export interface Reply {
   code: number
   response: string
+  /** Absent when the message went in plain text. */
+  tls?: TlsDetails
 }
 
-/** The attempt ended without an SMTP reply to the message: the next MX may be tried. */
+/**
+ * The attempt ended without an SMTP reply to the message (no connection, a refused greeting, a
+ * broken session): the next address may be tried.
+ */
 export class NetworkError extends Error {
   override name = 'NetworkError'
   constructor(
     message: string,
     readonly code: string,
+    /** The server's reply that ended the session, when it gave one (a 421 greeting). */
+    readonly response?: string,
   ) {
     super(message)
   }
@@ -90,7 +108,7 @@ export function createSmtpPool(settings: ClientSettings) {
   }
 
   function release(target: Target, pooled: Pooled) {
-    if (pooled.sent >= settings.messagesPerConnection) return pooled.connection.quit()
+    if (pooled.sent >= (target.messagesPerConnection ?? settings.messagesPerConnection)) return pooled.connection.quit()
     const key = targetKey(target)
     const list = idle.get(key) ?? []
     idle.set(key, list)
@@ -125,8 +143,9 @@ export function createSmtpPool(settings: ClientSettings) {
         pooled.connection.send({ from, to: [to] }, Buffer.from(message.buffer, message.byteOffset, message.byteLength), (error: any, result: any) => (error ? reject(error) : resolve(result))),
       )
       pooled.sent++
+      const tls = tlsOf(pooled.connection)
       release(target, pooled)
-      return { code: Number(String(info.response).slice(0, 3)) || 250, response: String(info.response) }
+      return { code: Number(String(info.response).slice(0, 3)) || 250, response: String(info.response), ...(tls && { tls }) }
     } catch (error: any) {
       pooled.connection.close()
       if (error?.responseCode) return { code: error.responseCode, response: error.response ?? error.message }
@@ -185,5 +204,13 @@ function whileOpen<T>(connection: SMTPConnection, operation: (resolve: (value: T
 
 function asNetworkError(error: any): NetworkError {
   if (error instanceof NetworkError) return error
-  return new NetworkError(String(error?.message ?? error), String(error?.code ?? 'ECONNECTION'))
+  const response = typeof error?.response === 'string' && error.response ? error.response : undefined
+  return new NetworkError(String(error?.message ?? error), String(error?.code ?? 'ECONNECTION'), response)
+}
+
+/** The TLS session a connection carries, once STARTTLS (or implicit TLS) is up. */
+function tlsOf(connection: SMTPConnection): TlsDetails | undefined {
+  const socket = (connection as unknown as { _socket?: any })._socket
+  if (!connection.secure || typeof socket?.getProtocol !== 'function') return undefined
+  return { version: String(socket.getProtocol()), cipher: String(socket.getCipher()?.name ?? 'unknown'), verified: socket.authorized === true }
 }

@@ -40,7 +40,7 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
   const dir = mkdtempSync(join(tmpdir(), 'mailstead-child-'))
   const flags = [
     '--data-dir', dir, '--secret', secret, '--dns-servers', dns.address, '--dns-timeout-ms', '300', '--hostname', 'mx.mailstead.test',
-    '--delivery-port', String(mx.port), '--send-rate-per-second', '10000', '--log-level', 'error', '--smtp-timeout-seconds', '2',
+    '--delivery-port', String(mx.port), '--delivery-allow-private-targets', 'true', '--send-rate-per-second', '10000', '--log-level', 'error', '--smtp-timeout-seconds', '2',
     '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off',
     ...extraFlags,
   ]

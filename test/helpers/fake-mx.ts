@@ -12,6 +12,8 @@ export interface ReceivedMessage {
 export type RcptAnswer = undefined | { code: number; message: string }
 
 export interface FakeMxOptions {
+  /** Decides each connection's greeting: 220 by default, or this code and text (a 421 says "not now"). */
+  onConnect?: (count: number) => RcptAnswer
   /** Decides each RCPT: accept by default. */
   onRcpt?: (to: string, count: number) => RcptAnswer
   /** Decides each message after its DATA (the message is recorded either way): accept by default. */
@@ -35,16 +37,22 @@ export class FakeMx {
   ehloNames: string[] = []
   connections = 0
   maxConnections = 0
+  /** Connections greeted (or refused at the greeting). */
+  greetings = 0
 
   constructor(private readonly options: FakeMxOptions = {}) {
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: options.starttls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
       logger: false,
+      // A reverse lookup of the client would ask the machine's resolver, outside the test's DNS.
+      disableReverseLookup: true,
       size: 20 * 1024 * 1024,
       onConnect: (_session, callback) => {
         this.maxConnections = Math.max(this.maxConnections, ++this.connections)
-        callback()
+        const answer = this.options.onConnect?.(++this.greetings)
+        if (!answer) return callback()
+        callback(Object.assign(new Error(answer.message), { responseCode: answer.code }))
       },
       onClose: () => {
         this.connections--

@@ -1,5 +1,6 @@
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { createResolver } from '../../src/dns/resolver.ts'
+import type { Logger } from '../../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './app.ts'
 import type { ManualClock } from './clock.ts'
 import { publishRecords } from './domains.ts'
@@ -30,7 +31,15 @@ export interface World {
  * fake MX for example.net on 127.0.0.2. More MX servers share its port on 127.0.0.3 and up.
  */
 export async function createWorld(
-  options: { mx?: FakeMxOptions; settings?: Record<string, string>; clock?: ManualClock; /** Start the whole app: HTTP, SMTP listeners, timers. */ started?: boolean } = {},
+  options: {
+    mx?: FakeMxOptions
+    settings?: Record<string, string>
+    clock?: ManualClock
+    /** Where the app's log lines go (none by default). */
+    logger?: Logger
+    /** Start the whole app: HTTP, SMTP listeners, timers. */
+    started?: boolean
+  } = {},
 ): Promise<World> {
   const dns = await new FakeDns().start()
   const mx = await new FakeMx(options.mx).start('127.0.0.2')
@@ -42,12 +51,13 @@ export async function createWorld(
       'dns-timeout-ms': '300',
       hostname: HOSTNAME,
       'delivery-port': String(mx.port),
+      'delivery-allow-private-targets': 'true',
       'smtp-timeout-seconds': '1',
       'delivery-attempt-timeout-seconds': '5',
       'send-rate-per-second': '10000',
       ...options.settings,
     },
-    options.clock ? { clock: options.clock } : {},
+    { ...(options.clock && { clock: options.clock }), ...(options.logger && { logger: options.logger }) },
   )
   const project = await t.project('Sender')
   const created = await t.request('POST', '/api/v1/domains', { key: project.secretKey, body: { name: 'sender.example.com', region: 'us-east-1' } })

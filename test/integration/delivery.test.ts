@@ -46,7 +46,7 @@ describe('delivery to an MX that accepts', () => {
     expect(raw).toContain('Content-Type: text/plain')
     const email = await emailOf(sent.body.emailId)
     expect(statuses(email)).toEqual(['QUEUED', 'SENT', 'DELIVERED'])
-    expect(email.emailEvents[2].data).toEqual({ recipient: 'bob@example.net', mx: 'mx.example.net', smtpCode: 250, response: expect.stringMatching(/^250/), attempt: 1 })
+    expect(email.emailEvents[2].data).toEqual({ recipient: 'bob@example.net', mx: 'mx.example.net', ip: '127.0.0.2', tls: null, smtpCode: 250, response: expect.stringMatching(/^250/), attempt: 1 })
     expect(delivery.state).toBe('delivered')
   })
 
@@ -69,10 +69,12 @@ describe('delivery to an MX that accepts', () => {
     expect(statuses(email).filter((s: string) => s === 'DELIVERED')).toHaveLength(3)
   })
 
-  test('STARTTLS is used when offered, even with a self-signed certificate', async () => {
-    await send({ to: 'tls@strict.example' })
+  test('STARTTLS is used when offered, even with a self-signed certificate; DELIVERED says how it travelled', async () => {
+    const sent = await send({ to: 'tls@strict.example' })
     await w.deliver()
     expect(strict.received.at(-1)).toMatchObject({ to: ['tls@strict.example'], secure: true })
+    const delivered = (await emailOf(sent.body.emailId)).emailEvents.find((e: any) => e.status === 'DELIVERED')
+    expect(delivered.data.tls).toEqual({ version: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.any(String), verified: false })
   })
 })
 

@@ -1,0 +1,101 @@
+import { BlockList, isIP } from 'node:net'
+import { addressRefusal } from '../lib/outbound/addresses.ts'
+import { TemporaryDnsError, type MxResolver } from './mx.ts'
+import { NetworkError, type Reply, type SmtpPool, type Target } from './smtp-client.ts'
+import type { RouteProbe } from './ip-routes.ts'
+import { describeFailure, Trace } from './trace.ts'
+
+export interface TransferSettings {
+  /** The remote SMTP port: 25, or another for tests. */
+  port: number
+  /** Everything goes through this relay instead of recipients' MX hosts. */
+  smarthost?: Omit<Target, 'address'>
+  /** MX hosts at loopback, private and link-local addresses may be delivered to (tests, a private network). */
+  allowPrivate: boolean
+}
+
+/** What one attempt to hand a message over came to. */
+export type Transfer =
+  /** A server answered the message: its reply decides. */
+  | { kind: 'reply'; reply: Reply; host: string; address: string; port: number; trace: Trace }
+  /** The domain takes no mail, or does not exist: no attempt can succeed. */
+  | { kind: 'no-route'; reason: string; category: 'null-mx' | 'domain' }
+  /** No server answered the message; the trace says what happened to each host and address. */
+  | { kind: 'unreached'; trace: Trace; category: 'dns' | 'network' }
+
+const LOOPBACK = new BlockList()
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
+LOOPBACK.addAddress('::1', 'ipv6')
+
+/** Addresses one attempt connects to at most, over all its MX hosts. */
+export const MAX_ADDRESSES = 10
+
+/**
+ * Hands a message to the recipient domain's MX hosts, in preference order (at most 5 hosts and 10
+ * addresses), or to the smarthost. Each host's addresses come from A and AAAA asked independently;
+ * an address of a family this host has no route to is skipped at once.
+ */
+export function createTransfer(mx: MxResolver, pool: SmtpPool, routed: RouteProbe, settings: TransferSettings) {
+  /** The hosts to try, or why there are none. */
+  async function hostsFor(domain: string, trace: Trace): Promise<string[] | Exclude<Transfer, { kind: 'reply' }>> {
+    if (settings.smarthost) return [settings.smarthost.host]
+    try {
+      const route = await mx.route(domain)
+      if (route.kind === 'null-mx') return { kind: 'no-route', reason: 'The domain accepts no mail (null MX)', category: 'null-mx' }
+      if (route.kind === 'no-domain') return { kind: 'no-route', reason: `The domain ${domain} does not exist or has no mail server`, category: 'domain' }
+      return route.hosts
+    } catch (error) {
+      if (!(error instanceof TemporaryDnsError)) throw error
+      trace.host(domain, error.message)
+      return { kind: 'unreached', trace, category: 'dns' }
+    }
+  }
+
+  /** Why an address is not tried, if it is not. */
+  async function skipReason(address: string): Promise<string | undefined> {
+    const refusal = settings.smarthost || settings.allowPrivate ? undefined : addressRefusal(address)
+    if (refusal) return `skipped: ${refusal} (MAILSTEAD_DELIVERY_ALLOW_PRIVATE_TARGETS is off)`
+    const family = isIP(address) as 4 | 6
+    // Loopback is reachable without a route (tests); anything else needs one.
+    if (!LOOPBACK.check(address, family === 6 ? 'ipv6' : 'ipv4') && !(await routed(family))) return `skipped: this host has no IPv${family} route`
+  }
+
+  return async function transfer(domain: string, from: string, to: string, message: Uint8Array, deadline: number, limits: { messagesPerConnection?: number } = {}): Promise<Transfer> {
+    const trace = new Trace()
+    const hosts = await hostsFor(domain, trace)
+    if (!Array.isArray(hosts)) return hosts
+    const base = settings.smarthost ?? { port: settings.port }
+    let tried = 0
+    let skipped = false
+    for (const host of hosts) {
+      if (!settings.smarthost && isIP(host)) {
+        trace.host(host, `${host} is an address, not a host name (RFC 5321 5.1): skipped`)
+        continue
+      }
+      const { addresses, problems } = await mx.addresses(host)
+      for (const problem of problems) trace.host(host, problem)
+      if (addresses.length === 0 && problems.length === 0) trace.host(host, `${host} has no address records`)
+      for (const address of addresses) {
+        const skip = await skipReason(address)
+        if (skip) {
+          trace.address(host, address, base.port, skip)
+          skipped = true
+          continue
+        }
+        if (tried === MAX_ADDRESSES || Date.now() >= deadline) return { kind: 'unreached', trace, category: 'network' }
+        tried++
+        try {
+          const reply = await pool.send({ ...base, ...limits, host, address }, from, to, message, deadline)
+          return { kind: 'reply', reply, host, address, port: base.port, trace }
+        } catch (error) {
+          if (!(error instanceof NetworkError)) throw error
+          trace.address(host, address, base.port, describeFailure(error))
+        }
+      }
+    }
+    // Nothing was tried and nothing was passed over: DNS gave no address to try.
+    return { kind: 'unreached', trace, category: tried === 0 && !skipped ? 'dns' : 'network' }
+  }
+}
+
+export type TransferFn = ReturnType<typeof createTransfer>

@@ -18,6 +18,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('throttle_level', 'integer', (c) => c.notNull().defaultTo(0)) // limits halved this many times
     .addColumn('throttle_base_rate', 'integer') // the rate per minute the halving started from
     .addColumn('throttle_until', 'integer') // the quiet period's end: a level comes back then
+    .addColumn('throttle_step_ms', 'integer') // how long each quiet period lasts (the matched rule's duration)
     .addColumn('throttle_reason', 'text')
     .addColumn('suspended_until', 'integer')
     .addColumn('suspension_reason', 'text')

@@ -31,6 +31,10 @@ import { createMailWork } from './delivery/mail-work.ts'
 import { createSmtpPool } from './delivery/smtp-client.ts'
 import { createTransfer } from './delivery/transfer.ts'
 import { createRouteProbe } from './delivery/ip-routes.ts'
+import { shapingOf } from './delivery/sites/configure.ts'
+import { createShaper } from './delivery/sites/shaper.ts'
+import { createSiteResolver } from './delivery/sites/site-resolver.ts'
+import { warmupIsOn } from './delivery/sites/warmup.ts'
 import { createDomainChecker } from './dns/checker.ts'
 import { hostAddresses } from './dns/host-addresses.ts'
 import { createResolver } from './dns/resolver.ts'
@@ -92,7 +96,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     idleMs: 5000,
   })
   const work = createMailWork(config.mailWorkers)
-  const transfer = createTransfer(createMxResolver(resolver, clock, config.deliveryIpFamily), pool, createRouteProbe(), {
+  const mx = createMxResolver(resolver, clock, config.deliveryIpFamily)
+  const shaping = shapingOf(config, await warmupIsOn(database.db, config.warmup))
+  const transfer = createTransfer(mx, pool, createRouteProbe(), {
     port: config.deliveryPort,
     ...(config.smarthost && { smarthost: config.smarthost }),
     allowPrivate: config.deliveryAllowPrivateTargets,
@@ -120,6 +126,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       pollMs: 1000,
     },
     metrics,
+    sites: createSiteResolver(mx, shaping.rules, clock, config.smarthost?.host),
+    shaper: createShaper({ clock, logger, ...shaping }),
   })
   const authenticator = createAuthenticator(database.db, clock)
   const memberships = createMembershipTracker({ db: database.db, write: writer.run, clock, logger })

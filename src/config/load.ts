@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { ConfigError } from './errors.ts'
 import { SETTINGS, envName, flagName, type Config, type Setting } from './schema.ts'
 
 export type Source = 'default' | 'file' | 'environment' | 'flag'
@@ -16,10 +17,7 @@ export interface LoadedConfig {
   sources: Record<keyof Config, Source>
 }
 
-/** A setting that cannot be used; the message names it and says what is allowed. */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
+export { ConfigError }
 
 /** defaults < file < environment MAILSTEAD_* < flags; the result is frozen. */
 export function loadConfig(sources: ConfigSources = {}): LoadedConfig {
@@ -80,7 +78,8 @@ function readConfigFile(path: string): Record<string, string> {
     if (!known.has(key)) {
       throw new ConfigError(`Config file ${path} has an unknown setting "${key}"; known: ${[...known].join(', ')}.`)
     }
-    values[key] = Array.isArray(value) ? value.join(',') : String(value)
+    // An object (the site rules) is a setting written as JSON.
+    values[key] = Array.isArray(value) ? value.join(',') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)
   }
   return values
 }

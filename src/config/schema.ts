@@ -5,6 +5,7 @@ import { LOG_LEVELS, type LogLevel } from '../lib/logger.ts'
 import * as p from './parsers.ts'
 import { systemNameServers } from './resolv-conf.ts'
 import { readOrCreateSecret } from './secret.ts'
+import { parseSiteOverrides, type SiteOverride } from './sites.ts'
 
 export interface Config {
   readonly dataDir: string
@@ -30,6 +31,10 @@ export interface Config {
   readonly smarthost: p.Smarthost | null
   readonly deliveryConcurrency: number
   readonly deliveryPerDomain: number
+  readonly deliveryShaping: boolean
+  readonly deliverySites: Readonly<Record<string, SiteOverride>>
+  readonly warmup: 'auto' | 'on' | 'off'
+  readonly warmupSchedule: readonly number[]
   readonly sendRatePerSecond: number
   readonly deliveryRetrySchedule: readonly number[]
   readonly deliveryMaxAgeHours: number
@@ -67,6 +72,12 @@ export interface Setting<K extends keyof Config = keyof Config> {
   /** How the value is written back as text (config show, docs). */
   format?: (value: Config[K]) => string
 }
+
+/**
+ * Messages per day to each large provider while warming up, day 1 first: the ramps the providers'
+ * and ESPs' warm-up guides describe, doubling about every day at first, then more slowly.
+ */
+export const DEFAULT_WARMUP_SCHEDULE: readonly number[] = [50, 100, 200, 400, 800, 1500, 3000, 5000, 8000, 12_000, 20_000, 30_000, 45_000, 70_000, 100_000]
 
 /** Which addresses of an MX host delivery connects to. */
 export const IP_FAMILIES = ['any', 'ipv4', 'ipv6'] as const
@@ -252,10 +263,43 @@ export const SETTINGS = [
   }),
   setting({
     key: 'deliveryPerDomain',
-    description: 'Delivery attempts in flight at once to one destination domain',
+    description: 'Delivery attempts in flight at once to one destination site (a set of MX hosts) that no site rule limits',
     allowed: 'an integer from 1 to 1000',
     parse: p.integer(1, 1000),
     fallback: () => 5,
+  }),
+  setting({
+    key: 'deliveryShaping',
+    description: "Shape traffic per destination site: the large providers' limits, slowing down and suspending on their replies, warm-up (false: every site gets deliveryPerDomain connections, nothing more)",
+    allowed: 'true or false',
+    parse: p.boolean,
+    fallback: () => true,
+  }),
+  setting({
+    key: 'deliverySites',
+    description: 'Site rules over the built-in ones, as JSON: {"gmail": {"connections": 3}, "corp": {"match": [".corp.example"], "messagesPerMinute": 100}} (see Traffic shaping in the README)',
+    allowed: 'a JSON object of site name to {match, label, connections, messagesPerConnection, messagesPerMinute, warmup, automation}',
+    parse: parseSiteOverrides,
+    fallback: () => ({}),
+    format: (sites) => JSON.stringify(sites),
+  }),
+  setting({
+    key: 'warmup',
+    description: "Cap each large provider's mail per day while this server is new to it: on, off, or auto (on for a data directory that had delivered nothing when it was created)",
+    allowed: 'auto, on or off',
+    parse: p.oneOf(['auto', 'on', 'off'] as const),
+    fallback: () => 'auto',
+  }),
+  setting({
+    key: 'warmupSchedule',
+    description: 'Messages per day to each large provider on day 1, 2, 3, ... since the first delivery there; no cap after the last day',
+    allowed: 'a comma-separated list of positive integers',
+    parse: (text) => {
+      const days = text.split(',').map((part) => Number(part.trim()))
+      return days.length > 0 && days.every((day) => Number.isInteger(day) && day > 0) ? days : undefined
+    },
+    fallback: () => DEFAULT_WARMUP_SCHEDULE,
+    format: (days) => days.join(','),
   }),
   setting({
     key: 'sendRatePerSecond',

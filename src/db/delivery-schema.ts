@@ -18,6 +18,8 @@ export interface DeliverySiteTable {
   throttle_base_rate: number | null
   /** The end of the quiet period after which a level comes back. */
   throttle_until: number | null
+  /** How long each quiet period lasts: the duration of the rule that throttled. */
+  throttle_step_ms: number | null
   throttle_reason: string | null
   suspended_until: number | null
   suspension_reason: string | null

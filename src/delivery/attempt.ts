@@ -82,7 +82,7 @@ export function createAttempt(deps: AttemptDeps) {
     return pending
   }
 
-  return async function attempt(delivery: Delivery): Promise<Settlement> {
+  return async function attempt(delivery: Delivery, limits: { messagesPerConnection?: number } = {}): Promise<Settlement> {
     const startedAt = deps.clock.now()
     const data: AttemptData = { startedAt }
     if (startedAt >= delivery.expires_at) return { kind: 'bounced', data: { ...data, response: 'Retried for too long' }, category: 'expired', hard: false }
@@ -96,22 +96,25 @@ export function createAttempt(deps: AttemptDeps) {
     const header = await signatureOf(delivery.email_id, mime, email.dkim_header, domain)
     const message = Buffer.concat([Buffer.from(header), mime])
     const from = returnPath(deps.settings.secret, delivery.id, domain.returnPathHost)
-    return transfer(delivery, from, message, data)
+    return transfer(delivery, from, message, data, limits)
   }
 
-  async function transfer(delivery: Delivery, from: string, message: Uint8Array, data: AttemptData): Promise<Settlement> {
+  async function transfer(delivery: Delivery, from: string, message: Uint8Array, data: AttemptData, limits: { messagesPerConnection?: number }): Promise<Settlement> {
     // Real seconds spent on the network, whatever clock schedules the queue.
     const deadline = Date.now() + deps.settings.attemptTimeoutMs
-    const result = await deps.transfer(delivery.recipient_domain, from, delivery.recipient, message, deadline)
+    const result = await deps.transfer(delivery.recipient_domain, from, delivery.recipient, message, deadline, limits)
     if (result.kind === 'no-route') return { kind: 'bounced', data: { ...data, response: result.reason }, category: result.category, hard: true }
-    if (result.kind === 'unreached') return deferral(delivery, { ...data, response: String(result.trace) }, result.category)
+    if (result.kind === 'unreached') {
+      const reply = result.reply ? parseReply(Number(result.reply.slice(0, 3)) || 0, result.reply) : undefined
+      return deferral(delivery, { ...data, response: String(result.trace), ...(reply && { reply }) }, result.category)
+    }
     const { reply, host, address, trace } = result
     const parsed = parseReply(reply.code, reply.response)
     const outcome = classifyReply(parsed)
     // A deferral says what happened on the way to this reply too.
     if (outcome.kind === 'deferred') trace.address(host, address, result.port, reply.response.replace(/\r?\n/g, ' '))
     const response = outcome.kind === 'deferred' ? String(trace) : reply.response
-    const replied = { ...data, mx: host, ip: address, smtpCode: reply.code, enhancedCode: parsed.enhanced, response, ...(reply.tls && { tls: reply.tls }) }
+    const replied = { ...data, mx: host, ip: address, smtpCode: reply.code, enhancedCode: parsed.enhanced, response, reply: parsed, ...(reply.tls && { tls: reply.tls }) }
     return settlementOf(outcome, delivery, replied)
   }
 

@@ -6,11 +6,15 @@ import { createPump } from '../lib/pump.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
 import { deliveryMetrics, queueDepthMetric } from './metrics.ts'
 import { claimDue, releaseInFlight, settle, type Delivery, type Settlement } from './queue.ts'
+import type { Shaper } from './sites/shaper.ts'
+import type { SiteResolver } from './sites/site-resolver.ts'
+import type { SiteLimits } from './sites/rules.ts'
+import { loadSites as loadSitesOf, mapDomains, saveSites } from './sites/sites.repository.ts'
 
 export interface LoopSettings {
   /** Attempts in flight at once, in all. */
   concurrency: number
-  /** Attempts in flight at once to one destination domain. */
+  /** Deliveries claimed for one destination domain at a time are a few times this. */
   perDomain: number
   /** Emails per second per project, unless the project says otherwise. */
   ratePerSecond: number
@@ -23,9 +27,13 @@ export interface LoopDeps {
   write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
   clock: Clock
   logger: Logger
-  attempt: (delivery: Delivery) => Promise<Settlement>
+  attempt: (delivery: Delivery, limits: { messagesPerConnection?: number }) => Promise<Settlement>
   settings: LoopSettings
   metrics: Registry
+  /** Which site each destination domain's mail goes to. */
+  sites: SiteResolver
+  /** Each site's limits, throttles, suspensions and warm-up. */
+  shaper: Shaper
 }
 
 const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
@@ -34,6 +42,7 @@ const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
   bounced: (s) => `BOUNCED[${(s as { category: string }).category}]`,
   failed: () => 'FAILED',
   suppressed: () => 'SUPPRESSED',
+  held: (s) => `DEFERRED[${(s as { category: string }).category}]`,
 }
 
 /** Claimed deliveries held in memory per destination, as a multiple of its in-flight limit. */
@@ -42,23 +51,35 @@ const BUFFER_PER_DOMAIN = 4
 const BUFFER_TOTAL = 1000
 /** After a claim found nothing, new mail alone triggers another only after this long (real time). */
 const EMPTY_CLAIM_PAUSE_MS = 50
+/** How often the sites' shaping state is written down (real time). */
+const FLUSH_SITES_MS = 2000
 
 /**
- * The delivery loop. Due deliveries are claimed from the queue into a per-destination buffer (a
- * few times the destination's limit, so one claim feeds many attempts), and started as the limits
- * allow: in all, per destination domain, and per project (a token bucket refilled at the
- * project's rate). One slow destination fills only its own slots and its own buffer.
+ * The delivery loop. Due deliveries are claimed from the queue into a buffer (a few times a
+ * domain's share, so one claim feeds many attempts), placed by the site their domain's MX hosts
+ * are, and started as the limits allow: in all, per site (its connections and its rate, as the
+ * shaper says), and per project (a token bucket refilled at the project's rate). A site that is
+ * suspended or at its warm-up cap holds its mail back in the queue until it may go. One slow
+ * destination fills only its own slots and its own buffer.
  */
 export function createDeliveryLoop(deps: LoopDeps) {
-  const { settings, clock, logger } = deps
+  const { settings, clock, logger, shaper } = deps
+  /** Deliveries ready to start, by site. */
   const waiting = new Map<string, Delivery[]>()
+  /** Deliveries whose domain's site is being looked up, by domain. */
+  const unplaced = new Map<string, Delivery[]>()
+  /** Buffered deliveries (waiting or unplaced) by destination domain: what a claim skips. */
+  const buffered = new Map<string, number>()
   const active = new Map<string, number>()
+  /** Domains whose site was found since the last flush. */
+  const foundDomains: Array<{ domain: string; site: string }> = []
   const buckets = new Map<number, { tokens: number; at: number }>()
   const rates = new TtlCache<number>(clock, 30_000)
   const running = new Set<Promise<void>>()
   let activeCount = 0
   let waitingCount = 0
   let timer: ReturnType<typeof setInterval> | undefined
+  let flushTimer: ReturnType<typeof setInterval> | undefined
   let stopped = true
   /** New mail or passing time may have made rows due that the last claim could not see. */
   let fresh = true
@@ -74,8 +95,14 @@ export function createDeliveryLoop(deps: LoopDeps) {
   // Claimed rows are `sending` until settled, whether still buffered or in flight.
   queueDepthMetric(deps.metrics, deps.db, () => waitingCount + activeCount)
 
-  /** Destinations with a round of attempts still in their buffer: a claim skips them until it runs low. */
-  const stockedDomains = () => [...waiting.keys()].filter((domain) => waiting.get(domain)!.length >= settings.perDomain)
+  /** Destinations with a round of attempts still in the buffer: a claim skips them until it runs low. */
+  const stockedDomains = () => [...buffered.keys()].filter((domain) => buffered.get(domain)! >= settings.perDomain)
+
+  const countBuffered = (domain: string, change: number) => {
+    const count = (buffered.get(domain) ?? 0) + change
+    if (count <= 0) buffered.delete(domain)
+    else buffered.set(domain, count)
+  }
 
   async function rateOf(projectId: number): Promise<number> {
     const known = rates.get(String(projectId))
@@ -122,59 +149,107 @@ export function createDeliveryLoop(deps: LoopDeps) {
     const claimed = await deps.write((trx) => claimDue(trx, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
     emptyUnder = claimed.length === 0 ? limits : undefined
     emptyAt = Date.now()
-    for (const delivery of claimed) {
-      const list = waiting.get(delivery.recipient_domain) ?? []
-      list.push(delivery)
-      waiting.set(delivery.recipient_domain, list)
-    }
     waitingCount += claimed.length
+    for (const delivery of claimed) place(delivery)
     return claimed.length === free
+  }
+
+  /** Puts a claimed delivery with its site's, once the site of its domain is known. */
+  function place(delivery: Delivery) {
+    const domain = delivery.recipient_domain
+    countBuffered(domain, 1)
+    const site = deps.sites.cached(domain)
+    if (site) return ready(shaper.know(site), delivery)
+    const list = unplaced.get(domain)
+    if (list) return list.push(delivery)
+    unplaced.set(domain, [delivery])
+    const lookup = deps.sites.resolve(domain).then((found) => {
+      const name = shaper.know(found)
+      foundDomains.push({ domain, site: name })
+      for (const each of unplaced.get(domain) ?? []) ready(name, each)
+      unplaced.delete(domain)
+      wake()
+    })
+    running.add(lookup)
+    lookup.finally(() => running.delete(lookup))
+  }
+
+  function ready(site: string, delivery: Delivery) {
+    const list = waiting.get(site)
+    if (list) list.push(delivery)
+    else waiting.set(site, [delivery])
   }
 
   async function startReady() {
     // A project found without a token stays without one for the rest of the round: its buffered
     // deliveries are passed over without asking again for each.
     const starved = new Set<number>()
-    const ready = async (projectId: number) => {
+    const projectReady = async (projectId: number) => {
       if (starved.has(projectId)) return false
       if (await hasToken(projectId)) return true
       starved.add(projectId)
       return false
     }
-    for (const [domain, list] of waiting) {
-      while ((active.get(domain) ?? 0) < settings.perDomain && activeCount < settings.concurrency) {
+    for (const [site, list] of waiting) {
+      const hold = shaper.hold(site)
+      if (hold) {
+        holdBack(list.splice(0), hold)
+        waiting.delete(site)
+        continue
+      }
+      const limits = shaper.limits(site)
+      while ((active.get(site) ?? 0) < limits.connections && activeCount < settings.concurrency) {
         let index = -1
-        for (let i = 0; i < list.length && index < 0; i++) if (await ready(list[i]!.project_id)) index = i
-        if (index < 0) break
+        for (let i = 0; i < list.length && index < 0; i++) if (await projectReady(list[i]!.project_id)) index = i
+        if (index < 0 || !shaper.take(site, limits)) break
         const [delivery] = list.splice(index, 1)
         buckets.get(delivery!.project_id)!.tokens -= 1
-        waitingCount--
-        start(delivery!)
+        start(delivery!, site, limits)
       }
-      if (list.length === 0) waiting.delete(domain)
+      if (list.length === 0) waiting.delete(site)
     }
   }
 
-  function start(delivery: Delivery) {
-    const domain = delivery.recipient_domain
+  /** Deliveries whose site holds its mail back: to the queue again, until the site may take them. */
+  function holdBack(deliveries: Delivery[], hold: { until: number; category: string; reason: string }) {
+    waitingCount -= deliveries.length
+    for (const delivery of deliveries) countBuffered(delivery.recipient_domain, -1)
+    const now = clock.now()
+    const outcome: Settlement = { kind: 'held', data: { startedAt: now }, until: hold.until, category: hold.category, reason: hold.reason }
+    const writing = deps
+      .write(async (trx) => {
+        for (const delivery of deliveries) await settle(trx, delivery, outcome, now)
+      })
+      .then(() => {
+        for (const delivery of deliveries) metrics.settled(delivery, outcome, 0)
+        logger.info(`DEFERRED[${hold.category}]`, `${deliveries.length} messages wait until ${new Date(hold.until).toISOString()}: ${hold.reason}`)
+      })
+      .catch((error) => logger.error('QUEUE', 'could not hold deliveries back', { error: String(error) }))
+    running.add(writing)
+    writing.finally(() => running.delete(writing))
+  }
+
+  function start(delivery: Delivery, site: string, limits: SiteLimits) {
+    waitingCount--
+    countBuffered(delivery.recipient_domain, -1)
     activeCount++
-    active.set(domain, (active.get(domain) ?? 0) + 1)
-    const run = deliver(delivery).finally(() => {
+    active.set(site, (active.get(site) ?? 0) + 1)
+    const run = deliver(delivery, site, limits).finally(() => {
       activeCount--
-      const left = active.get(domain)! - 1
-      if (left === 0) active.delete(domain)
-      else active.set(domain, left)
+      const left = active.get(site)! - 1
+      if (left === 0) active.delete(site)
+      else active.set(site, left)
       running.delete(run)
       wake()
     })
     running.add(run)
   }
 
-  async function deliver(delivery: Delivery) {
+  async function deliver(delivery: Delivery, site: string, limits: SiteLimits) {
     const began = performance.now()
     let outcome: Settlement
     try {
-      outcome = await deps.attempt(delivery)
+      outcome = shaped(site, await deps.attempt(delivery, { messagesPerConnection: limits.messagesPerConnection }))
     } catch (error) {
       logger.error('FAILED', 'attempt failed unexpectedly', { deliveryId: delivery.id, error: String((error as Error)?.stack ?? error) })
       outcome = { kind: 'failed', data: { startedAt: clock.now() }, reason: 'Internal error' }
@@ -193,8 +268,37 @@ export function createDeliveryLoop(deps: LoopDeps) {
       deliveryId: delivery.id,
       emailId: delivery.email_id,
       mx: outcome.data.mx,
-      response: outcome.data.response?.slice(0, 200),
+      // A deferral's reason is what happened to each host and address: all of it.
+      response: outcome.kind === 'deferred' ? outcome.data.response : outcome.data.response?.slice(0, 200),
     })
+  }
+
+  /**
+   * What the site's reply means for it (a throttle, a suspension) and for the message: a reply
+   * that suspends its site defers the message until the suspension ends, never bounces it.
+   */
+  function shaped(site: string, outcome: Settlement): Settlement {
+    if (outcome.kind === 'delivered') shaper.delivered(site)
+    const reply = outcome.data.reply
+    if (!reply || shaper.observe(site, reply) !== 'suspend') return outcome
+    if (outcome.kind !== 'bounced' && outcome.kind !== 'deferred') return outcome
+    const until = shaper.hold(site)?.until ?? clock.now()
+    return { kind: 'deferred', data: outcome.data, nextAttemptAt: until, category: 'suspended', held: true }
+  }
+
+  /** Writes down what changed in the sites' shaping state, and the sites new domains were found to be. */
+  async function flushSites() {
+    const rows = shaper.flush()
+    const domains = foundDomains.splice(0)
+    if (rows.length === 0 && domains.length === 0) return
+    try {
+      await deps.write(async (trx) => {
+        await saveSites(trx, rows)
+        await mapDomains(trx, domains, clock.now())
+      })
+    } catch (error) {
+      logger.error('QUEUE', 'could not record the sites\' state', { error: String(error) })
+    }
   }
 
   /** A round of claiming and starting; answers whether another should follow at once. */
@@ -229,23 +333,32 @@ export function createDeliveryLoop(deps: LoopDeps) {
       else queuedFor?.add(projectId)
       wake()
     },
+    /** Writes the sites' shaping state now (it is written every few seconds anyway). */
+    flushSites,
     async start() {
       await deps.write((trx) => releaseInFlight(trx, clock.now()))
+      shaper.restore(await loadSitesOf(deps.db))
       stopped = false
       fresh = true
       timer = setInterval(() => wake({ fresh: true }), settings.pollMs)
       timer.unref()
+      flushTimer = setInterval(() => void flushSites(), FLUSH_SITES_MS)
+      flushTimer.unref()
       pump.start()
     },
     /** Stops claiming; waits for attempts in flight; hands claimed ones back to the queue. */
     async stop() {
       stopped = true
       clearInterval(timer)
+      clearInterval(flushTimer)
       clearTimeout(retry)
       await pump.stop()
-      await Promise.all(running)
+      while (running.size > 0) await Promise.all(running)
       await deps.write((trx) => releaseInFlight(trx, clock.now()))
+      await flushSites()
       waiting.clear()
+      unplaced.clear()
+      buffered.clear()
       waitingCount = 0
     },
     /** Once started, runs rounds until one starts nothing and nothing is in flight: for tests. */
@@ -253,7 +366,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
       for (;;) {
         wake({ fresh: true })
         await pump.idle()
-        if (running.size === 0) return
+        if (running.size === 0) return flushSites()
         await Promise.all(running)
       }
     },

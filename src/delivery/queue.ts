@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely'
 import { addEmailEvent } from '../core/emails/emails.repository.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
+import type { SmtpReply } from './classify.ts'
 import type { TlsDetails } from './smtp-client.ts'
 
 export type Delivery = Selectable<DeliveryTable>
@@ -58,24 +59,30 @@ export interface AttemptData {
   smtpCode?: number
   enhancedCode?: string
   response?: string
+  /** The last SMTP reply a server gave, read: what shaping judges the site by. Not recorded. */
+  reply?: SmtpReply
   /** When the attempt began: the time of the SENT event of a first attempt. */
   startedAt: number
 }
 
 export type Settlement =
   | { kind: 'delivered'; data: AttemptData }
-  | { kind: 'deferred'; data: AttemptData; nextAttemptAt: number; category: string }
+  /** `held`: the wait is the site's doing (suspended), not the message's: it does not age the message. */
+  | { kind: 'deferred'; data: AttemptData; nextAttemptAt: number; category: string; held?: boolean }
   | { kind: 'bounced'; data: AttemptData; category: string; hard: boolean }
   | { kind: 'failed'; data: AttemptData; reason: string }
   | { kind: 'suppressed'; data: AttemptData }
+  /** Not attempted: its site holds its mail (suspended, or at the day's warm-up cap) until `until`. */
+  | { kind: 'held'; data: AttemptData; until: number; category: string; reason: string }
 
 /** Characters of a reply or a deferral's trace kept: room for 5 hosts and 10 addresses. */
 const RESPONSE_KEPT = 2000
 
-const STATE = { delivered: 'delivered', deferred: 'deferred', bounced: 'bounced', failed: 'failed', suppressed: 'suppressed' } as const
+const STATE = { delivered: 'delivered', deferred: 'deferred', held: 'deferred', bounced: 'bounced', failed: 'failed', suppressed: 'suppressed' } as const
 const STATUS: Record<Settlement['kind'], EmailStatus> = {
   delivered: 'DELIVERED',
   deferred: 'DELIVERY_DELAYED',
+  held: 'DELIVERY_DELAYED',
   bounced: 'BOUNCED',
   failed: 'FAILED',
   suppressed: 'SUPPRESSED',
@@ -97,16 +104,22 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
     ...(data.smtpCode !== undefined && { smtpCode: data.smtpCode }),
     ...(data.enhancedCode && { enhancedCode: data.enhancedCode }),
     ...(data.response && { response: data.response.slice(0, RESPONSE_KEPT) }),
-    attempt: delivery.attempts,
+    attempt: outcome.kind === 'held' ? delivery.attempts - 1 : delivery.attempts,
     ...(outcome.kind === 'deferred' && { category: outcome.category, nextAttemptAt: new Date(outcome.nextAttemptAt).toISOString() }),
+    ...(outcome.kind === 'held' && { category: outcome.category, reason: outcome.reason, nextAttemptAt: new Date(outcome.until).toISOString() }),
     ...(outcome.kind === 'bounced' && { category: outcome.category, hard: outcome.hard }),
     ...(outcome.kind === 'failed' && { reason: outcome.reason }),
   }
+  const next = outcome.kind === 'deferred' ? outcome.nextAttemptAt : outcome.kind === 'held' ? outcome.until : delivery.next_attempt_at
+  // A wait the site imposes does not age the message: its expiry moves with it.
+  const siteWait = outcome.kind === 'held' || (outcome.kind === 'deferred' && outcome.held) ? Math.max(0, next - now) : 0
   await db
     .updateTable('deliveries')
     .set({
       state: STATE[outcome.kind],
-      next_attempt_at: outcome.kind === 'deferred' ? outcome.nextAttemptAt : delivery.next_attempt_at,
+      ...(outcome.kind === 'held' && { attempts: delivery.attempts - 1 }),
+      next_attempt_at: next,
+      expires_at: delivery.expires_at + siteWait,
       last_mx: data.mx ?? delivery.last_mx,
       last_ip: data.ip ?? delivery.last_ip,
       last_tls: data.mx ? (data.tls ? JSON.stringify(data.tls) : null) : delivery.last_tls,

@@ -20,8 +20,11 @@ export type Transfer =
   | { kind: 'reply'; reply: Reply; host: string; address: string; port: number; trace: Trace }
   /** The domain takes no mail, or does not exist: no attempt can succeed. */
   | { kind: 'no-route'; reason: string; category: 'null-mx' | 'domain' }
-  /** No server answered the message; the trace says what happened to each host and address. */
-  | { kind: 'unreached'; trace: Trace; category: 'dns' | 'network' }
+  /**
+   * No server answered the message; the trace says what happened to each host and address, and
+   * `reply` is the last thing a server said (a 421 greeting), if any.
+   */
+  | { kind: 'unreached'; trace: Trace; category: 'dns' | 'network'; reply?: string }
 
 const LOOPBACK = new BlockList()
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
@@ -67,6 +70,7 @@ export function createTransfer(mx: MxResolver, pool: SmtpPool, routed: RouteProb
     const base = settings.smarthost ?? { port: settings.port }
     let tried = 0
     let skipped = false
+    let lastReply: string | undefined
     for (const host of hosts) {
       if (!settings.smarthost && isIP(host)) {
         trace.host(host, `${host} is an address, not a host name (RFC 5321 5.1): skipped`)
@@ -82,7 +86,7 @@ export function createTransfer(mx: MxResolver, pool: SmtpPool, routed: RouteProb
           skipped = true
           continue
         }
-        if (tried === MAX_ADDRESSES || Date.now() >= deadline) return { kind: 'unreached', trace, category: 'network' }
+        if (tried === MAX_ADDRESSES || Date.now() >= deadline) return { kind: 'unreached', trace, category: 'network', ...(lastReply && { reply: lastReply }) }
         tried++
         try {
           const reply = await pool.send({ ...base, ...limits, host, address }, from, to, message, deadline)
@@ -90,11 +94,12 @@ export function createTransfer(mx: MxResolver, pool: SmtpPool, routed: RouteProb
         } catch (error) {
           if (!(error instanceof NetworkError)) throw error
           trace.address(host, address, base.port, describeFailure(error))
+          lastReply = error.response ?? lastReply
         }
       }
     }
     // Nothing was tried and nothing was passed over: DNS gave no address to try.
-    return { kind: 'unreached', trace, category: tried === 0 && !skipped ? 'dns' : 'network' }
+    return { kind: 'unreached', trace, category: tried === 0 && !skipped ? 'dns' : 'network', ...(lastReply && { reply: lastReply }) }
   }
 }
 

@@ -176,6 +176,8 @@ describe('campaigns in batches, with tracking and unsubscribes', () => {
 
   test('a batch waits for the last to leave the queue; pause holds what is queued and resume sends it, each contact once', async () => {
     const before = w.mx.received.length
+    // The delivery loop waits, so that what the campaign queued is seen queued however busy the machine.
+    await w.t.app.deliveries.stop()
     const id = (await draft({ name: 'Batched', batchSize: 4 })).body.data.id
     await api('POST', `/campaigns/${id}/send`)
     await w.t.app.campaigns.drain()
@@ -184,6 +186,7 @@ describe('campaigns in batches, with tracking and unsubscribes', () => {
     expect(await held(id)).toEqual({ queued: 4 })
     expect((await api('POST', `/campaigns/${id}/pause`)).body.data.status).toBe('PAUSED')
     expect(await held(id)).toEqual({ paused: 4 })
+    await w.t.app.deliveries.start()
     await w.deliver()
     await w.t.app.campaigns.drain()
     expect(w.mx.received.length).toBe(before)
@@ -196,12 +199,14 @@ describe('campaigns in batches, with tracking and unsubscribes', () => {
 
   test('cancelling takes what waits out of the queue; nothing more is sent', async () => {
     const before = w.mx.received.length
+    await w.t.app.deliveries.stop()
     const id = (await draft({ name: 'Cancelled', batchSize: 5 })).body.data.id
     await api('POST', `/campaigns/${id}/send`)
     await w.t.app.campaigns.drain()
     expect((await api('POST', `/campaigns/${id}/cancel`)).body.data.status).toBe('CANCELLED')
     expect(await held(id)).toEqual({ cancelled: 5 })
     await w.t.app.campaigns.drain()
+    await w.t.app.deliveries.start()
     await w.deliver()
     expect(w.mx.received.length).toBe(before)
   })

@@ -31,6 +31,7 @@ import { createMailWork } from './delivery/mail-work.ts'
 import { createSmtpPool } from './delivery/smtp-client.ts'
 import { createDomainChecker } from './dns/checker.ts'
 import { hostAddresses } from './dns/host-addresses.ts'
+import { serverIps } from './dns/server-ips.ts'
 import { createResolver } from './dns/resolver.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
 import { startSmtpListeners, type SmtpListeners } from './smtp/listeners.ts'
@@ -180,6 +181,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     links,
     webhooks: { targets: webhookTargets, wake: webhooks.wake },
     metrics,
+    serverIps: () => serverIps(config.publicIps),
     listeners: () => smtp?.status() ?? {},
   })
   let server: Server<undefined> | undefined
@@ -261,7 +263,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       pruner.start()
       smtp = await startSmtpListeners(
         config,
-        { write: writer.run, secret: config.secret, clock, logger },
+        { db: database.db, write: writer.run, secret: config.secret, clock, logger },
         { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.queued(), clock, logger },
         logger,
         metrics,

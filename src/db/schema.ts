@@ -13,8 +13,10 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
+import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
 
 export type * from './automation-schema.ts'
+export type * from './dmarc-schema.ts'
 
 /** Booleans are 0/1 and times are epoch milliseconds in SQLite; rows convert at the edges. */
 export interface ProjectTable {
@@ -236,6 +238,8 @@ export interface DB {
   workflow_cursors: WorkflowCursorTable
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
+  dmarc_reports: DmarcReportTable
+  dmarc_rows: DmarcRowTable
   migrations: MigrationTable
 }
 

@@ -10,6 +10,7 @@ import * as contactImports from './0008_contact_imports.ts'
 import * as workflows from './0009_workflows.ts'
 import * as webhooks from './0010_webhooks.ts'
 import * as deliverySites from './0011_delivery_sites.ts'
+import * as dmarcReports from './0012_dmarc_reports.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0009_workflows', ...workflows },
   { name: '0010_webhooks', ...webhooks },
   { name: '0011_delivery_sites', ...deliverySites },
+  { name: '0012_dmarc_reports', ...dmarcReports },
 ]

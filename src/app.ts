@@ -37,6 +37,7 @@ import { createSiteResolver } from './delivery/sites/site-resolver.ts'
 import { warmupIsOn } from './delivery/sites/warmup.ts'
 import { createDomainChecker } from './dns/checker.ts'
 import { hostAddresses } from './dns/host-addresses.ts'
+import { serverIps } from './dns/server-ips.ts'
 import { createResolver } from './dns/resolver.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
 import { startSmtpListeners, type SmtpListeners } from './smtp/listeners.ts'
@@ -194,6 +195,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     links,
     webhooks: { targets: webhookTargets, wake: webhooks.wake },
     metrics,
+    serverIps: () => serverIps(config.publicIps),
     listeners: () => smtp?.status() ?? {},
   })
   let server: Server<undefined> | undefined
@@ -275,7 +277,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       pruner.start()
       smtp = await startSmtpListeners(
         config,
-        { write: writer.run, secret: config.secret, clock, logger },
+        { db: database.db, write: writer.run, secret: config.secret, clock, logger },
         { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.queued(), clock, logger },
         logger,
         metrics,

@@ -13,11 +13,13 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
+import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
 
 import type { DeliverySiteDomainTable, DeliverySiteTable, ServerSettingTable } from './delivery-schema.ts'
 
 export type * from './automation-schema.ts'
 export type * from './delivery-schema.ts'
+export type * from './dmarc-schema.ts'
 
 /** Booleans are 0/1 and times are epoch milliseconds in SQLite; rows convert at the edges. */
 export interface ProjectTable {
@@ -246,6 +248,8 @@ export interface DB {
   delivery_sites: DeliverySiteTable
   delivery_site_domains: DeliverySiteDomainTable
   server_settings: ServerSettingTable
+  dmarc_reports: DmarcReportTable
+  dmarc_rows: DmarcRowTable
   migrations: MigrationTable
 }
 

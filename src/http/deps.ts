@@ -44,6 +44,8 @@ export interface HttpDeps {
   webhooks: { targets: TargetOptions; wake(): void }
   /** The process's metrics: the HTTP layer records its own and serves them all at /metrics. */
   metrics: Registry
+  /** The public addresses this server sends from (configured, else its interfaces'): DMARC summaries tell its mail from others'. */
+  serverIps: () => readonly string[]
   /** The SMTP listeners' state, for /health. */
   listeners: () => Record<string, ListenerStatus>
 }

@@ -8,6 +8,8 @@ import type { Logger } from '../lib/logger.ts'
 import { parseReport, type InboundReport, type OriginalMessage } from './report.ts'
 
 export interface ReportDeps {
+  /** Reads (the domains a DMARC report address belongs to). */
+  db: Db
   write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
   /** Signs return-path tokens. */
   secret: string

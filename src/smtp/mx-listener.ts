@@ -1,6 +1,8 @@
 import { SMTPServer } from 'smtp-server'
+import { domainsOfReportAddress, reportAddressHost } from '../core/dmarc/dmarc.service.ts'
 import { emailOfUnsubscribeAddress } from '../core/tracking/unsubscribe-links.ts'
 import { deliveryOfReturnPath } from '../delivery/verp.ts'
+import { handleDmarcMail } from './dmarc-mail.ts'
 import { handleReport, type ReportDeps } from './handle-report.ts'
 import { connectionLimit, readMessage, smtpError } from './listener.ts'
 import type { ObserveSessions } from './session-metrics.ts'
@@ -17,10 +19,13 @@ export interface MxSettings {
 const MAX_RECIPIENTS = 100
 const MAX_MESSAGES_PER_SESSION = 100
 
+const isReportAddress = (address: string) => reportAddressHost(address) !== undefined
+
 /**
  * The MX listener: receives what the world sends back. It takes mail only for this server's
- * return-path and unsubscribe addresses with a valid token and for the complaint address;
- * anything else is refused, so it can never relay.
+ * return-path and unsubscribe addresses with a valid token, for the complaint address, and for
+ * the DMARC report address (dmarc@<return-path host>) of a sending domain it has; anything else
+ * is refused, so it can never relay. A DMARC report travels alone: its DATA answer is its own.
  */
 export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: TlsMaterial, observe: ObserveSessions): SMTPServer {
   const limit = connectionLimit(settings.maxConnectionsPerIp)
@@ -45,16 +50,32 @@ export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: Tl
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, '4.5.3 Too many recipients'))
       const to = address.address.toLowerCase()
-      if (to === settings.fblAddress || deliveryOfReturnPath(deps.secret, to) !== undefined || emailOfUnsubscribeAddress(deps.secret, to) !== undefined) {
-        return callback()
+      const relayingDenied = smtpError(550, '5.7.1 Relaying denied: this server takes mail only for its own return paths')
+      const alone = smtpError(452, '4.5.3 A DMARC report goes in a message of its own: send to this recipient in another transaction')
+      if (isReportAddress(to)) {
+        if (session.envelope.rcptTo.length > 0) return callback(alone)
+        domainsOfReportAddress(deps.db, to)
+          .then((domains) => callback(domains.length > 0 ? undefined : relayingDenied))
+          .catch((error) => {
+            deps.logger.error('DMARC', 'a report address could not be looked up', { error: String((error as Error)?.stack ?? error) })
+            callback(smtpError(451, '4.3.0 Temporary failure, try again later'))
+          })
+        return
       }
-      callback(smtpError(550, '5.7.1 Relaying denied: this server takes mail only for its own return paths'))
+      if (to === settings.fblAddress || deliveryOfReturnPath(deps.secret, to) !== undefined || emailOfUnsubscribeAddress(deps.secret, to) !== undefined) {
+        return callback(session.envelope.rcptTo.some((r) => isReportAddress(r.address)) ? alone : undefined)
+      }
+      callback(relayingDenied)
     },
     onData(stream, session, callback) {
       readMessage(stream, settings.maxMessageBytes)
         .then(async (raw) => {
           if (!raw) return callback(smtpError(552, '5.3.4 Message too big'))
           const recipients = session.envelope.rcptTo.map((r) => r.address)
+          if (recipients.length === 1 && isReportAddress(recipients[0]!)) {
+            const answer = await handleDmarcMail(deps, raw, recipients[0]!.toLowerCase())
+            return answer.accepted ? callback(null, answer.message) : callback(smtpError(answer.code, answer.message))
+          }
           const unsubscribes = recipients.flatMap((to) => emailOfUnsubscribeAddress(deps.secret, to) ?? [])
           if (unsubscribes.length > 0) await handleUnsubscribeMail(deps, unsubscribes)
           if (unsubscribes.length === recipients.length) return callback(null, 'Unsubscribe request received')

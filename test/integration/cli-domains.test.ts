@@ -49,7 +49,7 @@ describe('mailstead domain', () => {
     const { code, out } = await cli(['domain', 'verify', 'check.example.com', ...flags])
     expect(code).toBe(0)
     expect(out).toContain(`Return-path MX MX mst.check.example.com\n  expected: 10 ${HOST}\n  found:    ${HOST}\n  verdict:  ok`)
-    expect(out).toContain('DMARC TXT _dmarc.check.example.com (recommended)\n  expected: v=DMARC1; p=none;\n  found:    nothing\n  verdict:  missing (no v=DMARC1 record)')
+    expect(out).toContain('DMARC TXT _dmarc.check.example.com (recommended)\n  expected: v=DMARC1; p=none; rua=mailto:dmarc@mst.check.example.com\n  found:    nothing\n  verdict:  missing (no v=DMARC1 record)')
     expect(out).toEndWith('check.example.com: SUCCESS')
   })
 

@@ -54,7 +54,7 @@ describe('POST /api/v1/domains', () => {
       { type: 'TXT', name: `${selector}._domainkey.example.com`, value: `v=DKIM1; k=rsa; p=${body.publicKey}`, ttl: '3600', status: 'PENDING', priority: '', recommended: false },
       { type: 'MX', name: 'mst.example.com', value: HOST, ttl: '3600', status: 'PENDING', priority: '10', recommended: false },
       { type: 'TXT', name: 'mst.example.com', value: `v=spf1 a:${HOST} ~all`, ttl: '3600', status: 'PENDING', priority: '', recommended: false },
-      { type: 'TXT', name: '_dmarc.example.com', value: 'v=DMARC1; p=none;', ttl: '3600', status: 'PENDING', priority: '', recommended: true },
+      { type: 'TXT', name: '_dmarc.example.com', value: 'v=DMARC1; p=none; rua=mailto:dmarc@mst.example.com', ttl: '3600', status: 'PENDING', priority: '', recommended: true },
       { type: 'TXT', name: `${selector}-ed._domainkey.example.com`, value: expect.stringMatching(/^v=DKIM1; k=ed25519; p=/), ttl: '3600', status: 'PENDING', priority: '', recommended: true },
     ])
   })

@@ -32,7 +32,12 @@ describe('expectedRecords', () => {
     expect(record('dkim').value).toBe(`v=DKIM1; k=rsa; p=${domain.dkim_public_key}`)
     expect(record('return-path-mx')).toMatchObject({ value: HOST, priority: 10 })
     expect(record('spf').value).toBe(`v=spf1 a:${HOST} ~all`)
-    expect(record('dmarc').value).toBe('v=DMARC1; p=none;')
+    expect(record('dmarc').value).toBe('v=DMARC1; p=none; rua=mailto:dmarc@mst.example.com')
+  })
+
+  test("DMARC reports go to the domain's return-path host, whatever its label", () => {
+    const dmarc = expectedRecords({ ...domain, return_path_label: 'bounce' }, HOST).find((r) => r.kind === 'dmarc')!
+    expect(dmarc.value).toBe('v=DMARC1; p=none; rua=mailto:dmarc@bounce.example.com')
   })
 })
 

@@ -27,9 +27,17 @@ export const returnPathHost = (domain: Pick<DomainKeys, 'name' | 'return_path_la
   `${domain.return_path_label}.${domain.name}`
 
 /**
+ * Where reporters send a domain's DMARC aggregate reports (the rua of its recommended record): a
+ * mailbox of its return-path host, whose MX already points here, and which shares the domain's
+ * organizational domain, so no external-destination record (RFC 7489 §7.1) is needed.
+ */
+export const dmarcReportAddress = (domain: Pick<DomainKeys, 'name' | 'return_path_label'>) => `dmarc@${returnPathHost(domain)}`
+
+/**
  * What a domain must publish: its DKIM key; the return-path host's MX pointing here (so bounces
  * come back) and SPF naming this host (the envelope sender lives there, so SPF aligns with the
- * From domain under relaxed DMARC); and, recommended, DMARC and the Ed25519 DKIM key.
+ * From domain under relaxed DMARC); and, recommended, DMARC (p=none, with reports sent here) and
+ * the Ed25519 DKIM key.
  */
 export function expectedRecords(domain: DomainKeys, hostname: string): ExpectedRecord[] {
   const returnPath = returnPathHost(domain)
@@ -37,7 +45,7 @@ export function expectedRecords(domain: DomainKeys, hostname: string): ExpectedR
     { kind: 'dkim', type: 'TXT', name: `${domain.dkim_selector}._domainkey.${domain.name}`, value: `v=DKIM1; k=rsa; p=${domain.dkim_public_key}`, required: true },
     { kind: 'return-path-mx', type: 'MX', name: returnPath, value: hostname, priority: 10, required: true },
     { kind: 'spf', type: 'TXT', name: returnPath, value: `v=spf1 a:${hostname} ~all`, required: true },
-    { kind: 'dmarc', type: 'TXT', name: `_dmarc.${domain.name}`, value: 'v=DMARC1; p=none;', required: false },
+    { kind: 'dmarc', type: 'TXT', name: `_dmarc.${domain.name}`, value: `v=DMARC1; p=none; rua=mailto:${dmarcReportAddress(domain)}`, required: false },
     { kind: 'dkim-ed25519', type: 'TXT', name: `${domain.ed25519_selector}._domainkey.${domain.name}`, value: `v=DKIM1; k=ed25519; p=${domain.ed25519_public_key}`, required: false },
   ]
 }

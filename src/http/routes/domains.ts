@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { dayRange, dmarcSummary } from '../../core/dmarc/summary.ts'
 import { toDomain } from '../../core/domains/domain.ts'
 import * as domains from '../../core/domains/domains.service.ts'
 import { listDomains } from '../../core/domains/domains.repository.ts'
@@ -41,6 +42,43 @@ const DomainSchema = t.Object({
   lastCheckedTime: Nullable(t.String()),
 })
 
+const Counts = {
+  messages: t.Integer(),
+  dmarcPass: t.Integer({ description: 'Messages that passed DMARC: DKIM or SPF aligned with the From domain' }),
+  dkimAligned: t.Integer(),
+  spfAligned: t.Integer(),
+  dkimPass: t.Integer({ description: 'Messages whose DKIM passed, aligned or not' }),
+  spfPass: t.Integer({ description: 'Messages whose SPF passed, aligned or not' }),
+  quarantined: t.Integer(),
+  rejected: t.Integer(),
+}
+
+const DmarcSummarySchema = t.Object({
+  domain: t.Object({ id: t.Integer(), name: t.String() }),
+  from: t.String({ format: 'date' }),
+  to: t.String({ format: 'date' }),
+  serverIps: t.Array(t.String(), { description: "The addresses judged to be this server's (MAILSTEAD_PUBLIC_IPS, else its interfaces')" }),
+  warning: Nullable(t.String()),
+  reports: t.Object({ count: t.Integer(), reporters: t.Array(t.Object({ orgName: t.String(), reports: t.Integer(), messages: t.Integer() })) }),
+  totals: t.Object({ ...Counts, dmarcFail: t.Integer(), fromThisServer: t.Integer(), fromElsewhere: t.Integer() }),
+  days: t.Array(t.Object({ date: t.String({ format: 'date' }), ...Counts })),
+  sources: t.Array(
+    t.Object({
+      ip: t.String(),
+      thisServer: t.Boolean(),
+      ...Counts,
+      firstDay: t.String({ format: 'date' }),
+      lastDay: t.String({ format: 'date' }),
+      flag: Nullable(t.String({ description: 'Set for a source that sends as the domain but is not this server: why it deserves a look' })),
+    }),
+  ),
+  sourceCount: t.Integer({ description: 'Sources in the range; `sources` lists the 1,000 with the most messages' }),
+  flagged: t.Integer({ description: 'Sources that send as the domain but are not this server' }),
+})
+
+const DateQuery = (name: string, description: string) =>
+  t.Optional(t.String({ maxLength: 40, description, error: 'must be a date as YYYY-MM-DD', 'x-field': name }))
+
 const IdParams = t.Object({ id: t.String({ description: 'Domain id' }) })
 const tags = ['Domains']
 
@@ -80,6 +118,28 @@ export const domainRoutes = (deps: HttpDeps) => {
       response: { 200: DomainSchema, ...authErrors, 404: ErrorSchema },
       detail: { summary: 'Get a sending domain with its records and their status', tags },
     })
+    .get(
+      '/api/v1/domains/:id/dmarc',
+      ({ params, query, caller }) => {
+        const id = domainId(params.id)
+        const range = dayRange(query, deps.clock.now())
+        return dmarcSummary(deps.db, caller.project.id, id, range, deps.serverIps())
+      },
+      {
+        params: IdParams,
+        query: t.Object({
+          from: DateQuery('from', 'First day (UTC), YYYY-MM-DD; 29 days before `to` when absent'),
+          to: DateQuery('to', 'Last day (UTC), YYYY-MM-DD, included; today when absent'),
+        }),
+        response: { 200: DmarcSummarySchema, ...authErrors, 404: ErrorSchema },
+        detail: {
+          summary:
+            "What DMARC aggregate reports say of the domain's mail: totals, per day and per source IP; " +
+            'flags the sources that send as the domain but are not this server',
+          tags,
+        },
+      },
+    )
     .put(
       '/api/v1/domains/:id/verify',
       async ({ params, caller }) => {

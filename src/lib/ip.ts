@@ -1,0 +1,18 @@
+import { isIP } from 'node:net'
+
+/**
+ * An IP address in one canonical form, so that two spellings of one address compare equal:
+ * IPv4 as a dotted quad, IPv6 compressed in lower case (RFC 5952), an IPv4-mapped IPv6 address
+ * as its IPv4 address. Undefined when `text` is not an IP address (a zone index included).
+ */
+export function canonicalIp(text: string): string | undefined {
+  const trimmed = text.trim().toLowerCase()
+  if (isIP(trimmed) === 4) return trimmed
+  if (isIP(trimmed) !== 6 || trimmed.includes('%')) return undefined
+  // The URL parser writes IPv6 in RFC 5952 form; a mapped IPv4 comes out as two hex groups.
+  const canonical = new URL(`http://[${trimmed}]/`).hostname.slice(1, -1)
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical)
+  if (!mapped) return canonical
+  const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)]
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
+}

@@ -210,6 +210,20 @@ export interface MigrationTable {
   applied_at: number
 }
 
+/** A recipient domain's MTA-STS policy (RFC 8461), kept until it expires. */
+export interface MtaStsPolicyTable {
+  domain: string
+  /** The `_mta-sts` TXT record's id the policy was fetched under. */
+  policy_id: string
+  mode: 'enforce' | 'testing' | 'none'
+  /** JSON array of the policy's mx patterns. */
+  mx: string
+  /** Seconds, as the policy says. */
+  max_age: number
+  fetched_at: number
+  expires_at: number
+}
+
 export interface DB {
   projects: ProjectTable
   api_keys: ApiKeyTable
@@ -236,6 +250,7 @@ export interface DB {
   workflow_cursors: WorkflowCursorTable
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
+  mta_sts_policies: MtaStsPolicyTable
   migrations: MigrationTable
 }
 

@@ -11,6 +11,7 @@ import * as workflows from './0009_workflows.ts'
 import * as webhooks from './0010_webhooks.ts'
 import * as deliverySites from './0011_delivery_sites.ts'
 import * as dmarcReports from './0012_dmarc_reports.ts'
+import * as mtaSts from './0015_mta_sts.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0010_webhooks', ...webhooks },
   { name: '0011_delivery_sites', ...deliverySites },
   { name: '0012_dmarc_reports', ...dmarcReports },
+  { name: '0015_mta_sts', ...mtaSts },
 ]

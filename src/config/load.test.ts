@@ -91,6 +91,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { MAILSTEAD_SECRET: 'x'.repeat(32), MAILSTEAD_SMARTHOST: 'http://relay' } })).toThrow('smtp://')
   })
 
+  test('delivery trust and MTA-STS: private targets off, no extra CA, policies on port 443 unless told', () => {
+    const secret = { MAILSTEAD_SECRET: 'x'.repeat(32) }
+    expect(loadConfig({ env: secret }).config).toMatchObject({ deliveryAllowPrivateTargets: false, deliveryCaFile: null, mtaStsPort: 443 })
+    const { config } = loadConfig({
+      env: { ...secret, MAILSTEAD_DELIVERY_ALLOW_PRIVATE_TARGETS: 'true', MAILSTEAD_DELIVERY_CA_FILE: '/etc/mailstead/ca.pem', MAILSTEAD_MTA_STS_PORT: '8443' },
+    })
+    expect(config).toMatchObject({ deliveryAllowPrivateTargets: true, deliveryCaFile: '/etc/mailstead/ca.pem', mtaStsPort: 8443 })
+    expect(() => loadConfig({ env: { ...secret, MAILSTEAD_MTA_STS_PORT: '0' } })).toThrow('an integer from 1 to 65535')
+  })
+
   test('describeConfig masks secrets', () => {
     const loaded = loadConfig({ env: { MAILSTEAD_SECRET: 's3cret-'.repeat(6), MAILSTEAD_SMARTHOST: 'smtp://u:s3cret-pw@relay.example.com:2525' } })
     const secret = describeConfig(loaded).find((s) => s.key === 'secret')!

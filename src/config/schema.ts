@@ -41,6 +41,8 @@ export interface Config {
   readonly smtpTimeoutSeconds: number
   readonly deliveryAttemptTimeoutSeconds: number
   readonly deliveryVerifyCertificates: boolean
+  readonly deliveryCaFile: string | null
+  readonly mtaStsPort: number
   readonly mailWorkers: number
   readonly smtpHost: string
   readonly mxPort: number | null
@@ -239,7 +241,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'deliveryAllowPrivateTargets',
-    description: 'Deliver to MX hosts at loopback, private and link-local addresses (tests, a private network); off, such MX records are skipped',
+    description: 'Deliver to MX hosts and MTA-STS policy hosts at loopback, private and link-local addresses (tests, a private network); off, such addresses are skipped',
     allowed: 'true or false',
     parse: p.boolean,
     fallback: () => false,
@@ -343,6 +345,22 @@ export const SETTINGS = [
     allowed: 'true or false',
     parse: p.boolean,
     fallback: () => false,
+  }),
+  setting({
+    key: 'deliveryCaFile',
+    description: "PEM file of CAs to trust besides the well-known ones, for MTA-STS policy hosts and remotes' STARTTLS certificates",
+    allowed: 'a file path',
+    parse: p.nonEmpty,
+    fallback: () => null,
+    shownDefault: 'none: the well-known CAs only',
+    format: (path) => path ?? '',
+  }),
+  setting({
+    key: 'mtaStsPort',
+    description: 'HTTPS port of MTA-STS policy hosts (443; another only for tests)',
+    allowed: 'an integer from 1 to 65535',
+    parse: p.integer(1, 65535),
+    fallback: () => 443,
   }),
   setting({
     key: 'mailWorkers',

@@ -219,6 +219,20 @@ export interface MigrationTable {
   applied_at: number
 }
 
+/** A recipient domain's MTA-STS policy (RFC 8461), kept until it expires. */
+export interface MtaStsPolicyTable {
+  domain: string
+  /** The `_mta-sts` TXT record's id the policy was fetched under. */
+  policy_id: string
+  mode: 'enforce' | 'testing' | 'none'
+  /** JSON array of the policy's mx patterns. */
+  mx: string
+  /** Seconds, as the policy says. */
+  max_age: number
+  fetched_at: number
+  expires_at: number
+}
+
 export interface DB {
   projects: ProjectTable
   api_keys: ApiKeyTable
@@ -250,6 +264,7 @@ export interface DB {
   server_settings: ServerSettingTable
   dmarc_reports: DmarcReportTable
   dmarc_rows: DmarcRowTable
+  mta_sts_policies: MtaStsPolicyTable
   migrations: MigrationTable
 }
 

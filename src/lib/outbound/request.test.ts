@@ -86,6 +86,19 @@ describe('sending a request', () => {
     expect(hit.headers).toMatchObject({ host: `hooks.test:${web.port}`, 'x-extra': 'yes', 'content-length': '16' })
   })
 
+  test('the response headers come with the result; a body that fits is not truncated', async () => {
+    const result = await call('/ok', { body: 'x' })
+    expect(result.headers?.['content-type']).toBe('application/json')
+    expect(result.truncated).toBeUndefined()
+  })
+
+  test('a body of exactly maxResponseBytes is whole; one byte more is truncated', async () => {
+    web.routes.set('/ten', (_, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('0123456789'))
+    expect(await call('/ten', { maxResponseBytes: 10 })).toMatchObject({ ok: true, body: '0123456789' })
+    expect((await call('/ten', { maxResponseBytes: 10 })).truncated).toBeUndefined()
+    expect(await call('/ten', { maxResponseBytes: 9 })).toMatchObject({ ok: true, body: '012345678', truncated: true })
+  })
+
   test('a 500 is a failure that keeps its status and body', async () => {
     expect(await call('/fail')).toMatchObject({ ok: false, status: 500, body: 'boom', error: 'the endpoint answered 500' })
   })
@@ -117,7 +130,7 @@ describe('sending a request', () => {
     const started = performance.now()
     const result = await call('/endless', { maxResponseBytes: 1000, timeoutMs: 10_000 })
     const took = performance.now() - started
-    expect(result).toMatchObject({ ok: true, status: 200, body: 'x'.repeat(1000) })
+    expect(result).toMatchObject({ ok: true, status: 200, body: 'x'.repeat(1000), truncated: true })
     expect(took).toBeLessThan(2000)
     await Bun.sleep(200)
     expect(endless.closedAt).toBeGreaterThan(started)
@@ -153,6 +166,11 @@ describe('trouble is a result, never an exception', () => {
     expect(result).toMatchObject({ ok: false, status: null, body: '' })
     expect(result.error).toStartWith('127.0.0.1 is a loopback address; set MAILSTEAD_WEBHOOK_ALLOW_PRIVATE_TARGETS=true')
     expect(web.connections).toBe(before)
+  })
+
+  test('a refusal names the setting the caller gives', async () => {
+    const result = await call('/ok', {}, { allowPrivate: false, resolve: async () => ['10.0.0.1'], privateHint: 'set MAILSTEAD_OTHER=true' })
+    expect(result.error).toBe('hooks.test resolves to 10.0.0.1, a private address; set MAILSTEAD_OTHER=true')
   })
 
   test('a host name resolving to a private address is refused before connecting', async () => {

@@ -1,4 +1,4 @@
-import http from 'node:http'
+import http, { type IncomingHttpHeaders } from 'node:http'
 import https from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import { checkTarget, TargetRefused, type Target, type TargetOptions } from './target.ts'
@@ -24,6 +24,10 @@ export interface OutboundResult {
   error?: string
   /** The first `maxResponseBytes` of the response body at most, as UTF-8. */
   body: string
+  /** The response's headers (names in lower case), when a response came. */
+  headers?: IncomingHttpHeaders
+  /** The body went on past `maxResponseBytes`: `body` is only its beginning. */
+  truncated?: true
   /** The target itself was refused (a private address, a bad URL): trying again cannot help. */
   refused?: true
 }
@@ -36,7 +40,10 @@ export interface OutboundOptions extends TargetOptions {
 interface Exchange {
   status: number
   location?: string
+  headers: IncomingHttpHeaders
   body: Buffer
+  /** More than `maxResponseBytes` came. */
+  truncated?: boolean
   /** Set when the deadline cut the response off after its status came. */
   error?: string
 }
@@ -64,7 +71,14 @@ export async function sendRequest(request: OutboundRequest, options: OutboundOpt
     const answer = await exchange(target, request, options.ca, deadline.signal)
     const body = answer.body.toString('utf8')
     const ok = answer.status >= 200 && answer.status < 300 && !answer.error
-    return finish({ ok, status: answer.status, body, ...(ok ? {} : { error: answer.error ?? statusError(answer) }) })
+    return finish({
+      ok,
+      status: answer.status,
+      body,
+      headers: answer.headers,
+      ...(answer.truncated && { truncated: true as const }),
+      ...(ok ? {} : { error: answer.error ?? statusError(answer) }),
+    })
   } catch (error) {
     return finish({ ok: false, status: null, body: '', error: describe(error), ...(error instanceof TargetRefused && { refused: true as const }) })
   } finally {
@@ -91,10 +105,12 @@ function exchange(target: Target, request: OutboundRequest, ca: OutboundOptions[
     let received = 0
     let status: number | null = null
     let location: string | undefined
+    let headers: IncomingHttpHeaders = {}
     const collected = () => Buffer.concat(chunks).subarray(0, request.maxResponseBytes)
+    const answer = (extra: Partial<Exchange> = {}): Exchange => ({ status: status!, location, headers, body: collected(), ...extra })
     const onDeadline = () => {
       const error = `timed out after ${request.timeoutMs} ms${status === null ? '' : ' while reading the response'}`
-      settle(() => (status === null ? reject(new Error(error)) : resolve({ status: status!, location, body: collected(), error })))
+      settle(() => (status === null ? reject(new Error(error)) : resolve(answer({ error }))))
     }
     const req = (url.protocol === 'https:' ? https : http).request(
       {
@@ -114,14 +130,16 @@ function exchange(target: Target, request: OutboundRequest, ca: OutboundOptions[
       (res) => {
         status = res.statusCode ?? 0
         location = res.headers.location
-        const done = () => settle(() => resolve({ status: status!, location, body: collected() }))
+        headers = res.headers
+        const done = () => settle(() => resolve(answer({ truncated: received > request.maxResponseBytes })))
         res.on('data', (chunk: Buffer) => {
           chunks.push(chunk)
           received += chunk.length
-          if (received >= request.maxResponseBytes) done()
+          // One byte past the limit tells a body that is too long from one that just fits.
+          if (received > request.maxResponseBytes) done()
         })
         res.on('end', done)
-        res.on('error', (error) => settle(() => resolve({ status: status!, location, body: collected(), error: `the response broke off: ${describe(error)}` })))
+        res.on('error', (error) => settle(() => resolve(answer({ error: `the response broke off: ${describe(error)}` }))))
       },
     )
     req.on('error', (error) => settle(() => reject(error)))

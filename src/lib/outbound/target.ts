@@ -2,8 +2,9 @@ import { isIP } from 'node:net'
 import { addressRefusal } from './addresses.ts'
 
 /**
- * Said with every refusal of an address. The one place lib/ names a setting: the operator who
- * reads the refusal needs the way out, and only this module knows when to offer it.
+ * Said with every refusal of an address, unless the caller names its own setting
+ * (`privateHint`): the operator who reads the refusal needs the way out, and only this module
+ * knows when to offer it.
  */
 export const ALLOW_PRIVATE_HINT = 'set MAILSTEAD_WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow private targets'
 
@@ -17,6 +18,8 @@ export interface TargetOptions {
   allowPrivate: boolean
   /** The A and AAAA addresses of a host name; empty when it has none. */
   resolve: (host: string) => Promise<string[]>
+  /** How to allow private targets, said with each refusal of one (default: ALLOW_PRIVATE_HINT). */
+  privateHint?: string
 }
 
 export interface Target {
@@ -39,7 +42,7 @@ export async function checkTarget(url: string, options: TargetOptions): Promise<
     vet(host, host, options)
     return { url: parsed, addresses: [host] }
   }
-  if (!options.allowPrivate && isLocalhost(host)) throw refusal(`${host} is a loopback name`)
+  if (!options.allowPrivate && isLocalhost(host)) throw refusal(`${host} is a loopback name`, options)
   const addresses = await options.resolve(host)
   if (addresses.length === 0) throw new Error(`${host} has no address (no A or AAAA record)`)
   for (const address of addresses) vet(address, host, options)
@@ -69,10 +72,10 @@ function vet(address: string, host: string, options: TargetOptions): void {
   if (options.allowPrivate) return
   const kind = addressRefusal(address)
   if (!kind) return
-  throw refusal(host === address ? `${address} is ${kind}` : `${host} resolves to ${address}, ${kind}`)
+  throw refusal(host === address ? `${address} is ${kind}` : `${host} resolves to ${address}, ${kind}`, options)
 }
 
-const refusal = (reason: string) => new TargetRefused(`${reason}; ${ALLOW_PRIVATE_HINT}`)
+const refusal = (reason: string, options: TargetOptions) => new TargetRefused(`${reason}; ${options.privateHint ?? ALLOW_PRIVATE_HINT}`)
 
 /** RFC 6761: localhost and its subdomains are the machine itself, whatever a resolver says. */
 const isLocalhost = (host: string) => /(^|\.)localhost\.?$/i.test(host)

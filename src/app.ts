@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import type { Server } from 'bun'
 import { MIGRATIONS } from '../migrations/index.ts'
+import { ConfigError } from './config/errors.ts'
 import type { Config } from './config/schema.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
 import { createCampaignSender } from './core/campaigns/sender.ts'
@@ -31,6 +32,8 @@ import { createMailWork } from './delivery/mail-work.ts'
 import { createSmtpPool } from './delivery/smtp-client.ts'
 import { createTransfer } from './delivery/transfer.ts'
 import { createRouteProbe } from './delivery/ip-routes.ts'
+import { createMtaSts } from './delivery/mta-sts.ts'
+import { readCaFile, trustedCas } from './lib/outbound/trust.ts'
 import { shapingOf } from './delivery/sites/configure.ts'
 import { createShaper } from './delivery/sites/shaper.ts'
 import { createSiteResolver } from './delivery/sites/site-resolver.ts'
@@ -89,9 +92,12 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const domainSettings = domainSettingsOf(config)
   const links: LinkSettings = { secret: config.secret, baseUrl: config.publicUrl }
   const checker = createDomainChecker({ db: database.db, write: writer.run, resolver, clock, logger, settings: domainSettings, metrics })
+  // Extra CAs (deliveryCaFile) besides the well-known ones: for MTA-STS policy hosts and MX certificates.
+  const trusted = trustedCas(config.deliveryCaFile ? caFileOf(config.deliveryCaFile) : undefined)
   const pool = createSmtpPool({
     hostname: config.hostname,
     requireValidCertificate: config.deliveryVerifyCertificates,
+    ...(trusted && { ca: trusted }),
     timeoutMs: config.smtpTimeoutSeconds * 1000,
     messagesPerConnection: 100,
     idleMs: 5000,
@@ -99,10 +105,20 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const work = createMailWork(config.mailWorkers)
   const mx = createMxResolver(resolver, clock, config.deliveryIpFamily)
   const shaping = shapingOf(config, await warmupIsOn(database.db, config.warmup))
-  const transfer = createTransfer(mx, pool, createRouteProbe(), {
-    port: config.deliveryPort,
-    ...(config.smarthost && { smarthost: config.smarthost }),
-    allowPrivate: config.deliveryAllowPrivateTargets,
+  const mtaSts = createMtaSts({
+    db: database.db,
+    write: writer.run,
+    resolver,
+    clock,
+    logger,
+    settings: { allowPrivate: config.deliveryAllowPrivateTargets, ...(trusted && { ca: trusted }), port: config.mtaStsPort, fetchTimeoutMs: Math.min(60_000, (config.deliveryAttemptTimeoutSeconds * 1000) / 2) },
+  })
+  const transfer = createTransfer({
+    mx,
+    pool,
+    routed: createRouteProbe(),
+    mtaSts: (domain) => mtaSts.policyFor(domain),
+    settings: { port: config.deliveryPort, ...(config.smarthost && { smarthost: config.smarthost }), allowPrivate: config.deliveryAllowPrivateTargets },
   })
   const attempt = createAttempt({
     db: database.db,
@@ -311,6 +327,15 @@ export const deliverySettingsOf = (config: Config): DeliverySettings => ({
   retrySchedule: config.deliveryRetrySchedule,
   attemptTimeoutMs: config.deliveryAttemptTimeoutSeconds * 1000,
 })
+
+/** The certificates of the deliveryCaFile setting; a file that cannot be used stops the start with why. */
+function caFileOf(path: string): string[] {
+  try {
+    return readCaFile(path)
+  } catch (error) {
+    throw new ConfigError(`Setting deliveryCaFile (MAILSTEAD_DELIVERY_CA_FILE): ${(error as Error).message}`)
+  }
+}
 
 /** Lets requests in progress answer within `graceMs`, then closes what is left; answers whether it had to. */
 async function stopHttp(server: Server<undefined> | undefined, graceMs: number): Promise<boolean> {

@@ -114,7 +114,17 @@ export function createAttempt(deps: AttemptDeps) {
     // A deferral says what happened on the way to this reply too.
     if (outcome.kind === 'deferred') trace.address(host, address, result.port, reply.response.replace(/\r?\n/g, ' '))
     const response = outcome.kind === 'deferred' ? String(trace) : reply.response
-    const replied = { ...data, mx: host, ip: address, smtpCode: reply.code, enhancedCode: parsed.enhanced, response, reply: parsed, ...(reply.tls && { tls: reply.tls }) }
+    const replied = {
+      ...data,
+      mx: host,
+      ip: address,
+      smtpCode: reply.code,
+      enhancedCode: parsed.enhanced,
+      response,
+      reply: parsed,
+      ...(reply.tls && { tls: reply.tls }),
+      ...(result.mtaSts && { mtaSts: result.mtaSts }),
+    }
     return settlementOf(outcome, delivery, replied)
   }
 

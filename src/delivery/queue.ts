@@ -4,6 +4,7 @@ import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
 import type { SmtpReply } from './classify.ts'
 import type { TlsDetails } from './smtp-client.ts'
+import type { MtaStsOutcome } from './transfer.ts'
 
 export type Delivery = Selectable<DeliveryTable>
 
@@ -56,6 +57,8 @@ export interface AttemptData {
   ip?: string
   /** The TLS session the message went over; absent in plain text. */
   tls?: TlsDetails
+  /** What the recipient domain's MTA-STS policy made of the attempt; absent when it has none. */
+  mtaSts?: MtaStsOutcome
   smtpCode?: number
   enhancedCode?: string
   response?: string
@@ -99,8 +102,8 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
     recipient: delivery.recipient,
     ...(data.mx && { mx: data.mx }),
     ...(data.ip && { ip: data.ip }),
-    // A delivered message says how it travelled, TLS or plain text.
-    ...(outcome.kind === 'delivered' && { tls: data.tls ?? null }),
+    // A delivered message says how it travelled: TLS or plain text, and under which MTA-STS policy.
+    ...(outcome.kind === 'delivered' && { tls: data.tls ?? null, mtaSts: data.mtaSts ?? null }),
     ...(data.smtpCode !== undefined && { smtpCode: data.smtpCode }),
     ...(data.enhancedCode && { enhancedCode: data.enhancedCode }),
     ...(data.response && { response: data.response.slice(0, RESPONSE_KEPT) }),
@@ -122,7 +125,7 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
       expires_at: delivery.expires_at + siteWait,
       last_mx: data.mx ?? delivery.last_mx,
       last_ip: data.ip ?? delivery.last_ip,
-      last_tls: data.mx ? (data.tls ? JSON.stringify(data.tls) : null) : delivery.last_tls,
+      last_tls: data.mx ? (data.tls ? JSON.stringify({ ...data.tls, ...(data.mtaSts && { mtaSts: data.mtaSts }) }) : null) : delivery.last_tls,
       last_response: data.response?.slice(0, RESPONSE_KEPT) ?? delivery.last_response,
       updated_at: now,
     })

@@ -11,6 +11,11 @@ export interface Target {
   auth?: { user: string; pass: string }
   /** Messages one connection carries before it is closed (the site's limit); the pool's default otherwise. */
   messagesPerConnection?: number
+  /**
+   * An MTA-STS policy in enforce mode: STARTTLS, TLS 1.2 or newer and a certificate valid for
+   * `host` are required, or the connection fails; never plain text.
+   */
+  requireTls?: boolean
 }
 
 /** How a message went over TLS: what DELIVERED events record. */
@@ -27,6 +32,8 @@ export interface ClientSettings {
   hostname: string
   /** Refuse a remote whose certificate does not verify (STARTTLS is used whenever offered). */
   requireValidCertificate: boolean
+  /** The CAs a remote's certificate is checked against; undefined: the well-known ones. */
+  ca?: string[]
   /** Connection, greeting and inactivity timeout. */
   timeoutMs: number
   /** Messages one connection carries before it is closed. */
@@ -65,7 +72,7 @@ interface Pooled {
   idleTimer?: ReturnType<typeof setTimeout>
 }
 
-const targetKey = (t: Target) => `${t.address}|${t.port}|${t.host}|${t.auth?.user ?? ''}`
+const targetKey = (t: Target) => `${t.address}|${t.port}|${t.host}|${t.auth?.user ?? ''}|${t.requireTls ? 'tls' : ''}`
 
 /**
  * SMTP connections kept open per remote host and reused: up to `messagesPerConnection` messages
@@ -81,7 +88,13 @@ export function createSmtpPool(settings: ClientSettings) {
       secure: target.secure ?? false,
       name: settings.hostname,
       servername: target.host,
-      tls: { rejectUnauthorized: settings.requireValidCertificate, servername: target.host },
+      requireTLS: target.requireTls ?? false,
+      tls: {
+        rejectUnauthorized: target.requireTls || settings.requireValidCertificate,
+        servername: target.host,
+        ...(target.requireTls && { minVersion: 'TLSv1.2' }),
+        ...(settings.ca && { ca: settings.ca }),
+      },
       connectionTimeout: settings.timeoutMs,
       greetingTimeout: settings.timeoutMs,
       socketTimeout: settings.timeoutMs,

@@ -28,6 +28,8 @@ describe('a failure in words', () => {
     [{ code: 'EPROTOCOL', message: 'Invalid greeting. response=421 4.7.0 try later', response: '421 4.7.0 try later' }, '421 4.7.0 try later'],
     [{ code: 'ETIMEDOUT', message: 'Greeting never received' }, 'timed out'],
     [{ code: 'ECONNECTION', message: 'the connection was closed' }, 'the connection was closed'],
+    [{ code: 'ETLS', message: 'Error upgrading connection with STARTTLS', response: '500 Error: command not recognized' }, 'STARTTLS failed: 500 Error: command not recognized'],
+    [{ code: 'ETLS', message: 'Error initiating TLS - self-signed certificate' }, 'STARTTLS failed: Error initiating TLS - self-signed certificate'],
   ])('%o reads "%s"', (error, words) => {
     expect(describeFailure(error)).toBe(words)
   })

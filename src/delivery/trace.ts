@@ -48,6 +48,8 @@ export const errnoOf = (error: { code?: string; message?: string }) =>
 
 /** A network error in a few words: the server's reply when there was one, else what the socket said. */
 export function describeFailure(error: { code?: string; message?: string; response?: string }): string {
+  // TLS that could not be had: a STARTTLS the server refused, or a handshake or certificate that failed.
+  if (error.code === 'ETLS') return `STARTTLS failed: ${(error.response ?? error.message ?? '').replace(/\r?\n/g, ' ').trim()}`
   if (error.response) return error.response.replace(/\r?\n/g, ' ').trim()
   const errno = errnoOf(error)
   if (errno && ERRNO_WORDS[errno]) return ERRNO_WORDS[errno]

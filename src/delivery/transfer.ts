@@ -3,6 +3,7 @@ import { addressRefusal } from '../lib/outbound/addresses.ts'
 import { TemporaryDnsError, type MxResolver } from './mx.ts'
 import { NetworkError, type Reply, type SmtpPool, type Target } from './smtp-client.ts'
 import type { RouteProbe } from './ip-routes.ts'
+import { mxMatches, type MtaStsResult } from './mta-sts.ts'
 import { describeFailure, Trace } from './trace.ts'
 
 export interface TransferSettings {
@@ -14,10 +15,20 @@ export interface TransferSettings {
   allowPrivate: boolean
 }
 
+/**
+ * What MTA-STS said of the attempt, for the DELIVERED event: the policy's mode (`none` when the
+ * domain's policy could not be had), whether it was applied (enforced), and what fell short of it.
+ */
+export interface MtaStsOutcome {
+  mode: 'enforce' | 'testing' | 'none'
+  applied: boolean
+  failure?: string
+}
+
 /** What one attempt to hand a message over came to. */
 export type Transfer =
   /** A server answered the message: its reply decides. */
-  | { kind: 'reply'; reply: Reply; host: string; address: string; port: number; trace: Trace }
+  | { kind: 'reply'; reply: Reply; host: string; address: string; port: number; trace: Trace; mtaSts?: MtaStsOutcome }
   /** The domain takes no mail, or does not exist: no attempt can succeed. */
   | { kind: 'no-route'; reason: string; category: 'null-mx' | 'domain' }
   /**
@@ -38,7 +49,17 @@ export const MAX_ADDRESSES = 10
  * addresses), or to the smarthost. Each host's addresses come from A and AAAA asked independently;
  * an address of a family this host has no route to is skipped at once.
  */
-export function createTransfer(mx: MxResolver, pool: SmtpPool, routed: RouteProbe, settings: TransferSettings) {
+export interface TransferDeps {
+  mx: MxResolver
+  pool: SmtpPool
+  routed: RouteProbe
+  /** A recipient domain's MTA-STS policy (RFC 8461). */
+  mtaSts: (domain: string) => Promise<MtaStsResult>
+  settings: TransferSettings
+}
+
+export function createTransfer(deps: TransferDeps) {
+  const { mx, pool, routed, settings } = deps
   /** The hosts to try, or why there are none. */
   async function hostsFor(domain: string, trace: Trace): Promise<string[] | Exclude<Transfer, { kind: 'reply' }>> {
     if (settings.smarthost) return [settings.smarthost.host]
@@ -65,9 +86,13 @@ export function createTransfer(mx: MxResolver, pool: SmtpPool, routed: RouteProb
 
   return async function transfer(domain: string, from: string, to: string, message: Uint8Array, deadline: number, limits: { messagesPerConnection?: number } = {}): Promise<Transfer> {
     const trace = new Trace()
-    const hosts = await hostsFor(domain, trace)
-    if (!Array.isArray(hosts)) return hosts
-    const base = settings.smarthost ?? { port: settings.port }
+    const found = await hostsFor(domain, trace)
+    if (!Array.isArray(found)) return found
+    const sts: MtaStsResult = settings.smarthost ? { status: 'none' } : await deps.mtaSts(domain)
+    const enforce = sts.status === 'policy' && sts.policy.mode === 'enforce' ? sts.policy : undefined
+    const hosts = enforce ? found.filter((host) => mxMatches(enforce, host)) : found
+    for (const host of found) if (!hosts.includes(host)) trace.host(host, `${host} skipped: not an MX host of ${domain}'s MTA-STS policy (mx: ${enforce!.mx.join(', ')})`)
+    const base = { ...(settings.smarthost ?? { port: settings.port }), ...(enforce && { requireTls: true }) }
     let tried = 0
     let skipped = false
     let lastReply: string | undefined
@@ -90,7 +115,8 @@ export function createTransfer(mx: MxResolver, pool: SmtpPool, routed: RouteProb
         tried++
         try {
           const reply = await pool.send({ ...base, ...limits, host, address }, from, to, message, deadline)
-          return { kind: 'reply', reply, host, address, port: base.port, trace }
+          const mtaSts = stsOutcome(sts, host, reply)
+          return { kind: 'reply', reply, host, address, port: base.port, trace, ...(mtaSts && { mtaSts }) }
         } catch (error) {
           if (!(error instanceof NetworkError)) throw error
           trace.address(host, address, base.port, describeFailure(error))
@@ -104,3 +130,23 @@ export function createTransfer(mx: MxResolver, pool: SmtpPool, routed: RouteProb
 }
 
 export type TransferFn = ReturnType<typeof createTransfer>
+
+/** What MTA-STS made of an attempt that got a reply; undefined when the domain has no MTA-STS. */
+function stsOutcome(sts: MtaStsResult, host: string, reply: Reply): MtaStsOutcome | undefined {
+  if (sts.status === 'none') return undefined
+  if (sts.status === 'failed') return { mode: 'none', applied: false, failure: sts.reason }
+  const { policy } = sts
+  if (policy.mode === 'none') return { mode: 'none', applied: false }
+  if (policy.mode === 'enforce') return { mode: 'enforce', applied: true }
+  // Testing: delivered as usual; what enforce would have refused is recorded.
+  const failure = !mxMatches(policy, host)
+    ? `${host} is not an MX host of the policy (mx: ${policy.mx.join(', ')})`
+    : !reply.tls
+      ? `${host} took the message without TLS`
+      : !reply.tls.verified
+        ? `${host}'s certificate is not valid for it`
+        : /^TLSv1(\.[01])?$/.test(reply.tls.version)
+          ? `${host} spoke ${reply.tls.version}, older than TLS 1.2`
+          : undefined
+  return { mode: 'testing', applied: false, ...(failure && { failure }) }
+}

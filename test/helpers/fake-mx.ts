@@ -20,8 +20,10 @@ export interface FakeMxOptions {
   onData?: (count: number) => RcptAnswer
   /** Waits this long before answering each message. */
   delayMs?: number
-  /** Offer STARTTLS (smtp-server's own self-signed certificate). */
+  /** Offer STARTTLS (smtp-server's own self-signed certificate, unless `tls` gives one). */
   starttls?: boolean
+  /** The certificate STARTTLS presents. */
+  tls?: { key: string; cert: string }
 }
 
 /**
@@ -47,6 +49,7 @@ export class FakeMx {
       logger: false,
       // A reverse lookup of the client would ask the machine's resolver, outside the test's DNS.
       disableReverseLookup: true,
+      ...(options.tls && { key: options.tls.key, cert: options.tls.cert }),
       size: 20 * 1024 * 1024,
       onConnect: (_session, callback) => {
         this.maxConnections = Math.max(this.maxConnections, ++this.connections)

@@ -28,6 +28,8 @@ export interface PolicyHostOptions {
   respond?: PolicyResponder
   /** Where it listens and what the A record says: 127.0.0.1 unless told. */
   address?: string
+  /** The port it listens on (the server's mtaStsPort): a free one unless told. */
+  port?: number
 }
 
 /**
@@ -63,7 +65,7 @@ export async function startPolicyHost(domain: string, dns: FakeDns, ca: TestCa, 
     host.respond(req, res)
   })
   server.on('tlsClientError', () => {})
-  await new Promise<void>((resolve) => server.listen(0, address, resolve))
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, address, resolve))
   host.port = (server.address() as { port: number }).port
   return host
 }

@@ -46,7 +46,7 @@ describe('delivery to an MX that accepts', () => {
     expect(raw).toContain('Content-Type: text/plain')
     const email = await emailOf(sent.body.emailId)
     expect(statuses(email)).toEqual(['QUEUED', 'SENT', 'DELIVERED'])
-    expect(email.emailEvents[2].data).toEqual({ recipient: 'bob@example.net', mx: 'mx.example.net', ip: '127.0.0.2', tls: null, smtpCode: 250, response: expect.stringMatching(/^250/), attempt: 1 })
+    expect(email.emailEvents[2].data).toEqual({ recipient: 'bob@example.net', mx: 'mx.example.net', ip: '127.0.0.2', tls: null, mtaSts: null, smtpCode: 250, response: expect.stringMatching(/^250/), attempt: 1 })
     expect(delivery.state).toBe('delivered')
   })
 

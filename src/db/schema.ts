@@ -205,6 +205,14 @@ export interface InboundReportTable {
   created_at: number
 }
 
+/** The latest results of one of the server's own checks; see migrations/0013_server_checks.ts. */
+export interface ServerCheckTable {
+  name: string
+  report: string | null
+  checked_at: number | null
+  running_since: number | null
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -236,6 +244,7 @@ export interface DB {
   workflow_cursors: WorkflowCursorTable
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
+  server_checks: ServerCheckTable
   migrations: MigrationTable
 }
 

@@ -1,10 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, jest, test } from 'bun:test'
 import { reverseName } from '../../src/dns/blocklists.ts'
+import { MIGRATIONS } from '../../migrations/index.ts'
+import { openDatabase } from '../../src/db/client.ts'
+import { migrate } from '../../src/db/migrator.ts'
+import { writeTransaction } from '../../src/db/transaction.ts'
+import { createDomainChecker } from '../../src/dns/checker.ts'
 import { createResolver } from '../../src/dns/resolver.ts'
 import { createServerChecks, runSelfChecks, type SelfCheckSettings } from '../../src/dns/self-checks.ts'
 import { claimRun } from '../../src/dns/server-checks.repository.ts'
 import type { Finding } from '../../src/lib/findings.ts'
 import { silentLogger } from '../../src/lib/logger.ts'
+import { createRegistry } from '../../src/lib/metrics.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { ManualClock } from '../helpers/clock.ts'
 import { publishRecords } from '../helpers/domains.ts'
@@ -264,6 +270,43 @@ describe('the stored report', () => {
     expect(await under([GOOD_V4]).runIfDue()).toBeUndefined()
     // The server's own settings again: its next tick puts its own report back.
     expect((await t.app.serverChecks.runIfDue())?.ips).toEqual([GOOD_V4, GOOD_V6])
+  })
+
+  test('the DNS checker asks for them seconds after its start, then on each tick (they decide whether they are due)', async () => {
+    const database = openDatabase(':memory:')
+    await migrate(database.db, MIGRATIONS)
+    let asked = 0
+    const checker = createDomainChecker({
+      db: database.db,
+      write: (work) => writeTransaction(database.db, work),
+      resolver: createResolver([{ host: '127.0.0.1', port: dns.port }], 300),
+      clock,
+      logger: silentLogger,
+      settings: { secret: 'test-secret-test-secret-test-secret', hostname: HOST, returnPathLabel: 'mst', regions: [], graceMs: 1, pendingCheckMs: 1, verifiedCheckMs: 1 },
+      metrics: createRegistry(),
+      server: { runIfDue: async () => asked++ },
+    })
+    const settle = async () => {
+      for (let i = 0; i < 10; i++) await Promise.resolve()
+    }
+    jest.useFakeTimers()
+    try {
+      await checker.start()
+      jest.advanceTimersByTime(4_999)
+      expect(asked).toBe(0)
+      jest.advanceTimersByTime(1)
+      await settle()
+      expect(asked).toBe(1)
+      jest.advanceTimersByTime(30_000)
+      await settle()
+      expect(asked).toBe(2)
+      await checker.stop()
+      jest.advanceTimersByTime(60_000)
+      expect(asked).toBe(2)
+    } finally {
+      jest.useRealTimers()
+      await database.close()
+    }
   })
 
   test('/health shows what needs attention as warnings, and stays ok', async () => {

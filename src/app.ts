@@ -42,6 +42,7 @@ import { createDomainChecker } from './dns/checker.ts'
 import { hostAddresses } from './dns/host-addresses.ts'
 import { serverIps } from './dns/server-ips.ts'
 import { createResolver } from './dns/resolver.ts'
+import { createServerChecks, type SelfCheckSettings } from './dns/self-checks.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
 import { startSmtpListeners, type SmtpListeners } from './smtp/listeners.ts'
 import { createHttpApp } from './http/server.ts'
@@ -91,7 +92,17 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const resolver = options.resolver ?? createResolver(config.dnsServers, config.dnsTimeoutMs)
   const domainSettings = domainSettingsOf(config)
   const links: LinkSettings = { secret: config.secret, baseUrl: config.publicUrl }
-  const checker = createDomainChecker({ db: database.db, write: writer.run, resolver, clock, logger, settings: domainSettings, metrics })
+  const serverChecks = createServerChecks({ db: database.db, write: writer.run, resolver, clock, logger, settings: selfCheckSettingsOf(config) })
+  const checker = createDomainChecker({
+    db: database.db,
+    write: writer.run,
+    resolver,
+    clock,
+    logger,
+    settings: domainSettings,
+    metrics,
+    server: serverChecks,
+  })
   // Extra CAs (deliveryCaFile) besides the well-known ones: for MTA-STS policy hosts and MX certificates.
   const trusted = trustedCas(config.deliveryCaFile ? caFileOf(config.deliveryCaFile) : undefined)
   const pool = createSmtpPool({
@@ -202,6 +213,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     verify: createVerifier(resolver, clock),
     domainSettings,
     checker,
+    serverChecks,
     sendSettings,
     build: work.build,
     deliveries,
@@ -258,6 +270,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     db: database.db,
     writer,
     checker,
+    /** The server's reputation self-checks: the checker runs them hourly once started; `run()` runs them now. */
+    serverChecks,
     deliveries,
     campaigns,
     imports,
@@ -320,6 +334,13 @@ export const domainSettingsOf = (config: Config): DomainSettings => ({
   graceMs: config.domainGraceHours * 3_600_000,
   pendingCheckMs: config.domainCheckPendingMinutes * 60_000,
   verifiedCheckMs: config.domainCheckVerifiedMinutes * 60_000,
+})
+
+export const selfCheckSettingsOf = (config: Config): SelfCheckSettings => ({
+  hostname: config.hostname,
+  publicIps: config.publicIps,
+  blocklists: config.blocklists,
+  smarthost: config.smarthost ? `${config.smarthost.host}:${config.smarthost.port}` : null,
 })
 
 export const deliverySettingsOf = (config: Config): DeliverySettings => ({

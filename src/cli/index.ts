@@ -19,6 +19,7 @@ import {
 } from './commands/domain.ts'
 import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './commands/key.ts'
 import { healthCommand } from './commands/health.ts'
+import { doctorCommand } from './commands/doctor.ts'
 import { migrateCommand } from './commands/migrate.ts'
 import { pruneCommand } from './commands/prune.ts'
 import { restoreCommand } from './commands/restore.ts'
@@ -38,6 +39,7 @@ import { serveCommand } from './commands/serve.ts'
 export const COMMANDS: readonly Command[] = [
   serveCommand,
   healthCommand,
+  doctorCommand,
   migrateCommand,
   backupCommand,
   restoreCommand,

@@ -16,6 +16,8 @@ export interface Config {
   readonly publicIps: readonly string[] | null
   readonly dnsServers: readonly p.HostPort[]
   readonly dnsTimeoutMs: number
+  readonly blocklists: readonly string[]
+  readonly outboundCheckTarget: p.HostPort
   readonly secret: string
   readonly rateLimitPerMinute: number
   readonly logLevel: LogLevel
@@ -155,6 +157,22 @@ export const SETTINGS = [
     allowed: 'an integer from 50 to 60000',
     parse: p.integer(50, 60_000),
     fallback: () => 3000,
+  }),
+  setting({
+    key: 'blocklists',
+    description: "DNS blocklists the server's self-checks look its public IPs up in, comma-separated zones (off: none)",
+    allowed: 'a comma-separated list of DNS zones, or off',
+    parse: (text) => (text === 'off' ? [] : p.listOf(p.hostname)(text)),
+    fallback: () => ['zen.spamhaus.org', 'b.barracudacentral.org', 'bl.spamcop.net'],
+    format: (zones) => (zones.length > 0 ? zones.join(',') : 'off'),
+  }),
+  setting({
+    key: 'outboundCheckTarget',
+    description: 'Mail server that `mailstead doctor` connects to, to see that outbound port 25 is open',
+    allowed: 'host[:port]',
+    parse: (text) => p.hostPort(text, 25),
+    fallback: () => ({ host: 'gmail-smtp-in.l.google.com', port: 25 }),
+    format: (target) => `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`,
   }),
   setting({
     key: 'secret',

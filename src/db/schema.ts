@@ -214,6 +214,14 @@ export interface InboundReportTable {
   created_at: number
 }
 
+/** The latest results of one of the server's own checks; see migrations/0013_server_checks.ts. */
+export interface ServerCheckTable {
+  name: string
+  report: string | null
+  checked_at: number | null
+  running_since: number | null
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -265,6 +273,7 @@ export interface DB {
   dmarc_reports: DmarcReportTable
   dmarc_rows: DmarcRowTable
   mta_sts_policies: MtaStsPolicyTable
+  server_checks: ServerCheckTable
   migrations: MigrationTable
 }
 

@@ -17,6 +17,8 @@ export interface CheckerDeps {
   logger: Logger
   settings: DomainSettings
   metrics: Registry
+  /** The server's own reputation checks, run on the same timer when their report is due. */
+  server?: { runIfDue(): Promise<unknown> }
 }
 
 export interface CheckResult {
@@ -26,16 +28,22 @@ export interface CheckResult {
 
 const TICK_MS = 30_000
 const DOMAINS_PER_TICK = 25
+/** The server's checks run this soon after a start (when their stored report is not fresh). */
+const FIRST_SERVER_CHECK_MS = 5_000
 
 /**
  * Verifies sending domains' DNS: on a timer for the domains that are due, or at once on request.
  * Every record of a domain is asked in parallel and every query is bounded by the resolver's
- * timeout, so a silent name server delays only the domain that depends on it.
+ * timeout, so a silent name server delays only the domain that depends on it. The same timer
+ * runs the server's own checks (PTR, blocklists, ...) when they are due, in a round of their own
+ * so that they never hold the domains up.
  */
 export function createDomainChecker(deps: CheckerDeps) {
   const { settings, clock, logger } = deps
   let timer: ReturnType<typeof setInterval> | undefined
+  let firstServerCheck: ReturnType<typeof setTimeout> | undefined
   let round: Promise<void> | undefined
+  let serverRound: Promise<void> | undefined
   const checks = deps.metrics.counter({
     name: 'mailstead_domain_checks_total',
     help: "DNS checks of sending domains, by the domain's status after the check (error: the check itself failed)",
@@ -78,6 +86,17 @@ export function createDomainChecker(deps: CheckerDeps) {
     }
   }
 
+  function checkServer() {
+    if (!deps.server) return
+    serverRound ??= deps.server
+      .runIfDue()
+      .then(
+        () => {},
+        (error) => logger.error('SELFCHECK', 'server self-checks failed', { error: String(error) }),
+      )
+      .finally(() => (serverRound = undefined))
+  }
+
   return {
     check,
     checkDue,
@@ -85,12 +104,16 @@ export function createDomainChecker(deps: CheckerDeps) {
       await deps.write((trx) => releaseInterruptedChecks(trx))
       timer = setInterval(() => {
         round ??= checkDue().finally(() => (round = undefined))
+        checkServer()
       }, TICK_MS)
       timer.unref()
+      firstServerCheck = setTimeout(checkServer, FIRST_SERVER_CHECK_MS)
+      firstServerCheck.unref()
     },
     async stop() {
       clearInterval(timer)
-      await round
+      clearTimeout(firstServerCheck)
+      await Promise.all([round, serverRound])
     },
   }
 }

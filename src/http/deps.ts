@@ -7,6 +7,7 @@ import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Verifier } from '../core/verify/verify.service.ts'
 import type { Db } from '../db/schema.ts'
 import type { DomainChecker } from '../dns/checker.ts'
+import type { StoredReport } from '../dns/server-checks.repository.ts'
 import type { Writer } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
@@ -27,6 +28,8 @@ export interface HttpDeps {
   verify: Verifier
   domainSettings: DomainSettings
   checker: DomainChecker
+  /** The stored report of the server's reputation self-checks, for /health and the API. */
+  serverChecks: { latest(): Promise<StoredReport | undefined> }
   sendSettings: SendSettings
   /** Builds a message, off the main thread. */
   build: (parts: MessageParts) => Promise<Uint8Array>

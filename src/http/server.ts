@@ -15,6 +15,7 @@ import { emailRoutes } from './routes/emails.ts'
 import { healthRoutes } from './routes/health.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { segmentRoutes } from './routes/segments.ts'
+import { serverRoutes } from './routes/server.ts'
 import { sendRoutes } from './routes/send.ts'
 import { suppressionRoutes } from './routes/suppressions.ts'
 import { templateRoutes } from './routes/templates.ts'
@@ -84,6 +85,7 @@ export function createHttpApp(deps: HttpDeps) {
     .use(campaignV1Routes(deps))
     .use(workflowRoutes(deps))
     .use(webhookRoutes(deps))
+    .use(serverRoutes(deps))
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>

@@ -13,7 +13,7 @@ describe('GET /health', () => {
   test('answers ok after touching the database, without a key', async () => {
     const response = await t.request('GET', '/health')
     expect(response.status).toBe(200)
-    expect(response.body).toEqual({ status: 'ok', listeners: {} })
+    expect(response.body).toEqual({ status: 'ok', listeners: {}, warnings: [] })
   })
 })
 
@@ -111,6 +111,7 @@ describe('OpenAPI', () => {
     ['delete', '/webhooks/{id}'],
     ['post', '/webhooks/{id}/rotate-secret'],
     ['get', '/webhooks/{id}/deliveries'],
+    ['get', '/api/v1/server/checks'],
   ] as const
 
   test('/swagger/json lists every route with its schemas', async () => {

@@ -44,3 +44,13 @@ export const dueDomains = (db: Db, now: number, limit: number) =>
 /** Checks that a crash interrupted: nothing is running them any more. */
 export const releaseInterruptedChecks = (db: Db) =>
   db.updateTable('domains').set({ is_verifying: 0 }).where('is_verifying', '=', 1).execute()
+
+/** Each verified domain once (several projects may verify one name): the server's SPF self-check evaluates their return paths. */
+export const sendingDomains = (db: Db) =>
+  db
+    .selectFrom('domains')
+    .select(['name', 'return_path_label'])
+    .distinct()
+    .where('status', '=', 'SUCCESS')
+    .orderBy('name')
+    .execute()

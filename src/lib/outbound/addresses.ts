@@ -90,7 +90,7 @@ const ipv4Value = (text: string) => text.split('.').reduce((sum, part) => sum * 
 const ipv4Text = (value: number) => [24, 16, 8, 0].map((shift) => (value >>> shift) & 255).join('.')
 
 /** An IPv6 address (already validated; `::` and a trailing dotted quad allowed) as a 128-bit number. */
-function ipv6Value(text: string): bigint {
+export function ipv6Value(text: string): bigint {
   let hex = text
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
   if (dotted) {

@@ -1,0 +1,79 @@
+import { selfCheckSettingsOf } from '../../app.ts'
+import type { Config } from '../../config/schema.ts'
+import { writeTransaction } from '../../db/transaction.ts'
+import { checkOutbound, type OutboundTarget } from '../../delivery/outbound-check.ts'
+import { hostAddresses } from '../../dns/host-addresses.ts'
+import { createResolver } from '../../dns/resolver.ts'
+import { createServerChecks } from '../../dns/self-checks.ts'
+import { isoTime, systemClock } from '../../lib/clock.ts'
+import { AppError } from '../../lib/errors.ts'
+import { countByStatus, type Finding, type FindingStatus } from '../../lib/findings.ts'
+import { certificateFindings } from '../../smtp/certificate-check.ts'
+import { CliError } from '../args.ts'
+import { commandLogger, JSON_FLAG, print, type Command, type Context } from '../command.ts'
+
+const DEFAULT_TIMEOUT_SECONDS = 10
+
+const LABELS: Record<FindingStatus, string> = { ok: 'ok', warning: 'WARNING', failed: 'FAILED', unchecked: 'UNCHECKED', skipped: 'skipped' }
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary:
+    "Check the server now: PTR and FCrDNS, host name, blocklists and SPF of its IPs, outbound port 25, the TLS certificate (exit code 1 when something failed)",
+  flags: {
+    timeout: { description: `Seconds to wait for the outbound SMTP check (default ${DEFAULT_TIMEOUT_SECONDS})` },
+    ...JSON_FLAG,
+  },
+  async run(context) {
+    const timeoutMs = timeoutOf(context)
+    await context.withDb(async (db, { config }) => {
+      const resolver = createResolver(config.dnsServers, config.dnsTimeoutMs)
+      const checks = createServerChecks({
+        db,
+        write: (work) => writeTransaction(db, work),
+        resolver,
+        clock: systemClock,
+        logger: commandLogger(context),
+        settings: selfCheckSettingsOf(config),
+      })
+      // Stored like the checker's own run, so /health shows the state just checked.
+      const [report, outbound] = await Promise.all([checks.run(), checkOutbound(outboundTarget(config), timeoutMs, hostAddresses(resolver))])
+      const findings = [...report.findings, outbound, ...certificateFindings(config, Date.now())]
+      const counts = countByStatus(findings)
+      print(context, { checkedAt: isoTime(report.checkedAt), hostname: report.hostname, ips: report.ips, counts, findings }, () => [
+        `Mailstead doctor: ${report.hostname}${report.ips.length > 0 ? `, sending from ${report.ips.join(', ')}` : ''}`,
+        '',
+        ...findings.flatMap(lines),
+        '',
+        summary(counts),
+      ])
+      if (counts.failed > 0) throw new AppError(500, 'DOCTOR_FAILED', `${counts.failed} check${counts.failed === 1 ? '' : 's'} failed`)
+    })
+  },
+}
+
+function timeoutOf(context: Context): number {
+  const text = context.flags.timeout
+  if (text === undefined) return DEFAULT_TIMEOUT_SECONDS * 1000
+  const seconds = typeof text === 'string' ? Number(text) : NaN
+  if (!(seconds > 0 && seconds <= 300)) throw new CliError('--timeout must be a number of seconds from 0.1 to 300')
+  return Math.round(seconds * 1000)
+}
+
+/** Where mail leaves for: the smarthost when there is one, else the configured well-known MX. */
+function outboundTarget(config: Config): OutboundTarget {
+  if (config.smarthost) return { host: config.smarthost.host, port: config.smarthost.port, tls: config.smarthost.secure, role: 'smarthost' }
+  return { ...config.outboundCheckTarget, role: 'mx' }
+}
+
+function lines(f: Finding): string[] {
+  const head = `${LABELS[f.status].padEnd(10)} ${f.check.padEnd(16)} ${f.message}`
+  return f.fix && f.status !== 'ok' ? [head, `${''.padEnd(28)}fix: ${f.fix}`] : [head]
+}
+
+function summary(counts: Record<FindingStatus, number>): string {
+  const parts = [`${counts.ok} ok`, `${counts.warning} warning${counts.warning === 1 ? '' : 's'}`, `${counts.failed} failed`]
+  if (counts.unchecked > 0) parts.push(`${counts.unchecked} could not be checked`)
+  if (counts.skipped > 0) parts.push(`${counts.skipped} skipped`)
+  return parts.join(', ')
+}

@@ -199,7 +199,9 @@ function whileOpen<T>(connection: SMTPConnection, operation: (resolve: (value: T
       done()
       reject(asNetworkError(error))
     }
-    const onEnd = () => onError(new NetworkError('the connection was closed', 'ECONNECTION'))
+    // A server that says 421 closes the connection as it answers: the answer, which nodemailer
+    // hands over just after the close, is what settles, not the close.
+    const onEnd = () => setImmediate(() => onError(new NetworkError('the connection was closed', 'ECONNECTION')))
     connection.on('error', onError)
     connection.on('end', onEnd)
     operation(

@@ -15,8 +15,11 @@ export interface ShaperDeps {
   settings: SiteSettings
 }
 
-/** Replies to messages already in flight when a site said "slow down" deepen the throttle once. */
-const STEP_SPACING_MS = 10_000
+/**
+ * A throttle deepens at most once a minute: the replies to what was sent before it took effect
+ * (in flight, or still within the remote's counting minute) say nothing of the new pace.
+ */
+const STEP_SPACING_MS = 60_000
 
 interface Entry {
   row: SiteRow

@@ -9,6 +9,7 @@ import * as campaigns from './0007_campaigns.ts'
 import * as contactImports from './0008_contact_imports.ts'
 import * as workflows from './0009_workflows.ts'
 import * as webhooks from './0010_webhooks.ts'
+import * as sendingCounters from './0014_sending_counters.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -25,4 +26,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0008_contact_imports', ...contactImports },
   { name: '0009_workflows', ...workflows },
   { name: '0010_webhooks', ...webhooks },
+  { name: '0014_sending_counters', ...sendingCounters },
 ]

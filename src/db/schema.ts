@@ -205,6 +205,20 @@ export interface InboundReportTable {
   created_at: number
 }
 
+/** One project's outcomes from one sending domain in one hour: what the guardrails sum over their window. */
+export interface SendingCounterTable {
+  project_id: number
+  domain_id: number
+  /** Hours since the epoch (UTC). */
+  hour: number
+  delivered: number
+  /** Bounced at an attempt, hard or soft. */
+  bounced: number
+  /** Hard bounces, at an attempt or reported afterwards. */
+  hard_bounced: number
+  complained: number
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -236,6 +250,7 @@ export interface DB {
   workflow_cursors: WorkflowCursorTable
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
+  sending_counters: SendingCounterTable
   migrations: MigrationTable
 }
 

@@ -1,5 +1,6 @@
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { createResolver } from '../../src/dns/resolver.ts'
+import type { Logger } from '../../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './app.ts'
 import type { ManualClock } from './clock.ts'
 import { publishRecords } from './domains.ts'
@@ -30,7 +31,7 @@ export interface World {
  * fake MX for example.net on 127.0.0.2. More MX servers share its port on 127.0.0.3 and up.
  */
 export async function createWorld(
-  options: { mx?: FakeMxOptions; settings?: Record<string, string>; clock?: ManualClock; /** Start the whole app: HTTP, SMTP listeners, timers. */ started?: boolean } = {},
+  options: { mx?: FakeMxOptions; settings?: Record<string, string>; clock?: ManualClock; /** Where the app logs: nowhere by default. */ logger?: Logger; /** Start the whole app: HTTP, SMTP listeners, timers. */ started?: boolean } = {},
 ): Promise<World> {
   const dns = await new FakeDns().start()
   const mx = await new FakeMx(options.mx).start('127.0.0.2')
@@ -47,7 +48,7 @@ export async function createWorld(
       'send-rate-per-second': '10000',
       ...options.settings,
     },
-    options.clock ? { clock: options.clock } : {},
+    { ...(options.clock && { clock: options.clock }), ...(options.logger && { logger: options.logger }) },
   )
   const project = await t.project('Sender')
   const created = await t.request('POST', '/api/v1/domains', { key: project.secretKey, body: { name: 'sender.example.com', region: 'us-east-1' } })

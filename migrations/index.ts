@@ -11,8 +11,9 @@ import * as workflows from './0009_workflows.ts'
 import * as webhooks from './0010_webhooks.ts'
 import * as deliverySites from './0011_delivery_sites.ts'
 import * as dmarcReports from './0012_dmarc_reports.ts'
-import * as mtaSts from './0015_mta_sts.ts'
 import * as serverChecks from './0013_server_checks.ts'
+import * as sendingCounters from './0014_sending_counters.ts'
+import * as mtaSts from './0015_mta_sts.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0010_webhooks', ...webhooks },
   { name: '0011_delivery_sites', ...deliverySites },
   { name: '0012_dmarc_reports', ...dmarcReports },
-  { name: '0015_mta_sts', ...mtaSts },
   { name: '0013_server_checks', ...serverChecks },
+  { name: '0014_sending_counters', ...sendingCounters },
+  { name: '0015_mta_sts', ...mtaSts },
 ]

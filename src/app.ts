@@ -19,6 +19,8 @@ import { createWebhookDispatcher } from './core/webhooks/dispatcher.ts'
 import type { DomainSettings } from './core/domains/domains.service.ts'
 import { createVerifier } from './core/verify/verify.service.ts'
 import { createBodyPruner } from './core/emails/pruner.ts'
+import { guardrailSettingsOf } from './core/guardrails/guard.ts'
+import { createGuardrailMonitor } from './core/guardrails/monitor.ts'
 import { openDatabase } from './db/client.ts'
 import { checkpoint, startDbMaintenance } from './db/maintenance.ts'
 import { migrate } from './db/migrator.ts'
@@ -160,13 +162,14 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const authenticator = createAuthenticator(database.db, clock)
   const memberships = createMembershipTracker({ db: database.db, write: writer.run, clock, logger })
   const sendSettings = { maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 }
+  const guardrailSettings = guardrailSettingsOf(config)
   const campaigns = createCampaignSender({
     db: database.db,
     write: writer.run,
     clock,
     logger,
     queued: (projectId) => deliveries.queued(projectId),
-    settings: { pollMs: 250, listChunk: 5000, handChunk: 1000, maxAgeMs: sendSettings.maxAgeMs },
+    settings: { pollMs: 250, listChunk: 5000, handChunk: 1000, maxAgeMs: sendSettings.maxAgeMs, guardrails: guardrailSettings },
   })
   const workflows = createWorkflowEngine({
     db: database.db,
@@ -190,6 +193,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     dataDir: config.dataDir,
     afterChunk: afterImportChunk,
   })
+  const guardrails = createGuardrailMonitor({ db: database.db, write: writer.run, clock, logger, settings: guardrailSettings })
   const pruner = createBodyPruner({ db: database.db, write: writer.run, clock, logger, retentionDays: config.retentionDays })
   const webhookTargets = { allowPrivate: config.webhookAllowPrivateTargets, resolve: hostAddresses(resolver) }
   const webhooks = createWebhookDispatcher({
@@ -243,7 +247,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     const failed = (error: unknown) => logger.error('STOP', 'a part failed to stop', { error: String((error as Error)?.stack ?? error) })
     stopMaintenance()
     processGauges.stop()
-    const parts = [checker, imports, campaigns, workflows, webhooks, memberships, pruner, deliveries]
+    const parts = [checker, imports, campaigns, workflows, webhooks, memberships, pruner, guardrails, deliveries]
     // Each part's failure is its own: the others are still waited for.
     const loops = Promise.allSettled(parts.map((part) => part.stop())).then((results) => {
       for (const result of results) if (result.status === 'rejected') failed(result.reason)
@@ -282,6 +286,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     memberships,
     /** Deletes old email bodies (retentionDays) hourly once started; `tick()` runs a pass now. */
     pruner,
+    /** Warns once when a project's sending domain goes over a guardrail (every minute once started); `tick()` looks now. */
+    guardrails,
     handle: (request: Request) => http.handle(request),
     /** The HTTP API's address once started. */
     get url(): string {
@@ -305,6 +311,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       webhooks.start()
       await memberships.start()
       pruner.start()
+      guardrails.start()
       smtp = await startSmtpListeners(
         config,
         { db: database.db, write: writer.run, secret: config.secret, clock, logger },

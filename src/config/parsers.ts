@@ -20,6 +20,15 @@ export const integer =
     return value >= min && value <= max ? value : undefined
   }
 
+/** A decimal number such as `0.3` or `5`, no exponent. */
+export const decimal =
+  (min: number, max: number): Parser<number> =>
+  (text) => {
+    if (!/^\d+(\.\d+)?$/.test(text.trim())) return undefined
+    const value = Number(text)
+    return value >= min && value <= max ? value : undefined
+  }
+
 export const host: Parser<string> = (text) => (isIP(text) || isHostname(text) ? text : undefined)
 
 export const hostname: Parser<string> = (text) => (isHostname(text) ? text.toLowerCase() : undefined)

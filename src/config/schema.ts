@@ -59,6 +59,10 @@ export interface Config {
   readonly tlsKey: string | null
   readonly webhookAllowPrivateTargets: boolean
   readonly retentionDays: number
+  readonly guardrailWindowHours: number
+  readonly guardrailComplaintPercent: number
+  readonly guardrailHardBouncePercent: number
+  readonly guardrailMinDeliveries: number
   readonly stopGraceSeconds: number
 }
 
@@ -483,6 +487,34 @@ export const SETTINGS = [
     allowed: 'an integer from 0 to 36500',
     parse: p.integer(0, 36_500),
     fallback: () => 30,
+  }),
+  setting({
+    key: 'guardrailWindowHours',
+    description: 'Hours of the rolling window over which the sending guardrails count, per project and sending domain',
+    allowed: 'an integer from 1 to 720',
+    parse: p.integer(1, 720),
+    fallback: () => 24,
+  }),
+  setting({
+    key: 'guardrailComplaintPercent',
+    description: 'Complaints, in per cent of the mail delivered in the window, over which campaigns pause themselves (100: never)',
+    allowed: 'a number from 0 to 100, such as 0.3',
+    parse: p.decimal(0, 100),
+    fallback: () => 0.3,
+  }),
+  setting({
+    key: 'guardrailHardBouncePercent',
+    description: 'Hard bounces, in per cent of the mail sent in the window, over which campaigns pause themselves (100: never)',
+    allowed: 'a number from 0 to 100, such as 5',
+    parse: p.decimal(0, 100),
+    fallback: () => 5,
+  }),
+  setting({
+    key: 'guardrailMinDeliveries',
+    description: 'Messages sent (delivered or bounced) in the window before the guardrails judge its rates',
+    allowed: 'an integer from 1 to 10000000',
+    parse: p.integer(1, 10_000_000),
+    fallback: () => 1000,
   }),
   setting({
     key: 'stopGraceSeconds',

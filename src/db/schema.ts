@@ -222,6 +222,20 @@ export interface ServerCheckTable {
   running_since: number | null
 }
 
+/** One project's outcomes from one sending domain in one hour: what the guardrails sum over their window. */
+export interface SendingCounterTable {
+  project_id: number
+  domain_id: number
+  /** Hours since the epoch (UTC). */
+  hour: number
+  delivered: number
+  /** Bounced at an attempt, hard or soft. */
+  bounced: number
+  /** Hard bounces, at an attempt or reported afterwards. */
+  hard_bounced: number
+  complained: number
+}
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -274,6 +288,7 @@ export interface DB {
   dmarc_rows: DmarcRowTable
   mta_sts_policies: MtaStsPolicyTable
   server_checks: ServerCheckTable
+  sending_counters: SendingCounterTable
   migrations: MigrationTable
 }
 

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely'
 import { addEmailEvent } from '../core/emails/emails.repository.ts'
+import { countOutcome } from '../core/guardrails/counters.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
 import type { SmtpReply } from './classify.ts'
@@ -136,6 +137,7 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
     await addEmailEvent(db, delivery.email_id, 'SENT', { recipient: delivery.recipient, mx: data.mx, attempt: delivery.attempts }, data.startedAt)
   }
   await addEmailEvent(db, delivery.email_id, STATUS[outcome.kind], eventData, now)
+  await countOutcome(db, delivery, outcome, now)
   if (outcome.kind === 'bounced' && outcome.hard) {
     await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)
   }

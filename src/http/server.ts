@@ -11,6 +11,7 @@ import { contactBookRoutes } from './routes/contact-books.ts'
 import { contactImportRoutes } from './routes/contact-imports.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { domainRoutes } from './routes/domains.ts'
+import { domainStatsRoutes } from './routes/domain-stats.ts'
 import { emailRoutes } from './routes/emails.ts'
 import { healthRoutes } from './routes/health.ts'
 import { metricsRoutes } from './routes/metrics.ts'
@@ -75,6 +76,7 @@ export function createHttpApp(deps: HttpDeps) {
     .use(contactImportRoutes(deps))
     .use(contactRoutes(deps))
     .use(domainRoutes(deps))
+    .use(domainStatsRoutes(deps))
     .use(sendRoutes(deps))
     .use(emailRoutes(deps))
     .use(templateRoutes(deps))

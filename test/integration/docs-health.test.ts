@@ -32,6 +32,7 @@ describe('OpenAPI', () => {
     ['get', '/api/v1/domains/{id}'],
     ['put', '/api/v1/domains/{id}/verify'],
     ['get', '/api/v1/domains/{id}/dmarc'],
+    ['get', '/api/v1/domains/{id}/stats'],
     ['delete', '/api/v1/domains/{id}'],
     ['patch', '/domains/{id}'],
     ['post', '/v1/send'],

@@ -2,6 +2,9 @@ import { insertMany, updateMany } from '../../db/bulk.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { sendingDomain } from '../emails/send.ts'
+import { requireUnderGuardrails, type GuardrailSettings } from '../guardrails/guard.ts'
+import { emitWebhookEvent } from '../webhooks/emit.ts'
+import { campaignPausedData, type PauseFacts } from '../webhooks/payload.ts'
 import { audienceSize } from './audience.ts'
 import { campaignStats, type CampaignRow } from './campaign.ts'
 import * as repo from './campaigns.repository.ts'
@@ -41,17 +44,39 @@ export async function sendCampaign(db: Db, projectId: number, id: string, option
 export async function pauseCampaign(db: Db, projectId: number, id: string, now: number): Promise<CampaignRow> {
   const row = await requireCampaign(db, projectId, id)
   requireAllowed(row.status, 'pause')
-  await repo.moveCampaignDeliveries(db, id, 'queued', 'paused', {}, now)
-  return repo.updateCampaignRow(db, id, { status: 'PAUSED', updated_at: now })
+  return holdCampaign(db, row, { reason: 'user', message: null }, now)
 }
 
-/** Sends on from where it stopped; held deliveries go back to the queue with a fresh expiry. */
-export async function resumeCampaign(db: Db, projectId: number, id: string, maxAgeMs: number, now: number): Promise<CampaignRow> {
+/**
+ * Pauses the campaign in the caller's transaction: its deliveries queued but not yet tried are
+ * held (`paused`), its `error` says why (null for its user's pause), and its project's webhooks
+ * get campaign.paused. By its user, or by the sender when a guardrail stops it.
+ */
+export async function holdCampaign(db: Db, row: CampaignRow, pause: PauseFacts, now: number): Promise<CampaignRow> {
+  await repo.moveCampaignDeliveries(db, row.id, 'queued', 'paused', {}, now)
+  const paused = await repo.updateCampaignRow(db, row.id, { status: 'PAUSED', error: pause.message, updated_at: now })
+  await emitWebhookEvent(db, row.project_id, 'campaign.paused', () => campaignPausedData(paused, pause, now), now)
+  return paused
+}
+
+/**
+ * Sends on from where it stopped; held deliveries go back to the queue with a fresh expiry. While
+ * its sending domain is over a guardrail's limit it would only pause again, so it is refused
+ * (409 SENDING_GUARDRAIL) and says why.
+ */
+export async function resumeCampaign(db: Db, projectId: number, id: string, settings: ResumeSettings, now: number): Promise<CampaignRow> {
   const row = await requireCampaign(db, projectId, id)
   requireAllowed(row.status, 'resume')
-  await sendingDomain(db, projectId, row.from_address)
-  await repo.moveCampaignDeliveries(db, id, 'paused', 'queued', { next_attempt_at: now, expires_at: now + maxAgeMs }, now)
+  const domain = await sendingDomain(db, projectId, row.from_address)
+  await requireUnderGuardrails(db, projectId, domain, settings.guardrails, now)
+  await repo.moveCampaignDeliveries(db, id, 'paused', 'queued', { next_attempt_at: now, expires_at: now + settings.maxAgeMs }, now)
   return repo.updateCampaignRow(db, id, { status: resumedStatus(row, now), error: null, updated_at: now })
+}
+
+export interface ResumeSettings {
+  /** How long a released delivery may be retried. */
+  maxAgeMs: number
+  guardrails: GuardrailSettings
 }
 
 /** Stops the campaign for good: nothing more is handed, and what waits in the queue is cancelled. */

@@ -5,9 +5,11 @@ import { AppError } from '../../lib/errors.ts'
 import type { Logger } from '../../lib/logger.ts'
 import { createPump } from '../../lib/pump.ts'
 import { sendingDomain } from '../emails/send.ts'
+import { guardrailPauseMessage, guardrailVerdict, verdictFacts, type GuardrailSettings, type Verdict } from '../guardrails/guard.ts'
 import { emitWebhookEvent } from '../webhooks/emit.ts'
-import { campaignEventData } from '../webhooks/payload.ts'
+import { campaignEventData, campaignPausedData } from '../webhooks/payload.ts'
 import type { CampaignRow } from './campaign.ts'
+import { holdCampaign } from './campaign-actions.ts'
 import { hasWaitingDeliveries, updateCampaignRow } from './campaigns.repository.ts'
 import { handChunk } from './handoff.ts'
 import { listChunk } from './listing.ts'
@@ -21,6 +23,8 @@ export interface SenderSettings {
   handChunk: number
   /** How long a delivery may be retried. */
   maxAgeMs: number
+  /** The limits over which a campaign pauses itself. */
+  guardrails: GuardrailSettings
 }
 
 export interface SenderDeps {
@@ -40,6 +44,8 @@ interface Progress {
   /** Emails handed to the queue, for this project. */
   handed: number
   projectId?: number
+  /** The campaign a guardrail paused in this step, and why. */
+  guarded?: { campaign: CampaignRow; verdict: Verdict }
 }
 
 const IDLE: Progress = { next: 'idle', handed: 0 }
@@ -62,13 +68,23 @@ export function createCampaignSender(deps: SenderDeps) {
     return now >= windowEnd && !(await hasWaitingDeliveries(trx, campaign.id))
   }
 
+  /**
+   * Hands the next chunk of the batch, or starts the next batch when it may. Before anything, the
+   * guardrails: on every round (while a batch waits in the queue too), a campaign whose project
+   * and sending domain are over a limit pauses, holding what it has queued and not yet tried.
+   */
   async function hand(trx: Db, campaign: CampaignRow, now: number): Promise<Progress> {
     let current = campaign
+    const domain = await sendingDomain(trx, current.project_id, current.from_address)
+    const verdict = await guardrailVerdict(trx, current.project_id, domain, settings.guardrails, now)
+    if (verdict.message !== null) {
+      const pause = { reason: verdict.breaches[0]!, message: guardrailPauseMessage(verdict), guardrail: verdictFacts(verdict, settings.guardrails) }
+      return { ...IDLE, guarded: { campaign: await holdCampaign(trx, current, pause, now), verdict } }
+    }
     if (current.batch_started_at === null || current.batch_handed >= current.batch_size) {
       if (!(await mayStartBatch(trx, current, now))) return IDLE
       current = await updateCampaignRow(trx, current.id, { batch_started_at: now, batch_handed: 0 })
     }
-    const domain = await sendingDomain(trx, current.project_id, current.from_address)
     const from = { domainId: domain.id, domainName: domain.name, maxAgeMs: settings.maxAgeMs }
     const { handed, more } = await handChunk(trx, current, from, Math.min(settings.handChunk, current.batch_size - current.batch_handed), now)
     if (more) return { next: 'more', handed, projectId: current.project_id }
@@ -89,6 +105,15 @@ export function createCampaignSender(deps: SenderDeps) {
       return { next: 'more', handed: 0 }
     })
     if (progress.handed > 0) deps.queued(progress.projectId!)
+    if (progress.guarded) {
+      const { campaign, verdict } = progress.guarded
+      logger.warn('GUARDRAIL', `campaign ${campaign.name} paused: ${verdict.message}`, {
+        campaignId: campaign.id,
+        projectId: campaign.project_id,
+        reason: verdict.breaches[0],
+        ...verdictFacts(verdict, settings.guardrails),
+      })
+    }
     return progress.next
   }
 
@@ -98,7 +123,11 @@ export function createCampaignSender(deps: SenderDeps) {
       return await step(id)
     } catch (error) {
       if (!(error instanceof AppError)) throw error
-      await deps.write((trx) => updateCampaignRow(trx, id, { status: 'PAUSED', error: error.message, updated_at: clock.now() }))
+      const pause = { reason: 'error' as const, message: error.message }
+      await deps.write(async (trx) => {
+        const row = await updateCampaignRow(trx, id, { status: 'PAUSED', error: error.message, updated_at: clock.now() })
+        await emitWebhookEvent(trx, row.project_id, 'campaign.paused', () => campaignPausedData(row, pause, row.updated_at), row.updated_at)
+      })
       logger.warn('CAMPAIGN', 'paused: it cannot go on', { campaignId: id, error: error.message })
       return 'idle'
     }

@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'domain.verified',
   'domain.failed',
   'campaign.sent',
+  'campaign.paused',
 ] as const
 
 export type WebhookEventType = (typeof EVENT_TYPES)[number]

@@ -66,3 +66,24 @@ export const campaignEventData = (row: Pick<Selectable<CampaignTable>, 'id' | 'n
   total: row.total,
   sentAt: isoTime(at),
 })
+
+/** Why a campaign paused: its user, a sending guardrail, or something that stops it going on (its domain, its segment). */
+export type PauseReason = 'user' | 'complaint_rate' | 'hard_bounce_rate' | 'error'
+
+export interface PauseFacts {
+  reason: PauseReason
+  /** What the campaign's `error` says; null for a pause by its user. */
+  message: string | null
+  /** The guardrail's window and limits, for a pause by a guardrail. */
+  guardrail?: Record<string, unknown>
+}
+
+export const campaignPausedData = (row: Pick<Selectable<CampaignTable>, 'id' | 'name' | 'total'>, pause: PauseFacts, at: number): EventData => ({
+  id: row.id,
+  name: row.name,
+  total: row.total,
+  pausedAt: isoTime(at),
+  reason: pause.reason,
+  message: pause.message,
+  ...(pause.guardrail && { guardrail: pause.guardrail }),
+})

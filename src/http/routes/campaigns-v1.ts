@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { pauseCampaign, resumeCampaign, sendCampaign } from '../../core/campaigns/campaign-actions.ts'
+import { guardrailSettingsOf } from '../../core/guardrails/guard.ts'
 import { toV1Campaign, type CampaignInput } from '../../core/campaigns/campaign.ts'
 import * as campaigns from '../../core/campaigns/campaigns.service.ts'
 import { getBook } from '../../core/segments/contact-books.service.ts'
@@ -146,7 +147,7 @@ export const campaignV1Routes = (deps: HttpDeps) => {
     .post(
       '/:campaignId/resume',
       async ({ params, caller }) => {
-        await write((trx, now) => resumeCampaign(trx, caller.project.id, params.campaignId, deps.sendSettings.maxAgeMs, now))
+        await write((trx, now) => resumeCampaign(trx, caller.project.id, params.campaignId, { maxAgeMs: deps.sendSettings.maxAgeMs, guardrails: guardrailSettingsOf(deps.config) }, now))
         deps.campaigns.wake()
         deps.deliveries.queued()
         return { success: true }

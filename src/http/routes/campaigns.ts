@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { campaignStatsOf, cancelCampaign, pauseCampaign, resumeCampaign, sendCampaign } from '../../core/campaigns/campaign-actions.ts'
+import { guardrailSettingsOf } from '../../core/guardrails/guard.ts'
 import type { CampaignInput, CampaignRow } from '../../core/campaigns/campaign.ts'
 import * as campaigns from '../../core/campaigns/campaigns.service.ts'
 import { prepareCampaignTest } from '../../core/campaigns/campaign-test.ts'
@@ -144,7 +145,7 @@ export const campaignRoutes = (deps: HttpDeps) => {
     .post(
       '/:id/resume',
       async ({ params, caller }) => {
-        const row = await write((trx, at) => resumeCampaign(trx, caller.project.id, params.id, deps.sendSettings.maxAgeMs, at))
+        const row = await write((trx, at) => resumeCampaign(trx, caller.project.id, params.id, { maxAgeMs: deps.sendSettings.maxAgeMs, guardrails: guardrailSettingsOf(deps.config) }, at))
         deps.campaigns.wake()
         deps.deliveries.queued()
         return wrapped(row, 'Campaign resumed')

@@ -40,6 +40,7 @@ import { shapingOf } from './delivery/sites/configure.ts'
 import { createShaper } from './delivery/sites/shaper.ts'
 import { createSiteResolver } from './delivery/sites/site-resolver.ts'
 import { warmupIsOn } from './delivery/sites/warmup.ts'
+import { warmupFinishOf } from './delivery/sites/forecast.ts'
 import { createDomainChecker } from './dns/checker.ts'
 import { hostAddresses } from './dns/host-addresses.ts'
 import { serverIps } from './dns/server-ips.ts'
@@ -228,6 +229,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     webhooks: { targets: webhookTargets, wake: webhooks.wake },
     metrics,
     serverIps: () => serverIps(config.publicIps),
+    warmupFinish: (campaignId) => warmupFinishOf(database.db, shaping, campaignId, clock.now()),
     listeners: () => smtp?.status() ?? {},
   })
   let server: Server<undefined> | undefined

@@ -191,14 +191,14 @@ export function createDeliveryLoop(deps: LoopDeps) {
       return false
     }
     for (const [site, list] of waiting) {
-      const hold = shaper.hold(site)
-      if (hold) {
-        holdBack(list.splice(0), hold)
-        waiting.delete(site)
-        continue
-      }
       const limits = shaper.limits(site)
-      while ((active.get(site) ?? 0) < limits.connections && activeCount < settings.concurrency) {
+      while (list.length > 0 && (active.get(site) ?? 0) < limits.connections && activeCount < settings.concurrency) {
+        // Asked before each start: the attempt just started may be the day's last under warm-up.
+        const hold = shaper.hold(site)
+        if (hold) {
+          holdBack(list.splice(0), hold)
+          break
+        }
         let index = -1
         for (let i = 0; i < list.length && index < 0; i++) if (await projectReady(list[i]!.project_id)) index = i
         if (index < 0 || !shaper.take(site, limits)) break

@@ -49,6 +49,8 @@ export interface HttpDeps {
   metrics: Registry
   /** The public addresses this server sends from (configured, else its interfaces'): DMARC summaries tell its mail from others'. */
   serverIps: () => readonly string[]
+  /** When a campaign's last message may go under the warm-up caps; null when none holds it back. */
+  warmupFinish: (campaignId: string) => Promise<string | null>
   /** The SMTP listeners' state, for /health. */
   listeners: () => Record<string, ListenerStatus>
 }

@@ -51,6 +51,9 @@ export const StatsSchema = t.Object({
   clickRate: t.Number(),
   bounceRate: t.Number(),
   deliveryRate: t.Number(),
+  expectedFinishAt: t.Union([t.String(), t.Null()], {
+    description: "While this server warms up: when the campaign's last message may go under the daily caps of the large providers (the start of that day, UTC); null when no cap holds it back",
+  }),
 })
 
 /** useSend's Campaign: the interface's v1 form, every field present. */

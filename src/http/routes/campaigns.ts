@@ -173,7 +173,10 @@ export const campaignRoutes = (deps: HttpDeps) => {
         detail: { summary: 'Send one copy, marked [TEST], to an address', tags },
       },
     )
-    .get('/:id/stats', async ({ params, caller }) => ({ success: true as const, data: await campaignStatsOf(deps.db, caller.project.id, params.id) }), {
+    .get('/:id/stats', async ({ params, caller }) => {
+      const stats = await campaignStatsOf(deps.db, caller.project.id, params.id)
+      return { success: true as const, data: { ...stats, expectedFinishAt: await deps.warmupFinish(params.id) } }
+    }, {
       params: IdParams,
       response: { 200: t.Object({ success: t.Literal(true), data: StatsSchema }), ...errors },
       detail: { summary: "A campaign's numbers and rates", tags },

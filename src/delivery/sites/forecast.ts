@@ -1,0 +1,63 @@
+import type { Db } from '../../db/schema.ts'
+import { domainPart } from '../../db/text.ts'
+import { PENDING_STATES } from '../queue-admin.ts'
+import type { Shaping } from './configure.ts'
+import { dayStartOf, warmupOf } from './site-state.ts'
+
+const DAY = 86_400_000
+
+/** What is left of a campaign to send, by destination domain: recipients not handed over yet, and deliveries still pending. */
+async function leftByDomain(db: Db, campaignId: string): Promise<Map<string, number>> {
+  const unhanded = db
+    .selectFrom('campaign_recipients as r')
+    .innerJoin('contacts as c', 'c.id', 'r.contact_id')
+    .select(domainPart('c.email_key').as('domain'))
+    .where('r.campaign_id', '=', campaignId)
+    .where('r.state', '=', 'listed')
+  const pending = db
+    .selectFrom('campaign_recipients as r')
+    .innerJoin('deliveries as d', 'd.email_id', 'r.email_id')
+    .select('d.recipient_domain as domain')
+    .where('r.campaign_id', '=', campaignId)
+    .where('d.state', 'in', PENDING_STATES)
+  const rows = await db
+    .selectFrom(unhanded.unionAll(pending).as('left'))
+    .select(['left.domain', (eb) => eb.fn.countAll<number>().as('count')])
+    .groupBy('left.domain')
+    .execute()
+  return new Map(rows.map((row) => [row.domain, Number(row.count)]))
+}
+
+/**
+ * When a campaign's last message may go under the warm-up caps: the start of the day on which the
+ * capped site that needs the most days gets its last one (today counts what it has left). Null
+ * when no cap holds any of it back past today; domains not looked up yet are taken as uncapped.
+ */
+export async function warmupFinishOf(db: Db, shaping: Shaping, campaignId: string, now: number): Promise<string | null> {
+  if (!shaping.settings.warmup.on) return null
+  const left = await leftByDomain(db, campaignId)
+  if (left.size === 0) return null
+  const mapped = await db.selectFrom('delivery_site_domains').select(['domain', 'site']).where('domain', 'in', [...left.keys()]).execute()
+  const bySite = new Map<string, number>()
+  for (const { domain, site } of mapped) bySite.set(site, (bySite.get(site) ?? 0) + left.get(domain)!)
+  if (bySite.size === 0) return null
+  const rows = await db.selectFrom('delivery_sites').selectAll().where('name', 'in', [...bySite.keys()]).execute()
+  let lastDay = -1
+  for (const row of rows) {
+    const rule = shaping.rules.find((r) => r.name === row.provider)
+    const warmup = warmupOf(row, rule, shaping.settings, now)
+    if (!warmup) continue
+    let remaining = bySite.get(row.name)! - (warmup.cap - warmup.sentToday)
+    let day = 0
+    while (remaining > 0) {
+      day++
+      const cap = shaping.settings.warmup.schedule[warmup.day - 1 + day]
+      if (cap === undefined) break
+      remaining -= cap
+    }
+    lastDay = Math.max(lastDay, day)
+  }
+  // Everything fits within today's allowances: no cap holds the campaign back.
+  if (lastDay <= 0) return null
+  return new Date(dayStartOf(now) + lastDay * DAY).toISOString()
+}

@@ -41,6 +41,8 @@ import { createShaper } from './delivery/sites/shaper.ts'
 import { createSiteResolver } from './delivery/sites/site-resolver.ts'
 import { warmupIsOn } from './delivery/sites/warmup.ts'
 import { warmupFinishOf } from './delivery/sites/forecast.ts'
+import { siteReports } from './delivery/sites/site-report.ts'
+import { siteMetrics } from './delivery/sites/site-metrics.ts'
 import { createDomainChecker } from './dns/checker.ts'
 import { hostAddresses } from './dns/host-addresses.ts'
 import { serverIps } from './dns/server-ips.ts'
@@ -119,6 +121,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const work = createMailWork(config.mailWorkers)
   const mx = createMxResolver(resolver, clock, config.deliveryIpFamily)
   const shaping = shapingOf(config, await warmupIsOn(database.db, config.warmup))
+  siteMetrics(metrics, () => siteReports(database.db, shaping, clock.now()))
   const mtaSts = createMtaSts({
     db: database.db,
     write: writer.run,
@@ -229,6 +232,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     webhooks: { targets: webhookTargets, wake: webhooks.wake },
     metrics,
     serverIps: () => serverIps(config.publicIps),
+    sites: (projectId) => siteReports(database.db, shaping, clock.now(), projectId),
     warmupFinish: (campaignId) => warmupFinishOf(database.db, shaping, campaignId, clock.now()),
     listeners: () => smtp?.status() ?? {},
   })

@@ -32,7 +32,7 @@ import {
   projectSendRateCommand,
   projectSetSenderCommand,
 } from './commands/project.ts'
-import { queueCancelCommand, queueListCommand, queueRetryCommand, queueStatsCommand } from './commands/queue.ts'
+import { queueCancelCommand, queueListCommand, queueRetryCommand, queueSitesCommand, queueStatsCommand } from './commands/queue.ts'
 import { suppressionAddCommand, suppressionListCommand, suppressionRemoveCommand } from './commands/suppression.ts'
 import { serveCommand } from './commands/serve.ts'
 
@@ -61,6 +61,7 @@ export const COMMANDS: readonly Command[] = [
   domainVerifyCommand,
   domainRemoveCommand,
   queueStatsCommand,
+  queueSitesCommand,
   queueListCommand,
   queueRetryCommand,
   queueCancelCommand,

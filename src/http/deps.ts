@@ -1,3 +1,4 @@
+import type { SiteReport } from '../delivery/sites/site-report.ts'
 import type { LinkSettings } from '../core/tracking/links.ts'
 import type { Config } from '../config/schema.ts'
 import type { DomainSettings } from '../core/domains/domains.service.ts'
@@ -49,6 +50,8 @@ export interface HttpDeps {
   metrics: Registry
   /** The public addresses this server sends from (configured, else its interfaces'): DMARC summaries tell its mail from others'. */
   serverIps: () => readonly string[]
+  /** Destination sites with this project's queue for each. */
+  sites: (projectId: number) => Promise<SiteReport[]>
   /** When a campaign's last message may go under the warm-up caps; null when none holds it back. */
   warmupFinish: (campaignId: string) => Promise<string | null>
   /** The SMTP listeners' state, for /health. */

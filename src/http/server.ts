@@ -16,6 +16,7 @@ import { emailRoutes } from './routes/emails.ts'
 import { healthRoutes } from './routes/health.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { segmentRoutes } from './routes/segments.ts'
+import { siteRoutes } from './routes/sites.ts'
 import { serverRoutes } from './routes/server.ts'
 import { sendRoutes } from './routes/send.ts'
 import { suppressionRoutes } from './routes/suppressions.ts'
@@ -79,6 +80,7 @@ export function createHttpApp(deps: HttpDeps) {
     .use(domainStatsRoutes(deps))
     .use(sendRoutes(deps))
     .use(emailRoutes(deps))
+    .use(siteRoutes(deps))
     .use(templateRoutes(deps))
     .use(suppressionRoutes(deps))
     .use(segmentRoutes(deps))

@@ -34,6 +34,7 @@ describe('OpenAPI', () => {
     ['get', '/api/v1/domains/{id}/dmarc'],
     ['get', '/api/v1/domains/{id}/stats'],
     ['delete', '/api/v1/domains/{id}'],
+    ['get', '/api/v1/sites'],
     ['patch', '/domains/{id}'],
     ['post', '/v1/send'],
     ['post', '/api/v1/emails'],

@@ -1,6 +1,9 @@
 import type { DeliveryState } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { cancelDelivery, listQueue, queueStats, retryDeliveries } from '../../delivery/queue-admin.ts'
+import { shapingOf } from '../../delivery/sites/configure.ts'
+import { siteReports, type SiteReport } from '../../delivery/sites/site-report.ts'
+import { warmupIsOn } from '../../delivery/sites/warmup.ts'
 import { CliError } from '../args.ts'
 import { idArg, JSON_FLAG, print, table, type Command } from '../command.ts'
 
@@ -61,4 +64,31 @@ export const queueCancelCommand: Command = {
     await context.withDb((db) => writeTransaction(db, (trx) => cancelDelivery(trx, id, Date.now())))
     context.io.out(`Delivery ${id} cancelled`)
   },
+}
+
+export const queueSitesCommand: Command = {
+  name: 'queue sites',
+  summary: 'List destination sites: queue, limits, rate of the last minute, throttles, suspensions and warm-up',
+  flags: JSON_FLAG,
+  async run(context) {
+    const sites = await context.withDb(async (db, { config }) => siteReports(db, shapingOf(config, await warmupIsOn(db, config.warmup)), Date.now()))
+    print(context, sites, () =>
+      sites.length === 0
+        ? ['No sites yet: nothing has been sent']
+        : table([['SITE', 'QUEUED', 'CONN', 'MSG/CONN', 'MSG/MIN', 'RATE/MIN', 'STATE'], ...sites.map(siteLine)]),
+    )
+  },
+}
+
+function siteLine(site: SiteReport): string[] {
+  const perMinute = site.limits.messagesPerMinute === null ? '-' : String(site.limits.messagesPerMinute)
+  return [site.label ? `${site.name} (${site.label})` : site.name, String(site.queued), String(site.limits.connections), String(site.limits.messagesPerConnection), perMinute, String(site.ratePerMinute), stateOf(site)]
+}
+
+function stateOf(site: SiteReport): string {
+  const parts: string[] = []
+  if (site.suspension) parts.push(`suspended until ${site.suspension.until}: ${site.suspension.reason}`)
+  if (site.throttle) parts.push(`slowed down (x1/${2 ** site.throttle.level}) until ${site.throttle.until}: ${site.throttle.reason}`)
+  if (site.warmup) parts.push(`warm-up day ${site.warmup.day}/${site.warmup.days}: ${site.warmup.sentToday} of ${site.warmup.cap} today`)
+  return parts.join('; ') || 'ok'
 }

@@ -78,6 +78,13 @@ export function createShaper(deps: ShaperDeps) {
     return true
   }
 
+  /** A quiet period that has passed gives a throttled site a level back. */
+  function recover(name: string, entry: Entry, now: number) {
+    if (!stepBack(entry.row, now)) return
+    entry.dirty = true
+    deps.logger.info('SITE[recovering]', `${name}: limits come back a step after a quiet period`, { site: name, level: entry.row.throttle_level })
+  }
+
   return {
     /** Knows a site from here on (its MX hosts as last seen); answers its name. */
     know(identity: SiteIdentity): string {
@@ -99,10 +106,7 @@ export function createShaper(deps: ShaperDeps) {
     /** The limits in force for a site now. */
     limits(name: string): SiteLimits {
       const entry = entryOf(name)
-      if (stepBack(entry.row, clock.now())) {
-        entry.dirty = true
-        deps.logger.info('SITE[recovering]', `${name}: limits come back a step after a quiet period`, { site: name, level: entry.row.throttle_level })
-      }
+      recover(name, entry, clock.now())
       return limitsOf(entry.row, baseLimits(entry.rule, settings))
     },
 
@@ -167,7 +171,8 @@ export function createShaper(deps: ShaperDeps) {
     flush(): SiteRow[] {
       const now = clock.now()
       const changed: SiteRow[] = []
-      for (const entry of sites.values()) {
+      for (const [name, entry] of sites) {
+        recover(name, entry, now)
         const rate = ratePerMinute(entry, now)
         if (!entry.dirty && rate === entry.row.rate_per_minute) continue
         entry.row.rate_per_minute = rate

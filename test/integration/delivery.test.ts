@@ -127,3 +127,26 @@ describe('an internal failure', () => {
     expect(w.mx.received.some((m) => m.to.includes('left@example.net'))).toBe(false)
   })
 })
+
+describe('an email read back', () => {
+  test('says for each recipient how its delivery went: state, attempts, last reply, MX, address, TLS and DKIM domains', async () => {
+    const sent = await send({ to: ['tls2@strict.example', 'unknown2@strict.example'], cc: 'later@nowhere-yet.example' })
+    await w.deliver()
+    const email = await emailOf(sent.body.emailId)
+    const byRecipient = Object.fromEntries(email.deliveries.map((d: any) => [d.recipient, d]))
+    expect(byRecipient['tls2@strict.example']).toEqual({
+      recipient: 'tls2@strict.example',
+      state: 'delivered',
+      attempts: 1,
+      lastResponse: expect.stringMatching(/^250/),
+      mx: 'mx.strict.example',
+      ip: '127.0.0.3',
+      tls: { version: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.any(String), verified: false },
+      dkimDomains: ['sender.example.com'],
+      nextAttemptAt: null,
+      updatedAt: expect.any(String),
+    })
+    expect(byRecipient['unknown2@strict.example']).toMatchObject({ state: 'bounced', attempts: 1, lastResponse: expect.stringContaining('5.1.1'), mx: 'mx.strict.example' })
+    expect(byRecipient['later@nowhere-yet.example']).toMatchObject({ state: 'bounced', mx: null, ip: null, tls: null })
+  })
+})

@@ -86,6 +86,10 @@ export const withBodies = (db: Db) =>
 export const emailEvents = (db: Db, emailId: string) =>
   db.selectFrom('email_events').selectAll().where('email_id', '=', emailId).orderBy('created_at').orderBy('id').execute()
 
+/** The DKIM-Signature header(s) the email was signed with at its first attempt; null before it. */
+export const dkimHeaderOf = async (db: Db, emailId: string) =>
+  (await db.selectFrom('emails').select('dkim_header').where('id', '=', emailId).executeTakeFirst())?.dkim_header ?? null
+
 export const deliveriesOf = (db: Db, emailId: string) =>
   db.selectFrom('deliveries').selectAll().where('email_id', '=', emailId).orderBy('id').execute()
 

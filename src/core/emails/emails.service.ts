@@ -1,7 +1,8 @@
 import type { Db, EmailEventTable, EmailTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
-import { addEmailEvent, deliveriesOf, emailEvents, findEmail, setDeliveriesOf, withBodies } from './emails.repository.ts'
+import { addEmailEvent, deliveriesOf, dkimHeaderOf, emailEvents, findEmail, setDeliveriesOf, withBodies } from './emails.repository.ts'
+import { deliveryDetail } from './delivery-detail.ts'
 
 type EmailSummary = Omit<EmailTable, 'dkim_header'> & { html: string | null; text: string | null }
 
@@ -33,10 +34,12 @@ export function toEmail(row: EmailSummary, events: Omit<EmailEventTable, 'id'>[]
   }
 }
 
+/** An email with its events, and how it went for each recipient. */
 export async function getEmail(db: Db, projectId: number, id: string) {
   const row = await findEmail(db, projectId, id)
   if (!row) throw notFound('Email')
-  return toEmail(row, await emailEvents(db, id))
+  const [events, deliveries, signature] = await Promise.all([emailEvents(db, id), deliveriesOf(db, id), dkimHeaderOf(db, id)])
+  return { ...toEmail(row, events), deliveries: deliveries.map((delivery) => deliveryDetail(delivery, signature)) }
 }
 
 /** A page of the project's emails, newest first, without their events. */

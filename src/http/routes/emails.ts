@@ -73,6 +73,30 @@ const EmailSchema = t.Object({
   scheduledAt: t.Union([t.String(), t.Null()]),
 })
 
+const DeliverySchema = t.Object({
+  recipient: t.String(),
+  state: t.UnionEnum(['scheduled', 'queued', 'sending', 'deferred', 'paused', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed']),
+  attempts: t.Integer(),
+  lastResponse: t.Union([t.String(), t.Null()], { description: "The last server's reply; for a deferral, what happened to each MX host and address" }),
+  mx: t.Union([t.String(), t.Null()], { description: 'The MX host the last attempt that reached a server used' }),
+  ip: t.Union([t.String(), t.Null()]),
+  tls: t.Union(
+    [
+      t.Object({
+        version: t.String(),
+        cipher: t.String(),
+        verified: t.Boolean({ description: 'The certificate chains to a trusted CA and names the MX host' }),
+        mtaSts: t.Optional(t.Object({ mode: t.String(), applied: t.Boolean(), failure: t.Optional(t.String()) })),
+      }),
+      t.Null(),
+    ],
+    { description: 'null: plain text, or no server reached yet' },
+  ),
+  dkimDomains: t.Array(t.String(), { description: 'The d= domains of its DKIM signatures' }),
+  nextAttemptAt: t.Union([t.String(), t.Null()], { description: 'While it waits' }),
+  updatedAt: t.String(),
+})
+
 const EmailSummarySchema = t.Omit(EmailSchema, ['emailEvents'])
 
 const EmailIdParams = t.Object({ emailId: t.String({ minLength: 3 }) })
@@ -119,8 +143,8 @@ export const emailRoutes = (deps: HttpDeps) =>
     })
     .get('/:emailId', ({ params, caller }) => emails.getEmail(deps.db, caller.project.id, params.emailId), {
       params: EmailIdParams,
-      response: { 200: EmailSchema, ...authErrors, 404: ErrorSchema },
-      detail: { summary: 'Get an email with its events', tags },
+      response: { 200: t.Composite([EmailSchema, t.Object({ deliveries: t.Array(DeliverySchema) })]), ...authErrors, 404: ErrorSchema },
+      detail: { summary: 'Get an email with its events and, for each recipient, how its delivery went', tags },
     })
     .patch(
       '/:emailId',

@@ -311,6 +311,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       processGauges.start()
       await checker.start()
       await deliveries.start()
+      mtaSts.start()
       await imports.start()
       campaigns.start()
       workflows.start()

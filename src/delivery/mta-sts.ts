@@ -85,6 +85,8 @@ const MIN_RECHECK_MS = 60_000
 const FETCH_RETRY_MS = 5 * 60_000
 /** A policy applies for at least this long, whatever its max_age, so that max_age 0 is not a fetch per message. */
 const MIN_LIFETIME_MS = 60_000
+/** How often expired policies are deleted. */
+const PRUNE_EVERY_MS = 60 * 60_000
 /** Domains remembered in memory at most; the oldest are forgotten first (their policies stay in the database). */
 const MAX_ENTRIES = 50_000
 
@@ -277,6 +279,15 @@ export function createMtaSts(deps: MtaStsDeps) {
     await savePolicy(policy)
   }
 
+  let pruning: ReturnType<typeof setInterval> | undefined
+
+  /** Deletes the policies that no longer apply; answers how many. */
+  async function prune(): Promise<number> {
+    const now = clock.now()
+    const result = await deps.write((trx) => trx.deleteFrom('mta_sts_policies').where('expires_at', '<=', now).executeTakeFirst())
+    return Number(result.numDeletedRows)
+  }
+
   return {
     /**
      * The MTA-STS policy that applies to mail for `domain` now (see MtaStsResult). Reads the TXT
@@ -305,10 +316,14 @@ export function createMtaSts(deps: MtaStsDeps) {
     },
 
     /** Forgets cached policies that have expired, from the database. */
-    async prune(): Promise<number> {
-      const now = clock.now()
-      const result = await deps.write((trx) => trx.deleteFrom('mta_sts_policies').where('expires_at', '<=', now).executeTakeFirst())
-      return Number(result.numDeletedRows)
+    prune,
+    /** Deletes expired policies hourly. */
+    start() {
+      pruning = setInterval(() => void prune().catch((error) => logger.error('MTASTS', 'cannot delete expired policies', { error: String(error) })), PRUNE_EVERY_MS)
+      pruning.unref()
+    },
+    stop() {
+      clearInterval(pruning)
     },
   }
 }

@@ -12,9 +12,10 @@ export type FakeRecord =
 
 /**
  * How a server misbehaves, as real ones do: REFUSED and SERVFAIL answers, no answer at all,
- * bytes that are not a DNS message, or a UDP answer marked truncated whose TCP retry is closed.
+ * bytes that are not a DNS message, a UDP answer marked truncated whose TCP retry is closed, or
+ * an answer whose record is of another type than the one asked for.
  */
-export type Failure = 'refused' | 'servfail' | 'silent' | 'malformed' | 'truncated'
+export type Failure = 'refused' | 'servfail' | 'silent' | 'malformed' | 'truncated' | 'wrong-type'
 
 /**
  * How a name behaves: its records (and, optionally, a failure for some query types only), or a
@@ -117,6 +118,10 @@ export class FakeDns {
     }
     if (failure === 'truncated') {
       response.header.tc = 1
+      return send(response)
+    }
+    if (failure === 'wrong-type') {
+      response.answers.push(this.resource(question.name, { type: 'TXT', data: 'not the record you asked for' }))
       return send(response)
     }
     if (failure === 'refused') response.header.rcode = Packet.RCODE.REFUSED

@@ -127,6 +127,14 @@ describe('DNS answers that make no sense are a clear reason to wait, never a bou
     expect(event.data.response).toStartWith(`${failure}.example MX ${words}`)
   })
 
+  test('an answer of another type than the one asked for is no address: the other family carries the mail', async () => {
+    const host = mxDomain('wrong-type.example')
+    w.dns.failing(host, 'AAAA', 'wrong-type')
+    const id = await send('jane@wrong-type.example')
+    await w.deliver()
+    expect(await last(id)).toMatchObject({ status: 'DELIVERED', data: { ip: '127.0.0.2', attempt: 1 } })
+  })
+
   test('an MX host behind a CNAME loop defers, naming the loop', async () => {
     w.dns.records('loop.example', { type: 'MX', exchange: 'mx.loop.example', priority: 10 })
     w.dns.records('mx.loop.example', { type: 'CNAME', domain: 'mx2.loop.example' })

@@ -30,6 +30,8 @@ interface Entry {
   bucket: { tokens: number; at: number }
   lastStepAt: number
   dirty: boolean
+  /** The lookup's answer last seen for it. */
+  seen?: SiteIdentity
 }
 
 /**
@@ -89,11 +91,18 @@ export function createShaper(deps: ShaperDeps) {
     /** Knows a site from here on (its MX hosts as last seen); answers its name. */
     know(identity: SiteIdentity): string {
       const known = sites.get(identity.name)
-      const hosts = JSON.stringify(identity.mxHosts)
-      if (!known) sites.set(identity.name, newEntry(newSiteRow(identity.name, identity.rule?.name ?? null, identity.mxHosts, clock.now()), identity.rule, true))
-      else if (known.row.mx_hosts !== hosts && identity.mxHosts.length > 0) {
-        known.row.mx_hosts = hosts
-        known.dirty = true
+      if (!known) {
+        const entry = newEntry(newSiteRow(identity.name, identity.rule?.name ?? null, identity.mxHosts, clock.now()), identity.rule, true)
+        entry.seen = identity
+        sites.set(identity.name, entry)
+      } else if (known.seen !== identity) {
+        // A lookup found the site again: its hosts may have changed (the same answer is not compared twice).
+        known.seen = identity
+        const hosts = JSON.stringify(identity.mxHosts)
+        if (known.row.mx_hosts !== hosts && identity.mxHosts.length > 0) {
+          known.row.mx_hosts = hosts
+          known.dirty = true
+        }
       }
       return identity.name
     },

@@ -38,7 +38,7 @@ export async function signMessage(message: Uint8Array, keys: readonly SigningKey
   return signSync(message, keys, at)
 }
 
-export function signSync(message: Uint8Array, keys: readonly SigningKey[], at: number): string {
+function signSync(message: Uint8Array, keys: readonly SigningKey[], at: number): string {
   const { fields, bodyStart } = headerFields(message)
   // Every occurrence of a signed name, bottom up (RFC 6376 5.4.2: a verifier takes them the same way).
   const signed = fields.filter((f) => SIGNED.has(f.name)).reverse()

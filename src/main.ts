@@ -1,6 +1,10 @@
 import { createInterface } from 'node:readline/promises'
-import { runCli } from './cli/index.ts'
 import type { Io } from './cli/command.ts'
+import { sizeHeapForServe } from './heap.ts'
+
+// Before the program is loaded: `serve` may start again at once with its heap sized (src/heap.ts).
+sizeHeapForServe(process.argv, import.meta.url.includes('/$bunfs/'))
+const { runCli } = await import('./cli/index.ts')
 
 /** The conventional exit code of a process ended by the signal: 128 + its number. */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const

@@ -48,8 +48,17 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
 }
 
-/** Bytes the process has caused to be written to storage, in MB. */
-export const diskWriteMb = (pid: number) => Number(/^write_bytes: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN) / 1024 / 1024
+/** Bytes the process has caused to be written to storage (/proc/PID/io write_bytes). */
+export const diskWriteBytes = (pid: number) => Number(/^write_bytes: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN)
+
+/**
+ * What one message cost the server: CPU ms (user+system, all threads) and bytes written to
+ * storage, each divided by the messages.
+ */
+export const perMessage = (serverCpuSeconds: number, writtenBytes: number, messages: number) => ({
+  cpu_ms_per_message: Math.round((serverCpuSeconds * 1000 * 1000) / messages) / 1000,
+  disk_bytes_per_message: Math.round(writtenBytes / messages),
+})
 
 /** The process's peak resident set size (VmHWM), in MB. */
 export const peakRssMb = (pid: number) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024

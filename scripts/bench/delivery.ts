@@ -11,6 +11,8 @@
 // server/sink/bench_cpu_s: CPU seconds (user+system, all threads) of each process from the first
 //   request sent to the sink's last message. server_disk_write_mb: what the server wrote to storage
 //   in its whole life (/proc/PID/io write_bytes), setup included.
+// cpu_ms_per_message: server_cpu_s in ms / messages. disk_bytes_per_message: the server's
+//   write_bytes / messages (setup included, as for server_disk_write_mb).
 // Each message must arrive with an rsa-sha256 DKIM signature of the sending domain (counted by the
 // sink), every 100th is verified in full, and the server's queue must end with all of them
 // delivered; otherwise a warning is printed and the exit status is 1.
@@ -32,7 +34,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
-import { apiClient, bun, cliJson, cpuSeconds, diskWriteMb, freePort, log, main, peakRssMb, root, stop, waitForHealth } from './common.ts'
+import { apiClient, bun, cliJson, cpuSeconds, diskWriteBytes, freePort, log, main, peakRssMb, perMessage, root, stop, waitForHealth } from './common.ts'
 
 const total = Number(process.env.BENCH_MESSAGES ?? 20_000)
 const perBatch = 100
@@ -170,7 +172,7 @@ try {
     await Bun.sleep(200)
   }
   const rssMb = peakRssMb(child.pid!)
-  const writtenMb = diskWriteMb(child.pid!)
+  const writtenBytes = diskWriteBytes(child.pid!)
   await stop(child)
   server = undefined
   const summary = sinkLine((line) => line.summary !== undefined)
@@ -205,7 +207,8 @@ try {
     server_cpu_s: round(cpu.server),
     sink_cpu_s: round(cpu.sink),
     bench_cpu_s: round(cpu.bench),
-    server_disk_write_mb: Math.round(writtenMb),
+    server_disk_write_mb: Math.round(writtenBytes / 1024 / 1024),
+    ...perMessage(cpu.server, writtenBytes, total),
   }))
 } finally {
   await stop(server)

@@ -15,6 +15,8 @@
 // server/sink/client/bench_cpu_s: CPU seconds (user+system, all threads) of each process from the
 //   first MAIL FROM to the sink's last message. server_disk_write_mb: what the server wrote to
 //   storage in its whole life (/proc/PID/io write_bytes), setup included.
+// cpu_ms_per_message: server_cpu_s in ms / messages. disk_bytes_per_message: the server's
+//   write_bytes / messages (setup included, as for server_disk_write_mb).
 // Every 250 must read "250 2.0.0 Queued as <id>" with ids all different, each message must arrive
 // with an rsa-sha256 DKIM signature of the sending domain (counted by the sink), every 100th is
 // verified in full, and the server's queue must end with all of them delivered; otherwise a
@@ -44,7 +46,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
-import { apiClient, bun, cliJson, cpuSeconds, diskWriteMb, freePort, log, main, peakRssMb, root, stop, waitForHealth } from './common.ts'
+import { apiClient, bun, cliJson, cpuSeconds, diskWriteBytes, freePort, log, main, peakRssMb, perMessage, root, stop, waitForHealth } from './common.ts'
 
 const total = Number(process.env.BENCH_MESSAGES ?? 20_000)
 const sessions = Number(process.env.BENCH_SESSIONS ?? 16)
@@ -289,7 +291,7 @@ try {
     await Bun.sleep(200)
   }
   const rssMb = peakRssMb(child.pid!)
-  const writtenMb = diskWriteMb(child.pid!)
+  const writtenBytes = diskWriteBytes(child.pid!)
   await stop(child)
   server = undefined
   await stop(clientChild)
@@ -338,7 +340,8 @@ try {
     sink_cpu_s: round(cpu.sink),
     client_cpu_s: round(cpu.client),
     bench_cpu_s: round(cpu.bench),
-    server_disk_write_mb: Math.round(writtenMb),
+    server_disk_write_mb: Math.round(writtenBytes / 1024 / 1024),
+    ...perMessage(cpu.server, writtenBytes, total),
   }))
 } finally {
   await stop(client)

@@ -1,11 +1,18 @@
-/** Where a raw message's header block ends and its body starts (CRLF or bare LF). */
+/** How far into a message its header block is looked for. */
+const HEAD_LIMIT = 256 * 1024
+
+/**
+ * Where a raw message's header block ends and its body starts (CRLF or bare LF). The bytes are
+ * searched as they are; only the header block is decoded.
+ */
 export function splitHead(raw: Uint8Array): { head: string; bodyStart: number } {
-  const text = Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, 256 * 1024)).toString('latin1')
-  const crlf = text.indexOf('\r\n\r\n')
-  const lf = text.indexOf('\n\n')
-  if (crlf >= 0 && (lf < 0 || crlf <= lf)) return { head: text.slice(0, crlf), bodyStart: crlf + 4 }
-  if (lf >= 0) return { head: text.slice(0, lf), bodyStart: lf + 2 }
-  return { head: text, bodyStart: raw.byteLength }
+  const window = Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, HEAD_LIMIT))
+  const crlf = window.indexOf('\r\n\r\n')
+  // A bare-LF blank line counts only if it comes first: look no further than the CRLF one.
+  const lf = window.subarray(0, crlf >= 0 ? crlf + 2 : window.length).indexOf('\n\n')
+  if (crlf >= 0 && (lf < 0 || crlf <= lf)) return { head: window.toString('latin1', 0, crlf), bodyStart: crlf + 4 }
+  if (lf >= 0) return { head: window.toString('latin1', 0, lf), bodyStart: lf + 2 }
+  return { head: window.toString('latin1'), bodyStart: raw.byteLength }
 }
 
 export interface Header {

@@ -24,37 +24,48 @@ const addressesIn = (value: string | undefined) =>
  * From header's domain must both be verified domains of the project.
  */
 export async function prepareRelayed(db: Db, projectId: number, message: RelayedMessage, now: number): Promise<PreparedEmail> {
-  await sendingDomain(db, projectId, requireAddress(message.envelopeFrom, 'MAIL FROM').address)
+  const envelopeFrom = requireAddress(message.envelopeFrom, 'MAIL FROM')
+  const envelopeDomain = await sendingDomain(db, projectId, envelopeFrom.address)
   const headers = parseHeaders(splitHead(message.raw).head)
-  const from = addressesIn(headerValue(headers, 'from'))
+  const value = (name: string) => headerValue(headers, name)
+  const fromHeader = value('from')
+  const from = addressesIn(fromHeader)
   if (from.length === 0) throw invalid('From', 'the message has no From header')
-  const domain = await sendingDomain(db, projectId, requireAddress(from[0]!, 'From').address)
+  const author = requireAddress(from[0]!, 'From')
+  // Most messages are from the envelope sender's domain: it is looked up once.
+  const domain = author.asciiDomain === envelopeFrom.asciiDomain ? envelopeDomain : await sendingDomain(db, projectId, author.address)
   const id = newId()
-  const messageId = headerValue(headers, 'message-id') ?? `<${id}@${domain.name}>`
+  const givenId = value('message-id')
+  const messageId = givenId ?? `<${id}@${domain.name}>`
   const added = [
-    ...(headerValue(headers, 'message-id') === undefined ? [`Message-ID: ${messageId}`] : []),
-    ...(headerValue(headers, 'date') === undefined ? [`Date: ${new Date(now).toUTCString().replace('GMT', '+0000')}`] : []),
+    ...(givenId === undefined ? [`Message-ID: ${messageId}`] : []),
+    ...(value('date') === undefined ? [`Date: ${new Date(now).toUTCString().replace('GMT', '+0000')}`] : []),
   ]
-  const to = addressesIn(headerValue(headers, 'to'))
-  const cc = addressesIn(headerValue(headers, 'cc'))
+  const to = addressesIn(value('to'))
+  const cc = addressesIn(value('cc'))
   const shown = new Set([...to, ...cc].map((a) => a.toLowerCase()))
+  const subject = value('subject')
   return {
     id,
     projectId,
     domainId: domain.id,
-    from: libmime.decodeWords(headerValue(headers, 'from') ?? from[0]!),
+    from: decodeWords(fromHeader ?? from[0]!),
     recipients: {
       to,
       cc,
       bcc: message.envelopeTo.filter((a) => !shown.has(a.toLowerCase())),
-      replyTo: addressesIn(headerValue(headers, 'reply-to')),
+      replyTo: addressesIn(value('reply-to')),
     },
-    subject: libmime.decodeWords(headerValue(headers, 'subject') ?? ''),
+    subject: subject === undefined ? '' : decodeWords(subject),
     html: null,
     text: null,
     messageId,
+    // As sent, with only the headers it lacks added at the top: never rebuilt.
     mime: prependHeaders(message.raw, added),
     scheduledAt: null,
     envelope: uniqueRecipients(message.envelopeTo),
   }
 }
+
+/** Encoded words (RFC 2047) decoded; most values have none, and are answered as they are. */
+const decodeWords = (value: string) => (value.includes('=?') ? libmime.decodeWords(value) : value)

@@ -40,15 +40,10 @@ export function sameCommand(argv: readonly string[], execArgv: readonly string[]
  * JavaScriptCore sizes its heap by the machine's RAM, and on a large machine the server keeps
  * hundreds of MB of garbage between collections (688 MB peak RSS for a bench that lives in 60 MB).
  */
-export function sizeHeapForServe(argv: readonly string[], compiled: boolean) {
+export function sizeHeapForServe(argv: readonly string[], compiled: boolean): void {
   if (!isServe(argv.slice(2)) || typeof process.execve !== 'function') return
-  let bytes: number | undefined
-  try {
-    bytes = heapRamBytes(process.env)
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`)
-    process.exit(2)
-  }
+  // A setting that cannot be used throws: main.ts says why and exits.
+  const bytes = heapRamBytes(process.env)
   if (bytes === undefined) return
   process.execve(process.execPath, [process.execPath, ...sameCommand(argv, process.execArgv, compiled)], { ...process.env, [RAM_OPTION]: String(bytes) })
 }

@@ -3,7 +3,12 @@ import type { Io } from './cli/command.ts'
 import { sizeHeapForServe } from './heap.ts'
 
 // Before the program is loaded: `serve` may start again at once with its heap sized (src/heap.ts).
-sizeHeapForServe(process.argv, import.meta.url.includes('/$bunfs/'))
+try {
+  sizeHeapForServe(process.argv, import.meta.url.includes('/$bunfs/'))
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`)
+  process.exit(2)
+}
 const { runCli } = await import('./cli/index.ts')
 
 /** The conventional exit code of a process ended by the signal: 128 + its number. */

@@ -114,3 +114,11 @@ export async function startBenchServer(dir: string, dnsAddress: string, bunFlags
   await waitForHealth(url, () => child.exitCode !== null)
   return { child, url }
 }
+
+/**
+ * How the server shapes traffic to the sink, one site without limits of its own: 50 connections
+ * (the effective concurrency of 10 domains at 5 each, as before sites), shaping on unless
+ * BENCH_SHAPING=off (then the same connections, no site rules, automation or warm-up).
+ */
+export const shaping = process.env.BENCH_SHAPING === 'off' ? 'off' : 'on'
+export const sinkSiteArgs = () => ['--delivery-per-domain', '50', '--delivery-shaping', shaping === 'on' ? 'true' : 'false']

@@ -19,7 +19,8 @@
 // Diagnostics, and the server's own log lines, go to stderr.
 //   bun scripts/bench/delivery.ts
 // Env: BENCH_MESSAGES (default 20000); BENCH_CONCURRENCY (batch requests in flight, default 4);
-// BENCH_SERVE_ARGS (extra settings for serve, e.g. "--delivery-per-domain 20 --mail-workers 2");
+// BENCH_SHAPING=off (the sink site gets the same 50 connections, with no site rules, automation or
+// warm-up: the figure with shaping off, beside the default's); BENCH_SERVE_ARGS (extra settings for serve, e.g. "--delivery-per-domain 20 --mail-workers 2");
 // BENCH_SERVER_FLAGS (extra Bun flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof");
 // BENCH_LOG_LEVEL (the server's, default warn); BENCH_STARTTLS=1 (the sink offers STARTTLS, so the
 // server uses it); BENCH_TIMEOUT (seconds to wait for delivery, default 600); BENCH_DELIVER_AFTER
@@ -34,7 +35,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
-import { apiClient, bun, cliJson, cpuSeconds, diskWriteBytes, freePort, log, main, peakRssMb, perMessage, root, stop, waitForHealth } from './common.ts'
+import { apiClient, shaping, sinkSiteArgs, bun, cliJson, cpuSeconds, diskWriteBytes, freePort, log, main, peakRssMb, perMessage, root, stop, waitForHealth } from './common.ts'
 
 const total = Number(process.env.BENCH_MESSAGES ?? 20_000)
 const perBatch = 100
@@ -87,7 +88,7 @@ try {
   const args = [
     ...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000',
     '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off', '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test',
-    '--delivery-port', String(sinkPort), '--delivery-allow-private-targets', 'true', ...serveArgs,
+    '--delivery-port', String(sinkPort), '--delivery-allow-private-targets', 'true', ...sinkSiteArgs(), ...serveArgs,
   ]
   // The Bun binary is spawned directly, so server.pid is the server process itself. Its log lines
   // (JSON on stdout) are passed on to stderr and counted by level.
@@ -195,6 +196,7 @@ try {
   const round = (value: number) => Math.round(value * 10) / 10
   console.log(JSON.stringify({
     accepted_per_s: Math.round(total / ((acceptedAt - startedAt) / 1000)),
+    shaping,
     delivered_per_s: Math.round(total / ((deliveredAt - startedAt) / 1000)),
     ...(scheduledAt && { delivery_only_per_s: Math.round(total / ((deliveredAt - scheduledAt.getTime()) / 1000)) }),
     p99_accept_ms: percentile(99),

@@ -46,7 +46,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
-import { apiClient, bun, cliJson, cpuSeconds, diskWriteBytes, freePort, log, main, peakRssMb, perMessage, root, stop, waitForHealth } from './common.ts'
+import { apiClient, shaping, sinkSiteArgs, bun, cliJson, cpuSeconds, diskWriteBytes, freePort, log, main, peakRssMb, perMessage, root, stop, waitForHealth } from './common.ts'
 
 const total = Number(process.env.BENCH_MESSAGES ?? 20_000)
 const sessions = Number(process.env.BENCH_SESSIONS ?? 16)
@@ -186,7 +186,7 @@ try {
     '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--mx-port', 'off', '--relay-port', String(relayPort), '--relay-tls-port', 'off',
     ...(tlsMode === 'none' ? ['--relay-allow-insecure-auth', 'true'] : []),
     '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test', '--delivery-port', String(sinkPort), '--delivery-allow-private-targets', 'true',
-    ...(acceptOnly ? ['--delivery-per-domain', '100'] : []), ...serveArgs,
+    ...sinkSiteArgs(), ...(acceptOnly ? ['--delivery-per-domain', '100'] : []), ...serveArgs,
   ]
   // The Bun binary is spawned directly, so server.pid is the server process itself. Its log lines
   // (JSON on stdout) are passed on to stderr and counted by level.
@@ -320,6 +320,7 @@ try {
   const round = (value: number) => Math.round(value * 10) / 10
   console.log(JSON.stringify({
     accepted_per_s: Math.round(total / ((acceptedAt - startedAt) / 1000)),
+    shaping,
     delivered_per_s: deliveredAt === undefined ? null : Math.round(total / ((deliveredAt - startedAt) / 1000)),
     p99_accept_ms: round(result.p99),
     rss_mb: round(rssMb),

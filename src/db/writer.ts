@@ -16,8 +16,17 @@ interface Pending {
  * not durable. Each operation runs inside its own savepoint: one that fails is rolled back alone
  * and rejects alone, and its neighbours commit.
  */
+export interface WriteOptions {
+  /**
+   * The write may wait this long (ms) for others to join its transaction: for writes that come
+   * one at a time at a high rate (a delivery's outcome as each reply arrives), which would
+   * otherwise each commit alone.
+   */
+  gatherMs?: number
+}
+
 export interface Writer {
-  run<T>(operation: Operation<T>): Promise<T>
+  run<T>(operation: Operation<T>, options?: WriteOptions): Promise<T>
   /** Resolves when everything queued so far is committed or failed. */
   drain(): Promise<void>
   /** Transactions committed and operations run so far: how well writes are being grouped. */
@@ -28,10 +37,18 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
   const queue: Pending[] = []
   const counts = { batches: 0, operations: 0 }
   let flushing: Promise<void> | undefined
+  let gathering: ReturnType<typeof setTimeout> | undefined
 
-  const schedule = () => {
+  const schedule = (gatherMs = 0) => {
+    if (flushing) return
+    if (gatherMs > 0) {
+      gathering ??= setTimeout(() => ((gathering = undefined), schedule()), gatherMs)
+      return
+    }
+    clearTimeout(gathering)
+    gathering = undefined
     // setImmediate lets the requests already read from the sockets join this batch.
-    flushing ??= new Promise<void>((done) => setImmediate(done)).then(flush).finally(() => {
+    flushing = new Promise<void>((done) => setImmediate(done)).then(flush).finally(() => {
       flushing = undefined
       if (queue.length > 0) schedule()
     })
@@ -54,13 +71,14 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
   }
 
   return {
-    run<T>(operation: Operation<T>) {
+    run<T>(operation: Operation<T>, options: WriteOptions = {}) {
       return new Promise<T>((resolve, reject) => {
         queue.push({ operation, resolve: resolve as (value: unknown) => void, reject })
-        schedule()
+        schedule(options.gatherMs)
       })
     },
     async drain() {
+      if (gathering) schedule()
       while (flushing) await flushing
     },
     stats: () => ({ ...counts }),

@@ -12,6 +12,7 @@ import type { SendingDomain } from './sending-domain.ts'
 import type { MailWork } from './mail-work.ts'
 import type { TransferFn } from './transfer.ts'
 import { returnPath } from './verp.ts'
+import { TtlCache } from '../lib/ttl-cache.ts'
 
 export interface DeliverySettings {
   /** Signs return-path tokens. */
@@ -32,6 +33,9 @@ export interface AttemptDeps {
   settings: DeliverySettings
 }
 
+/** A signature made is remembered this long, for the email's other recipients and its first outcome to store. */
+const SIGNATURES_KEPT_MS = 10 * 60_000
+
 const loadEmail = prepared((db, p: { id: string }) =>
   db
     .selectFrom('emails')
@@ -47,6 +51,8 @@ const loadEmail = prepared((db, p: { id: string }) =>
  */
 export function createAttempt(deps: AttemptDeps) {
   const signing = new Map<string, Promise<string>>()
+  /** Signatures made but perhaps not stored yet: settling an attempt stores its email's. */
+  const signed = new TtlCache<string>(deps.clock, SIGNATURES_KEPT_MS)
   const building = new Map<string, Promise<Uint8Array | undefined>>()
 
   /** The email's message: as stored, or built now and kept, once, for every later attempt. */
@@ -65,21 +71,24 @@ export function createAttempt(deps: AttemptDeps) {
     return pending
   }
 
-  async function signatureOf(emailId: string, mime: Uint8Array, stored: string | null, domain: SendingDomain) {
-    if (stored) return stored
+  /**
+   * The email's DKIM-Signature header(s): as stored, or made now (once, however many of its
+   * recipients are attempted meanwhile) and remembered until the first outcome stores it, so
+   * every recipient and every retry sends the same bytes.
+   */
+  async function signatureOf(emailId: string, mime: Uint8Array, stored: string | null, domain: SendingDomain): Promise<{ header: string; fresh: boolean }> {
+    if (stored) return { header: stored, fresh: false }
+    const known = signed.get(emailId)
+    if (known) return { header: known, fresh: true }
     let pending = signing.get(emailId)
     if (!pending) {
-      pending = (async () => {
-        const header = await deps.work.sign(mime, domain.keys, deps.clock.now())
-        return deps.write(async (trx) => {
-          await trx.updateTable('emails').set({ dkim_header: header }).where('id', '=', emailId).where('dkim_header', 'is', null).execute()
-          const row = await trx.selectFrom('emails').select('dkim_header').where('id', '=', emailId).executeTakeFirstOrThrow()
-          return row.dkim_header!
-        })
-      })().finally(() => signing.delete(emailId))
+      pending = deps.work
+        .sign(mime, domain.keys, deps.clock.now())
+        .then((header) => (signed.set(emailId, header), header))
+        .finally(() => signing.delete(emailId))
       signing.set(emailId, pending)
     }
-    return pending
+    return { header: await pending, fresh: true }
   }
 
   return async function attempt(delivery: Delivery, limits: { messagesPerConnection?: number } = {}): Promise<Settlement> {
@@ -93,7 +102,8 @@ export function createAttempt(deps: AttemptDeps) {
     if (!email || !domain) return { kind: 'failed', data, reason: 'The sending domain was removed' }
     const mime = await messageOf(delivery.email_id, email.mime)
     if (!mime) return { kind: 'failed', data, reason: 'The message could not be built: its campaign or contact was deleted' }
-    const header = await signatureOf(delivery.email_id, mime, email.dkim_header, domain)
+    const { header, fresh } = await signatureOf(delivery.email_id, mime, email.dkim_header, domain)
+    if (fresh) data.dkimHeader = header
     const message = Buffer.concat([Buffer.from(header), mime])
     const from = returnPath(deps.settings.secret, delivery.id, domain.returnPathHost)
     return transfer(delivery, from, message, data, limits)

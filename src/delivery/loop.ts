@@ -1,4 +1,5 @@
 import type { Db } from '../db/schema.ts'
+import type { WriteOptions } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Registry } from '../lib/metrics.ts'
@@ -24,7 +25,7 @@ export interface LoopSettings {
 
 export interface LoopDeps {
   db: Db
-  write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
+  write: <T>(work: (trx: Db) => Promise<T>, options?: WriteOptions) => Promise<T>
   clock: Clock
   logger: Logger
   attempt: (delivery: Delivery, limits: { messagesPerConnection?: number }) => Promise<Settlement>
@@ -51,6 +52,8 @@ const BUFFER_PER_DOMAIN = 4
 const BUFFER_TOTAL = 1000
 /** After a claim found nothing, new mail alone triggers another only after this long (real time). */
 const EMPTY_CLAIM_PAUSE_MS = 50
+/** How long a delivery's outcome waits for others to commit with it (real time). */
+const SETTLE_GATHER_MS = 10
 /** How often the sites' shaping state is written down (real time). */
 const FLUSH_SITES_MS = 2000
 
@@ -234,18 +237,25 @@ export function createDeliveryLoop(deps: LoopDeps) {
     countBuffered(delivery.recipient_domain, -1)
     activeCount++
     active.set(site, (active.get(site) ?? 0) + 1)
-    const run = deliver(delivery, site, limits).finally(() => {
+    let released = false
+    // The slot is the connection's: it is free once the server has answered, before the outcome is written.
+    const release = () => {
+      if (released) return
+      released = true
       activeCount--
       const left = active.get(site)! - 1
       if (left === 0) active.delete(site)
       else active.set(site, left)
-      running.delete(run)
       wake()
+    }
+    const run = deliver(delivery, site, limits, release).finally(() => {
+      release()
+      running.delete(run)
     })
     running.add(run)
   }
 
-  async function deliver(delivery: Delivery, site: string, limits: SiteLimits) {
+  async function deliver(delivery: Delivery, site: string, limits: SiteLimits, release: () => void) {
     const began = performance.now()
     let outcome: Settlement
     try {
@@ -255,8 +265,10 @@ export function createDeliveryLoop(deps: LoopDeps) {
       outcome = { kind: 'failed', data: { startedAt: clock.now() }, reason: 'Internal error' }
     }
     const seconds = (performance.now() - began) / 1000
+    release()
     try {
-      await deps.write((trx) => settle(trx, delivery, outcome, clock.now()))
+      // Outcomes arrive one reply at a time: gathered for a few ms, they commit together.
+      await deps.write((trx) => settle(trx, delivery, outcome, clock.now()), { gatherMs: SETTLE_GATHER_MS })
     } catch (error) {
       // Left `sending`: released and retried at the next start.
       logger.error('QUEUE', 'could not record an outcome', { deliveryId: delivery.id, error: String(error) })

@@ -280,6 +280,16 @@ export function createMtaSts(deps: MtaStsDeps) {
   }
 
   let pruning: ReturnType<typeof setInterval> | undefined
+  /** Recipient domains as policy domains: asked for at every attempt, worked out once. */
+  const names = new Map<string, string | null | undefined>()
+
+  function nameOf(domain: string): string | null | undefined {
+    if (names.has(domain)) return names.get(domain)
+    if (names.size >= MAX_ENTRIES) names.clear()
+    const name = normalDomain(domain)
+    names.set(domain, name)
+    return name
+  }
 
   /** Deletes the policies that no longer apply; answers how many. */
   async function prune(): Promise<number> {
@@ -295,7 +305,7 @@ export function createMtaSts(deps: MtaStsDeps) {
      * to (RFC 8461 §5: before failing a message for good, look for a new policy). Never throws.
      */
     async policyFor(domain: string, options: { recheck?: boolean } = {}): Promise<MtaStsResult> {
-      const name = normalDomain(domain)
+      const name = nameOf(domain)
       if (name === null) return { status: 'none' }
       if (name === undefined) return { status: 'failed', kind: 'dns', reason: `${JSON.stringify(domain)} is not a domain name` }
       const entry = entryOf(name)

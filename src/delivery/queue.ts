@@ -1,7 +1,8 @@
 import { sql, type Selectable } from 'kysely'
-import { addEmailEvent } from '../core/emails/emails.repository.ts'
+import { addEmailEvents, type NewEmailEvent } from '../core/emails/emails.repository.ts'
 import { countOutcome } from '../core/guardrails/counters.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
+import { prepared } from '../db/prepared.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
 import type { SmtpReply } from './classify.ts'
 import type { TlsDetails } from './smtp-client.ts'
@@ -63,6 +64,8 @@ export interface AttemptData {
   smtpCode?: number
   enhancedCode?: string
   response?: string
+  /** The email's DKIM-Signature header(s), made for this attempt and not stored yet: its outcome stores it. */
+  dkimHeader?: string
   /** The last SMTP reply a server gave, read: what shaping judges the site by. Not recorded. */
   reply?: SmtpReply
   /** When the attempt began: the time of the SENT event of a first attempt. */
@@ -78,6 +81,30 @@ export type Settlement =
   | { kind: 'suppressed'; data: AttemptData }
   /** Not attempted: its site holds its mail (suspended, or at the day's warm-up cap) until `until`. */
   | { kind: 'held'; data: AttemptData; until: number; category: string; reason: string }
+
+type DeliveryUpdate = Pick<Delivery, 'id' | 'state' | 'attempts' | 'next_attempt_at' | 'expires_at' | 'last_mx' | 'last_ip' | 'last_tls' | 'last_response' | 'updated_at'>
+
+// Prepared: it runs for every attempt.
+const updateDelivery = prepared((db, p: DeliveryUpdate) =>
+  db
+    .updateTable('deliveries')
+    .set({
+      state: p.state,
+      attempts: p.attempts,
+      next_attempt_at: p.next_attempt_at,
+      expires_at: p.expires_at,
+      last_mx: p.last_mx,
+      last_ip: p.last_ip,
+      last_tls: p.last_tls,
+      last_response: p.last_response,
+      updated_at: p.updated_at,
+    })
+    .where('id', '=', p.id),
+)
+
+const storeSignature = prepared((db, p: { emailId: string; header: string }) =>
+  db.updateTable('emails').set({ dkim_header: p.header }).where('id', '=', p.emailId).where('dkim_header', 'is', null),
+)
 
 /** Characters of a reply or a deferral's trace kept: room for 5 hosts and 10 addresses. */
 const RESPONSE_KEPT = 2000
@@ -117,26 +144,27 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
   const next = outcome.kind === 'deferred' ? outcome.nextAttemptAt : outcome.kind === 'held' ? outcome.until : delivery.next_attempt_at
   // A wait the site imposes does not age the message: its expiry moves with it.
   const siteWait = outcome.kind === 'held' || (outcome.kind === 'deferred' && outcome.held) ? Math.max(0, next - now) : 0
-  await db
-    .updateTable('deliveries')
-    .set({
-      state: STATE[outcome.kind],
-      ...(outcome.kind === 'held' && { attempts: delivery.attempts - 1 }),
-      next_attempt_at: next,
-      expires_at: delivery.expires_at + siteWait,
-      last_mx: data.mx ?? delivery.last_mx,
-      last_ip: data.ip ?? delivery.last_ip,
-      last_tls: data.mx ? (data.tls ? JSON.stringify({ ...data.tls, ...(data.mtaSts && { mtaSts: data.mtaSts }) }) : null) : delivery.last_tls,
-      last_response: data.response?.slice(0, RESPONSE_KEPT) ?? delivery.last_response,
-      updated_at: now,
-    })
-    .where('id', '=', delivery.id)
-    .execute()
+  await updateDelivery(db, {
+    id: delivery.id,
+    state: STATE[outcome.kind],
+    attempts: outcome.kind === 'held' ? delivery.attempts - 1 : delivery.attempts,
+    next_attempt_at: next,
+    expires_at: delivery.expires_at + siteWait,
+    last_mx: data.mx ?? delivery.last_mx,
+    last_ip: data.ip ?? delivery.last_ip,
+    last_tls: data.mx ? (data.tls ? JSON.stringify({ ...data.tls, ...(data.mtaSts && { mtaSts: data.mtaSts }) }) : null) : delivery.last_tls,
+    last_response: data.response?.slice(0, RESPONSE_KEPT) ?? delivery.last_response,
+    updated_at: now,
+  })
+  // The signature every later attempt and recipient sends, once the first outcome is in.
+  if (data.dkimHeader) await storeSignature(db, { emailId: delivery.email_id, header: data.dkimHeader })
+  const events: NewEmailEvent[] = []
   // SENT marks the first attempt that reached a server; earlier ones may have reached none.
   if (data.mx && delivery.last_mx === null && outcome.kind !== 'suppressed') {
-    await addEmailEvent(db, delivery.email_id, 'SENT', { recipient: delivery.recipient, mx: data.mx, attempt: delivery.attempts }, data.startedAt)
+    events.push({ status: 'SENT', data: { recipient: delivery.recipient, mx: data.mx, attempt: delivery.attempts }, at: data.startedAt })
   }
-  await addEmailEvent(db, delivery.email_id, STATUS[outcome.kind], eventData, now)
+  events.push({ status: STATUS[outcome.kind], data: eventData, at: now })
+  await addEmailEvents(db, delivery.email_id, events)
   await countOutcome(db, delivery, outcome, now)
   if (outcome.kind === 'bounced' && outcome.hard) {
     await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)

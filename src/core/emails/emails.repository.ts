@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely'
 import type { DeliveryState, DeliveryTable, Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
 import { activityOf, countActivity } from '../campaigns/activity.ts'
-import { emitEmailEvent } from '../webhooks/email-events.ts'
+import { emitEmailEvents } from '../webhooks/email-events.ts'
 
 export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
   await insertEmailRow(db, row)
@@ -59,13 +59,26 @@ const insertDelivery = prepared((db, p: NewDelivery) =>
   }),
 )
 
+export interface NewEmailEvent {
+  status: EmailStatus
+  data: Record<string, unknown> | null
+  at: number
+}
+
 /** Records an event, makes its status the email's, counts it for the email's campaign, and tells the project's webhooks. */
-export async function addEmailEvent(db: Db, emailId: string, status: EmailStatus, data: Record<string, unknown> | null, at: number) {
-  await insertEvent(db, { emailId, status, data: data === null ? null : JSON.stringify(data), at })
-  await setStatus(db, { emailId, status, at })
-  const activity = activityOf(status)
-  if (activity) await countActivity(db, emailId, activity, at, data?.hard === true)
-  await emitEmailEvent(db, emailId, status, data, at)
+export const addEmailEvent = (db: Db, emailId: string, status: EmailStatus, data: Record<string, unknown> | null, at: number) =>
+  addEmailEvents(db, emailId, [{ status, data, at }])
+
+/** The same for several events of one email at once (SENT and DELIVERED): its status is set once, its webhooks asked once. */
+export async function addEmailEvents(db: Db, emailId: string, events: readonly NewEmailEvent[]) {
+  for (const { status, data, at } of events) {
+    await insertEvent(db, { emailId, status, data: data === null ? null : JSON.stringify(data), at })
+    const activity = activityOf(status)
+    if (activity) await countActivity(db, emailId, activity, at, data?.hard === true)
+  }
+  const last = events.at(-1)!
+  await setStatus(db, { emailId, status: last.status, at: last.at })
+  await emitEmailEvents(db, emailId, events)
 }
 
 const insertEvent = prepared((db, p: { emailId: string; status: EmailStatus; data: string | null; at: number }) =>

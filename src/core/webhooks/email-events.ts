@@ -3,20 +3,25 @@ import type { Db, EmailStatus } from '../../db/schema.ts'
 import { deliverEvents, emitWebhookEvents } from './emit.ts'
 import { EMAIL_EVENT_TYPES } from './event-types.ts'
 import { emailEventData, type EmailFacts } from './payload.ts'
-import { subscribedToEmail } from './webhooks.repository.ts'
+import { enabledForEmail, takers } from './webhooks.repository.ts'
 
 /**
- * The webhook event of an email event (SCHEDULED and CANCELLED have none), in the caller's
- * transaction. The project is the email's: one indexed lookup finds the webhooks that take the
- * type, and the email is read only when there are some.
+ * The webhook events of an email's events (SCHEDULED and CANCELLED have none), in the caller's
+ * transaction. The project is the email's: one indexed lookup finds its webhooks, and the email
+ * is read only when some take one of the events' types.
  */
-export async function emitEmailEvent(db: Db, emailId: string, status: EmailStatus, details: Record<string, unknown> | null, at: number): Promise<void> {
-  const type = EMAIL_EVENT_TYPES[status]
-  if (type === undefined) return
-  const webhooks = await subscribedToEmail(db, emailId, type)
-  if (webhooks.length === 0) return
-  const [email] = await selectFacts(db, { emailId })
-  if (email) await deliverEvents(db, webhooks, type, [emailEventData(email, status, details)], at)
+export async function emitEmailEvents(db: Db, emailId: string, events: ReadonlyArray<{ status: EmailStatus; data: Record<string, unknown> | null; at: number }>): Promise<void> {
+  const typed = events.flatMap((event) => (EMAIL_EVENT_TYPES[event.status] ? [{ ...event, type: EMAIL_EVENT_TYPES[event.status]! }] : []))
+  if (typed.length === 0) return
+  const enabled = await enabledForEmail(db, emailId)
+  if (enabled.length === 0) return
+  let email: EmailFacts | undefined
+  for (const event of typed) {
+    const webhooks = takers(enabled, event.type)
+    if (webhooks.length === 0) continue
+    email ??= (await selectFacts(db, { emailId }))[0]
+    if (email) await deliverEvents(db, webhooks, event.type, [emailEventData(email, event.status, event.data)], event.at)
+  }
 }
 
 const selectFacts = prepared((db, p: { emailId: string }) =>

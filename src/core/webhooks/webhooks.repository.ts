@@ -27,7 +27,8 @@ export const pageWebhooks = (db: Db, projectId: number, page: number, pageSize: 
   pageOf(db.selectFrom('webhooks').where('project_id', '=', projectId), page, pageSize)
 
 /** The ids of the webhooks that take `type`: they asked for it, or for every type. */
-const takers = (rows: ReadonlyArray<Pick<WebhookRow, 'id' | 'events'>>, type: string): string[] =>
+/** The ids of the webhooks among `rows` that take `type`. */
+export const takers = (rows: ReadonlyArray<Pick<WebhookRow, 'id' | 'events'>>, type: string): string[] =>
   rows.filter((row) => JSON.parse(row.events).some((event: string) => event === type || event === ALL_EVENTS)).map((row) => row.id)
 
 // Prepared: every tracked contact, email event and delivery asks, and most projects have no
@@ -40,9 +41,8 @@ const selectEnabled = prepared((db, p: { projectId: number }) =>
   db.selectFrom('webhooks').select(['id', 'events']).where('project_id', '=', p.projectId).where('enabled', '=', 1),
 )
 
-/** The same for the project of an email, found by the email's id. */
-export const subscribedToEmail = async (db: Db, emailId: string, type: string): Promise<string[]> =>
-  takers(await selectEnabledForEmail(db, { emailId }), type)
+/** The enabled webhooks of the project of an email, found by the email's id. */
+export const enabledForEmail = (db: Db, emailId: string) => selectEnabledForEmail(db, { emailId })
 const selectEnabledForEmail = prepared((db, p: { emailId: string }) =>
   db
     .selectFrom('emails as e')

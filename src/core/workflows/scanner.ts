@@ -52,6 +52,18 @@ async function readEvents(db: Db, source: EventSource, after: number, limit: num
   return { events, last, read: rows.length }
 }
 
+/** Whether an enabled EVENT workflow exists, or a run waits for an event. */
+async function anyoneListens(db: Db): Promise<boolean> {
+  const workflow = await db.selectFrom('workflows').select('id').where('enabled', '=', 1).where('trigger_type', '=', 'EVENT').limit(1).executeTakeFirst()
+  if (workflow) return true
+  // Spelled as the partial index workflow_executions_waiting is, so that it is used.
+  const waiting = await db.selectFrom('workflow_executions').select('id').where(sql<boolean>`state = 'WAITING' AND wait_event IS NOT NULL`).limit(1).executeTakeFirst()
+  return waiting !== undefined
+}
+
+const lastEventId = async (db: Db, source: EventSource): Promise<number | null> =>
+  (await db.selectFrom(source).select((eb) => eb.fn.max('id').as('top')).executeTakeFirstOrThrow()).top ?? null
+
 /** The contacts among `ids` that a condition matches now. */
 async function matching(db: Db, projectId: number, ids: string[], condition: Condition, now: number): Promise<Set<string>> {
   const context = await compileContext(db, projectId, now)
@@ -116,7 +128,15 @@ async function wakeWaiting(db: Db, events: ContactEvent[], now: number) {
  * may be more).
  */
 export async function scanEvents(db: Db, source: EventSource, limit: number, now: number): Promise<number> {
-  const { events, last, read } = await readEvents(db, source, await cursorOf(db, source), limit)
+  const after = await cursorOf(db, source)
+  // Nothing can act on an event: the cursor moves past them unread (a workflow enabled later
+  // reacts to what happens after it is, as it would anyway).
+  if (!(await anyoneListens(db))) {
+    const top = await lastEventId(db, source)
+    if (top !== null && top > after) await db.updateTable('workflow_cursors').set({ last_id: top }).where('source', '=', source).execute()
+    return 0
+  }
+  const { events, last, read } = await readEvents(db, source, after, limit)
   if (last === undefined) return 0
   if (events.length > 0) {
     await enterTriggered(db, events, now)

@@ -253,6 +253,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     const failed = (error: unknown) => logger.error('STOP', 'a part failed to stop', { error: String((error as Error)?.stack ?? error) })
     stopMaintenance()
     processGauges.stop()
+    mtaSts.stop()
     const parts = [checker, imports, campaigns, workflows, webhooks, memberships, pruner, guardrails, deliveries]
     // Each part's failure is its own: the others are still waited for.
     const loops = Promise.allSettled(parts.map((part) => part.stop())).then((results) => {

@@ -6,7 +6,7 @@ import type { Registry } from '../lib/metrics.ts'
 import { createPump } from '../lib/pump.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
 import { deliveryMetrics, queueDepthMetric } from './metrics.ts'
-import { claimDue, releaseInFlight, settle, type Delivery, type Settlement } from './queue.ts'
+import { claimDue, holdDeliveries, releaseInFlight, settle, type Delivery, type Settlement } from './queue.ts'
 import type { Shaper } from './sites/shaper.ts'
 import type { SiteResolver } from './sites/site-resolver.ts'
 import type { SiteLimits } from './sites/rules.ts'
@@ -43,7 +43,6 @@ const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
   bounced: (s) => `BOUNCED[${(s as { category: string }).category}]`,
   failed: () => 'FAILED',
   suppressed: () => 'SUPPRESSED',
-  held: (s) => `DEFERRED[${(s as { category: string }).category}]`,
 }
 
 /** Claimed deliveries held in memory per destination, as a multiple of its in-flight limit. */
@@ -74,6 +73,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
   /** Buffered deliveries (waiting or unplaced) by destination domain: what a claim skips. */
   const buffered = new Map<string, number>()
   const active = new Map<string, number>()
+  /** Domains whose site holds its mail, until when (the clock's time). */
+  const heldDomains = new Map<string, number>()
   /** Domains whose site was found since the last flush. */
   const foundDomains: Array<{ domain: string; site: string }> = []
   const buckets = new Map<number, { tokens: number; at: number }>()
@@ -133,7 +134,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     if (free <= 0 || stopped) return false
     const starved: number[] = []
     for (const projectId of buckets.keys()) if (!(await hasToken(projectId))) starved.push(projectId)
-    const skip = { domains: stockedDomains(), projects: starved }
+    const skip = { domains: [...stockedDomains(), ...heldNow()], projects: starved }
     const limits = JSON.stringify(skip)
     if (!fresh && limits === emptyUnder) {
       const wait = EMPTY_CLAIM_PAUSE_MS - (Date.now() - emptyAt)
@@ -213,23 +214,31 @@ export function createDeliveryLoop(deps: LoopDeps) {
     }
   }
 
-  /** Deliveries whose site holds its mail back: to the queue again, until the site may take them. */
+  /**
+   * Deliveries whose site holds its mail back: to the queue again, until the site may take them.
+   * Their domains are not claimed again meanwhile.
+   */
   function holdBack(deliveries: Delivery[], hold: { until: number; category: string; reason: string }) {
     waitingCount -= deliveries.length
-    for (const delivery of deliveries) countBuffered(delivery.recipient_domain, -1)
+    for (const delivery of deliveries) {
+      countBuffered(delivery.recipient_domain, -1)
+      heldDomains.set(delivery.recipient_domain, hold.until)
+    }
     const now = clock.now()
-    const outcome: Settlement = { kind: 'held', data: { startedAt: now }, until: hold.until, category: hold.category, reason: hold.reason }
+    const ids = deliveries.map((delivery) => delivery.id)
     const writing = deps
-      .write(async (trx) => {
-        for (const delivery of deliveries) await settle(trx, delivery, outcome, now)
-      })
-      .then(() => {
-        for (const delivery of deliveries) metrics.settled(delivery, outcome, 0)
-        logger.info(`DEFERRED[${hold.category}]`, `${deliveries.length} messages wait until ${new Date(hold.until).toISOString()}: ${hold.reason}`)
-      })
+      .write((trx) => holdDeliveries(trx, ids, hold.until, hold.reason, now))
+      .then(() => logger.info(`DEFERRED[${hold.category}]`, `${deliveries.length} messages wait until ${new Date(hold.until).toISOString()}: ${hold.reason}`))
       .catch((error) => logger.error('QUEUE', 'could not hold deliveries back', { error: String(error) }))
     running.add(writing)
     writing.finally(() => running.delete(writing))
+  }
+
+  /** Destination domains whose site holds its mail until a time still to come: a claim skips them. */
+  function heldNow(): string[] {
+    const now = clock.now()
+    for (const [domain, until] of heldDomains) if (until <= now) heldDomains.delete(domain)
+    return [...heldDomains.keys()]
   }
 
   function start(delivery: Delivery, site: string, limits: SiteLimits) {

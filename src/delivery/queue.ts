@@ -79,8 +79,28 @@ export type Settlement =
   | { kind: 'bounced'; data: AttemptData; category: string; hard: boolean }
   | { kind: 'failed'; data: AttemptData; reason: string }
   | { kind: 'suppressed'; data: AttemptData }
-  /** Not attempted: its site holds its mail (suspended, or at the day's warm-up cap) until `until`. */
-  | { kind: 'held'; data: AttemptData; until: number; category: string; reason: string }
+
+/**
+ * Claimed deliveries whose site holds its mail back (suspended, or at the day's warm-up cap) go
+ * back to wait until `until`, in one statement: not attempted, so no attempt counts and no event
+ * is written (a held campaign of 100,000 would be 100,000 events a day); the wait does not age
+ * them, and `last_response` says why they wait.
+ */
+export function holdDeliveries(db: Db, ids: readonly number[], until: number, reason: string, now: number) {
+  return db
+    .updateTable('deliveries')
+    .set((eb) => ({
+      state: 'deferred',
+      attempts: eb('attempts', '-', 1),
+      expires_at: eb('expires_at', '+', Math.max(0, until - now)),
+      next_attempt_at: until,
+      last_response: reason,
+      updated_at: now,
+    }))
+    .where('id', 'in', ids)
+    .where('state', '=', 'sending')
+    .execute()
+}
 
 type DeliveryUpdate = Pick<Delivery, 'id' | 'state' | 'attempts' | 'next_attempt_at' | 'expires_at' | 'last_mx' | 'last_ip' | 'last_tls' | 'last_response' | 'updated_at'>
 
@@ -109,11 +129,10 @@ const storeSignature = prepared((db, p: { emailId: string; header: string }) =>
 /** Characters of a reply or a deferral's trace kept: room for 5 hosts and 10 addresses. */
 const RESPONSE_KEPT = 2000
 
-const STATE = { delivered: 'delivered', deferred: 'deferred', held: 'deferred', bounced: 'bounced', failed: 'failed', suppressed: 'suppressed' } as const
+const STATE = { delivered: 'delivered', deferred: 'deferred', bounced: 'bounced', failed: 'failed', suppressed: 'suppressed' } as const
 const STATUS: Record<Settlement['kind'], EmailStatus> = {
   delivered: 'DELIVERED',
   deferred: 'DELIVERY_DELAYED',
-  held: 'DELIVERY_DELAYED',
   bounced: 'BOUNCED',
   failed: 'FAILED',
   suppressed: 'SUPPRESSED',
@@ -135,19 +154,18 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
     ...(data.smtpCode !== undefined && { smtpCode: data.smtpCode }),
     ...(data.enhancedCode && { enhancedCode: data.enhancedCode }),
     ...(data.response && { response: data.response.slice(0, RESPONSE_KEPT) }),
-    attempt: outcome.kind === 'held' ? delivery.attempts - 1 : delivery.attempts,
+    attempt: delivery.attempts,
     ...(outcome.kind === 'deferred' && { category: outcome.category, nextAttemptAt: new Date(outcome.nextAttemptAt).toISOString() }),
-    ...(outcome.kind === 'held' && { category: outcome.category, reason: outcome.reason, nextAttemptAt: new Date(outcome.until).toISOString() }),
     ...(outcome.kind === 'bounced' && { category: outcome.category, hard: outcome.hard }),
     ...(outcome.kind === 'failed' && { reason: outcome.reason }),
   }
-  const next = outcome.kind === 'deferred' ? outcome.nextAttemptAt : outcome.kind === 'held' ? outcome.until : delivery.next_attempt_at
+  const next = outcome.kind === 'deferred' ? outcome.nextAttemptAt : delivery.next_attempt_at
   // A wait the site imposes does not age the message: its expiry moves with it.
-  const siteWait = outcome.kind === 'held' || (outcome.kind === 'deferred' && outcome.held) ? Math.max(0, next - now) : 0
+  const siteWait = outcome.kind === 'deferred' && outcome.held ? Math.max(0, next - now) : 0
   await updateDelivery(db, {
     id: delivery.id,
     state: STATE[outcome.kind],
-    attempts: outcome.kind === 'held' ? delivery.attempts - 1 : delivery.attempts,
+    attempts: delivery.attempts,
     next_attempt_at: next,
     expires_at: delivery.expires_at + siteWait,
     last_mx: data.mx ?? delivery.last_mx,

@@ -43,3 +43,14 @@ export function warningSentences(findings: readonly Finding[], max = 20): string
   if (sentences.length <= max) return sentences
   return [...sentences.slice(0, max - 1), `${sentences.length - max + 1} more findings: run "mailstead doctor" to see them all.`]
 }
+
+/**
+ * The sentences /health shows anyone who can reach it: the SPF findings name every project's
+ * sending domains, so those that need attention are only counted there.
+ */
+export function publicWarnings(findings: readonly Finding[], max = 20): string[] {
+  const spf = findings.filter((f) => f.check === 'spf' && needsAttention(f)).length
+  const sentences = warningSentences(findings.filter((f) => f.check !== 'spf'), spf > 0 ? max - 1 : max)
+  if (spf === 0) return sentences
+  return [...sentences, `${spf} SPF ${spf === 1 ? 'check needs' : 'checks need'} attention: "mailstead doctor" or GET /api/v1/server/checks names the domains.`]
+}

@@ -342,3 +342,25 @@ describe('the stored report', () => {
     expect(body.findings.filter((f: Finding) => f.status === 'failed')).toEqual([])
   })
 })
+
+describe("what the self-checks say of a project's domains", () => {
+  test('is told to that project alone: /health counts SPF failures, another project sees none of them', async () => {
+    const spfRecord = dns.zone.get(`mst.${domainName}`)
+    dns.records(`mst.${domainName}`, { type: 'TXT', data: 'v=spf1 ip4:198.51.100.0/24 -all' }, { type: 'MX', exchange: HOST, priority: 10 })
+    try {
+      await t.app.serverChecks.run()
+      const warnings: string[] = (await t.request('GET', '/health')).body.warnings
+      expect(warnings.join(' ')).not.toContain(domainName)
+      expect(warnings.at(-1)).toBe('2 SPF checks need attention: "mailstead doctor" or GET /api/v1/server/checks names the domains.')
+      const own = (await t.request('GET', '/api/v1/server/checks', { key })).body.findings.filter((f: Finding) => f.check === 'spf')
+      expect(own.filter((f: Finding) => f.subject.startsWith(`${domainName} `)).map((f: Finding) => f.status)).toEqual(['failed', 'failed'])
+      const other = await t.project('Another')
+      const theirs = (await t.request('GET', '/api/v1/server/checks', { key: other.secretKey })).body.findings
+      expect(theirs.filter((f: Finding) => f.check === 'spf')).toEqual([])
+      expect(theirs.some((f: Finding) => f.check === 'ptr')).toBe(true)
+    } finally {
+      if (spfRecord) dns.set(`mst.${domainName}`, spfRecord)
+      await t.app.serverChecks.run()
+    }
+  })
+})

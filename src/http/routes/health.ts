@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { sql } from 'kysely'
-import { warningSentences } from '../../lib/findings.ts'
+import { publicWarnings } from '../../lib/findings.ts'
 import type { HttpDeps } from '../deps.ts'
 
 export const healthRoutes = (deps: HttpDeps) =>
@@ -10,7 +10,7 @@ export const healthRoutes = (deps: HttpDeps) =>
       try {
         await sql`SELECT 1`.execute(deps.db)
         const report = await deps.serverChecks.latest()
-        return { status: 'ok' as const, listeners: deps.listeners(), warnings: warningSentences(report?.findings ?? []) }
+        return { status: 'ok' as const, listeners: deps.listeners(), warnings: publicWarnings(report?.findings ?? []) }
       } catch (error) {
         deps.logger.error('HEALTH', 'database check failed', { error: String(error) })
         set.status = 503

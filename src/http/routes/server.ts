@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { listDomains } from '../../core/domains/domains.repository.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
@@ -14,17 +15,21 @@ const FindingSchema = t.Object({
   fix: t.Optional(t.String({ description: 'How to put it right' })),
 })
 
-/** Server-wide data (no project's, no secrets): any secret key may read it. */
+/**
+ * Server-wide data, no secrets: any secret key may read it. The SPF findings are per sending
+ * domain: a project sees those of its own domains only.
+ */
 export const serverRoutes = (deps: HttpDeps) =>
   new Elysia().use(requireKey(deps)).get(
     '/api/v1/server/checks',
-    async () => {
+    async ({ caller }) => {
       const report = await deps.serverChecks.latest()
+      const own = new Set((await listDomains(deps.db, caller.project.id)).map((domain) => domain.name))
       return {
         checkedAt: report ? isoTime(report.checkedAt) : null,
         hostname: report?.hostname ?? deps.config.hostname,
         ips: report?.ips ?? [],
-        findings: report?.findings ?? [],
+        findings: (report?.findings ?? []).filter((f) => f.check !== 'spf' || own.has(f.subject.split(' ')[0]!)),
       }
     },
     {

@@ -7,7 +7,7 @@ import { createPump } from '../../lib/pump.ts'
 import { sendingDomain } from '../emails/send.ts'
 import { guardrailPauseMessage, guardrailVerdict, verdictFacts, type GuardrailSettings, type Verdict } from '../guardrails/guard.ts'
 import { emitWebhookEvent } from '../webhooks/emit.ts'
-import { campaignEventData, campaignPausedData } from '../webhooks/payload.ts'
+import { campaignEventData } from '../webhooks/payload.ts'
 import type { CampaignRow } from './campaign.ts'
 import { holdCampaign } from './campaign-actions.ts'
 import { hasWaitingDeliveries, updateCampaignRow } from './campaigns.repository.ts'
@@ -123,10 +123,10 @@ export function createCampaignSender(deps: SenderDeps) {
       return await step(id)
     } catch (error) {
       if (!(error instanceof AppError)) throw error
-      const pause = { reason: 'error' as const, message: error.message }
+      // Paused as its user would pause it: what it queued and was not tried yet is held too.
       await deps.write(async (trx) => {
-        const row = await updateCampaignRow(trx, id, { status: 'PAUSED', error: error.message, updated_at: clock.now() })
-        await emitWebhookEvent(trx, row.project_id, 'campaign.paused', () => campaignPausedData(row, pause, row.updated_at), row.updated_at)
+        const row = await trx.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst()
+        if (row) await holdCampaign(trx, row, { reason: 'error', message: error.message }, clock.now())
       })
       logger.warn('CAMPAIGN', 'paused: it cannot go on', { campaignId: id, error: error.message })
       return 'idle'

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { makePrivateDir } from '../lib/files.ts'
 import { join } from 'node:path'
 import { randomToken } from '../lib/ids.ts'
 
@@ -11,7 +12,7 @@ export const secretPath = (dataDir: string) => join(dataDir, 'secret')
  */
 export function readOrCreateSecret(dataDir: string): string {
   const path = secretPath(dataDir)
-  mkdirSync(dataDir, { recursive: true })
+  makePrivateDir(dataDir)
   try {
     writeFileSync(path, randomToken(32) + '\n', { mode: 0o600, flag: 'wx' })
   } catch (error) {

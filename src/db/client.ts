@@ -1,5 +1,6 @@
 import { Database as BunDatabase } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
+import { closeSync, existsSync, openSync } from 'node:fs'
+import { makePrivateDir, PRIVATE_FILE } from '../lib/files.ts'
 import { dirname } from 'node:path'
 import { Kysely, SqliteDialect, sql } from 'kysely'
 import type { DB, Db } from './schema.ts'
@@ -15,7 +16,7 @@ export interface Database {
  * checkpoints, a commit is one WAL append) and foreign keys.
  */
 export function openDatabase(path: string): Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') createPrivately(path)
   const raw = new BunDatabase(path, { create: true })
   raw.exec('PRAGMA busy_timeout = 5000')
   raw.exec('PRAGMA journal_mode = WAL')
@@ -32,6 +33,21 @@ export function openDatabase(path: string): Database {
       raw.exec('PRAGMA optimize')
       await db.destroy()
     },
+  }
+}
+
+/**
+ * A new database file is made 0600 (its directory 0700) before SQLite opens it: SQLite gives the
+ * WAL and shared-memory files the database file's permissions.
+ */
+function createPrivately(path: string) {
+  makePrivateDir(dirname(path))
+  if (existsSync(path)) return
+  try {
+    closeSync(openSync(path, 'wx', PRIVATE_FILE))
+  } catch (error) {
+    // Another process made it meanwhile: it is theirs to have made privately.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
   }
 }
 

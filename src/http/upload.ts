@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs'
+import { PRIVATE_DIR, PRIVATE_FILE } from '../lib/files.ts'
 import { mkdir, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { Readable, Transform, type Writable } from 'node:stream'
@@ -31,7 +32,7 @@ export async function receiveCsvUpload(request: Request, target: string, limit: 
       suggestion: 'Send the CSV as the body with Content-Type: text/csv, or as the field "file" of a multipart/form-data form.',
     })
   }
-  await mkdir(dirname(target), { recursive: true })
+  await mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIR })
   try {
     const body = request.body ? Readable.fromWeb(request.body as never) : Readable.from([])
     if (!multipart) return { bytes: await save(body, target, limit), fileName: null }
@@ -51,7 +52,7 @@ async function save(source: Readable, target: string, limit: number): Promise<nu
       done(bytes > limit ? tooLarge(limit) : null, chunk)
     },
   })
-  await pipeline(source, counter, createWriteStream(target))
+  await pipeline(source, counter, createWriteStream(target, { mode: PRIVATE_FILE }))
   return bytes
 }
 

@@ -1,6 +1,13 @@
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { randomToken } from './ids.ts'
+
+/** What the data directory and what it holds are created with: the server's user alone may read them. */
+export const PRIVATE_DIR = 0o700
+export const PRIVATE_FILE = 0o600
+
+/** Makes a directory (and its parents) that only this user may enter; one that exists is left as it is. */
+export const makePrivateDir = (path: string) => mkdirSync(path, { recursive: true, mode: PRIVATE_DIR })
 
 /**
  * A name beside `path` for writing it in full before it appears: same directory (so the rename

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, unwatchFile, watchFile, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, unwatchFile, watchFile, writeFileSync } from 'node:fs'
+import { makePrivateDir } from '../lib/files.ts'
 import { join } from 'node:path'
 import { generate } from 'selfsigned'
 import { ConfigError } from '../config/load.ts'
@@ -28,7 +29,7 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
       notAfterDate: new Date(Date.now() + 10 * 365 * 24 * 3_600_000),
       extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: config.hostname }] }],
     } as never)
-    mkdirSync(dir, { recursive: true })
+    makePrivateDir(dir)
     writeFileSync(keyPath, made.private, { mode: 0o600 })
     writeFileSync(certPath, made.cert)
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -37,7 +37,7 @@ async function listen(onConnect: (socket: Socket) => void): Promise<number> {
 async function certificateFiles(label: string, names: string[], options: { toDays?: number; fromDays?: number } = {}) {
   const { cert, key } = await makeCertificate(names, options)
   writeFileSync(join(certDir, `${label}.crt`), cert)
-  writeFileSync(join(certDir, `${label}.key`), key)
+  writeFileSync(join(certDir, `${label}.key`), key, { mode: 0o600 })
   return ['--tls-cert', join(certDir, `${label}.crt`), '--tls-key', join(certDir, `${label}.key`)]
 }
 
@@ -97,6 +97,24 @@ describe('mailstead doctor', () => {
     const report = JSON.parse(out)
     expect(report).toMatchObject({ hostname: HOST, ips: [IP], counts: { failed: 0, warning: 0, unchecked: 0 } })
     expect(report.findings.find((f: { check: string }) => f.check === 'outbound-smtp').status).toBe('ok')
+  })
+
+  test('a data directory or database others can read: a warning each, with the chmod that mends it', async () => {
+    const database = join(t.dataDir, 'mailstead.db')
+    chmodSync(t.dataDir, 0o755)
+    chmodSync(database, 0o644)
+    try {
+      const { code, out } = await cli(['doctor', '--json', ...good, ...target(greeting)])
+      expect(code).toBe(0)
+      const files = JSON.parse(out).findings.filter((f: { check: string }) => f.check === 'files')
+      expect(files).toEqual([
+        { check: 'files', subject: t.dataDir, status: 'warning', message: `${t.dataDir} (the data directory) is 755: other users on this machine can list and enter it.`, fix: `chmod 700 ${t.dataDir}` },
+        { check: 'files', subject: database, status: 'warning', message: `${database} (the database) is 644: other users on this machine can read it.`, fix: `chmod 600 ${database}` },
+      ])
+    } finally {
+      chmodSync(t.dataDir, 0o700)
+      chmodSync(database, 0o600)
+    }
   })
 
   test('outbound port 25 closed: FAILED with the fix, exit code 1', async () => {

@@ -118,6 +118,7 @@ describe('DNS answers that make no sense are a clear reason to wait, never a bou
   test.each([
     ['malformed', 'no answer'],
     ['truncated', 'no answer'],
+    ['silent', 'no answer'],
   ] as const)('an MX answer that is %s defers, saying so', async (failure, words) => {
     w.dns.records(`${failure}.example`).failing(`${failure}.example`, 'MX', failure)
     const id = await send(`jane@${failure}.example`)

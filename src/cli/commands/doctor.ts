@@ -1,4 +1,7 @@
-import { selfCheckSettingsOf } from '../../app.ts'
+import { join } from 'node:path'
+import { databasePath, selfCheckSettingsOf } from '../../app.ts'
+import { secretPath } from '../../config/secret.ts'
+import { privateFileFindings, type PrivatePath } from '../../lib/private-files.ts'
 import type { Config } from '../../config/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { checkOutbound, type OutboundTarget } from '../../delivery/outbound-check.ts'
@@ -19,7 +22,7 @@ const LABELS: Record<FindingStatus, string> = { ok: 'ok', warning: 'WARNING', fa
 export const doctorCommand: Command = {
   name: 'doctor',
   summary:
-    "Check the server now: PTR and FCrDNS, host name, blocklists and SPF of its IPs, outbound port 25, the TLS certificate (exit code 1 when something failed)",
+    "Check the server now: PTR and FCrDNS, host name, blocklists and SPF of its IPs, outbound port 25, the TLS certificate, who may read the data directory (exit code 1 when something failed)",
   flags: {
     timeout: { description: `Seconds to wait for the outbound SMTP check (default ${DEFAULT_TIMEOUT_SECONDS})` },
     ...JSON_FLAG,
@@ -38,7 +41,7 @@ export const doctorCommand: Command = {
       })
       // Stored like the checker's own run, so /health shows the state just checked.
       const [report, outbound] = await Promise.all([checks.run(), checkOutbound(outboundTarget(config), timeoutMs, hostAddresses(resolver))])
-      const findings = [...report.findings, outbound, ...certificateFindings(config, Date.now())]
+      const findings = [...report.findings, outbound, ...certificateFindings(config, Date.now()), ...privateFileFindings(dataFiles(config))]
       const counts = countByStatus(findings)
       print(context, { checkedAt: isoTime(report.checkedAt), hostname: report.hostname, ips: report.ips, counts, findings }, () => [
         `Mailstead doctor: ${report.hostname}${report.ips.length > 0 ? `, sending from ${report.ips.join(', ')}` : ''}`,
@@ -50,6 +53,22 @@ export const doctorCommand: Command = {
       if (counts.failed > 0) throw new AppError(500, 'DOCTOR_FAILED', `${counts.failed} check${counts.failed === 1 ? '' : 's'} failed`)
     })
   },
+}
+
+/** What the data directory holds that no other user should read: the database and its logs, the secret, TLS keys, uploads. */
+function dataFiles(config: Config): PrivatePath[] {
+  const database = databasePath(config)
+  return [
+    { path: config.dataDir, kind: 'dir', what: 'the data directory' },
+    { path: database, kind: 'file', what: 'the database' },
+    { path: `${database}-wal`, kind: 'file', what: "the database's write-ahead log" },
+    { path: `${database}-shm`, kind: 'file', what: "the database's shared memory" },
+    { path: secretPath(config.dataDir), kind: 'file', what: 'the secret that signs tokens and seals keys' },
+    { path: join(config.dataDir, 'tls'), kind: 'dir', what: 'the self-signed TLS key and certificate' },
+    { path: join(config.dataDir, 'tls', 'self-signed.key'), kind: 'file', what: 'the self-signed TLS key' },
+    ...(config.tlsKey ? [{ path: config.tlsKey, kind: 'file' as const, what: 'the TLS key (MAILSTEAD_TLS_KEY)' }] : []),
+    { path: join(config.dataDir, 'imports'), kind: 'dir', what: 'contact imports being read' },
+  ]
 }
 
 function timeoutOf(context: Context): number {

@@ -1,5 +1,5 @@
 import { Database as BunDatabase } from 'bun:sqlite'
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { MIGRATIONS } from '../../../migrations/index.ts'
 import { databasePath } from '../../app.ts'
@@ -10,7 +10,7 @@ import { signingSecrets } from '../../core/webhooks/webhooks.service.ts'
 import { signingSecretOf } from '../../core/workflows/workflows.service.ts'
 import { DatabaseFileError, databaseUse, inspectDatabase, replaceDatabase, type DatabaseSummary } from '../../db/backup.ts'
 import { AppError } from '../../lib/errors.ts'
-import { writeFileAtomically } from '../../lib/files.ts'
+import { makePrivateDir, writeFileAtomically } from '../../lib/files.ts'
 import { unseal } from '../../lib/sealed.ts'
 import { CliError } from '../args.ts'
 import { confirmOrStop, JSON_FLAG, print, YES_FLAG, type Command } from '../command.ts'
@@ -37,7 +37,7 @@ export const restoreCommand: Command = {
 
     const stamp = new Date().toISOString().replace(/[:.]/g, '-')
     const secretFile = secretPath(loaded.config.dataDir)
-    mkdirSync(dirname(target), { recursive: true })
+    makePrivateDir(dirname(target))
     if (carried !== null) keepAndWriteSecret(secretFile, carried, `${secretFile}.replaced-${stamp}`)
     const replaced = existsSync(target) ? `${target}.replaced-${stamp}` : null
     replaceDatabase(backup, target, replaced ?? undefined)

@@ -1,4 +1,5 @@
 import { mkdir, readdir, rm } from 'node:fs/promises'
+import { PRIVATE_DIR } from '../../lib/files.ts'
 import { join } from 'node:path'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
@@ -84,7 +85,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
   /** Uploads whose import is over (or never began) are removed: the server stopped before it could. */
   async function removeLeftovers(): Promise<void> {
     const dir = join(deps.dataDir, UPLOADS)
-    await mkdir(dir, { recursive: true })
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR })
     const keep = new Set((await waitingImportIds(deps.db)).map((id) => `${id}.csv`))
     for (const name of await readdir(dir)) if (!keep.has(name)) await rm(join(dir, name), { force: true })
   }

@@ -130,6 +130,15 @@ describe('what the MX listener refuses or ignores', () => {
     expect(await w.t.app.db.selectFrom('email_events').select('id').execute()).toEqual(before)
   })
 
+  test('a complaint at the feedback address without a token changes nothing when no feedback-loop senders are listed', async () => {
+    const sent = await delivered('unproven@example.net')
+    const report = (await reportAbout('arf-abuse.eml', sent, 'unproven@example.net')).split(sent.verp).join('bounces@elsewhere.example')
+    expect((await deliverReport([`fbl@${HOSTNAME}`], report)).response).toMatch(/^250/)
+    expect((await eventsOf(sent.emailId)).at(-1).status).toBe('DELIVERED')
+    const kept = await w.t.app.db.selectFrom('received_reports').select(['outcome', 'reason']).orderBy('id', 'desc').executeTakeFirstOrThrow()
+    expect(kept).toEqual({ outcome: 'untrusted', reason: expect.stringContaining('no feedback-loop senders are listed (fblSenders)') })
+  })
+
   test('a report about a message this server never sent changes nothing', async () => {
     const before = await w.t.app.db.selectFrom('email_events').select('id').execute()
     const verp = returnPath(SECRET, 999_999, 'mst.sender.example.com')

@@ -53,7 +53,7 @@ export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings
   return async function handleReport(raw: Buffer, arrival: Arrival): Promise<ReportResult> {
     const report = await parseReport(raw)
     const atFeedbackAddress = arrival.recipients.some((to) => to.toLowerCase() === settings.fblAddress)
-    const claims = report.kind === 'other' ? [] : tokenClaims(deps.secret, report, arrival.recipients, atFeedbackAddress)
+    const claims = report.kind === 'other' ? [] : tokenClaims(deps.secret, report, raw, arrival.recipients, atFeedbackAddress)
     const sender = report.kind === 'arf' && atFeedbackAddress && !claims.some((c) => c.via === 'original') ? await listedSender(raw) : undefined
     if (sender?.retry) return { retry: sender.retry }
     const now = deps.clock.now()
@@ -81,7 +81,13 @@ export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings
   async function judge(db: Db, report: ActionableReport, claims: TokenClaim[], atFeedbackAddress: boolean, sender: { domain?: string; reason?: string } | undefined, now: number) {
     const findings: Finding[] = findingsOf(report)
     const verdicts: Verdict[] = []
-    for (const claim of claims) verdicts.push(...(await judgeToken(db, claim, findings, now)))
+    const judged = new Set<string>()
+    for (const claim of claims) {
+      // The same token at the envelope and in the original, or twice in it: one judgement.
+      if (judged.has(`${claim.deliveryId}@${claim.host}`)) continue
+      judged.add(`${claim.deliveryId}@${claim.host}`)
+      verdicts.push(...(await judgeToken(db, claim, findings, now)))
+    }
     if (!atFeedbackAddress || claims.some((c) => c.via === 'original')) return verdicts
     if (sender?.domain && report.kind === 'arf') {
       verdicts.push(...(await judgeListedSender(db, { messageId: report.original.messageId, rcptTo: report.originalRcptTo }, findings, sender.domain, now)))
@@ -93,18 +99,23 @@ export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings
   }
 }
 
+/** At most this many return-path addresses are looked at in one report: a legitimate one has one or two. */
+const MAX_TOKENS = 10
+const VERP_IN_TEXT = /bounces\+[a-z0-9-]+@[a-z0-9.-]+/gi
+
 /**
  * The signed tokens a report came with: each envelope recipient that is a return path, and at the
- * feedback address the return path of the original it returns. A delivery is judged once.
+ * feedback address each one in the report (the original's Return-Path, an ARF's
+ * Original-Mail-From, a Received line's envelope-from...). Only someone who saw a delivery's
+ * message knows its token, and each is still judged by its host and recipient.
  */
-function tokenClaims(secret: string, report: Exclude<InboundReport, { kind: 'other' }>, recipients: string[], atFeedbackAddress: boolean): TokenClaim[] {
-  const claims: TokenClaim[] = recipients.flatMap((to) => {
-    const token = parseReturnPath(secret, to)
-    return token ? [{ ...token, via: 'envelope' as const }] : []
-  })
-  const original = atFeedbackAddress && report.original.returnPath ? parseReturnPath(secret, report.original.returnPath) : undefined
-  if (original) claims.push({ ...original, via: 'original' })
-  return claims.filter((claim, i) => claims.findIndex((c) => c.deliveryId === claim.deliveryId) === i)
+function tokenClaims(secret: string, report: Exclude<InboundReport, { kind: 'other' }>, raw: Buffer, recipients: string[], atFeedbackAddress: boolean): TokenClaim[] {
+  const claim = (via: TokenClaim['via']) => (address: string): TokenClaim[] => {
+    const token = parseReturnPath(secret, address)
+    return token ? [{ ...token, via }] : []
+  }
+  const inReport = atFeedbackAddress ? [report.original.returnPath ?? '', ...(raw.toString('latin1').match(VERP_IN_TEXT) ?? [])] : []
+  return [...recipients.flatMap(claim('envelope')), ...[...new Set(inReport.map((a) => a.toLowerCase()))].slice(0, MAX_TOKENS).flatMap(claim('original'))]
 }
 
 const ORDER: ReceivedOutcome[] = ['applied', 'duplicate', 'untrusted', 'ignored']

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { isListed } from './feedback-loop.ts'
+import { isListed, signingDomainsOf } from './feedback-loop.ts'
 import { findingsOf, fingerprintOf } from './report-findings.ts'
 import type { OriginalMessage } from './report.ts'
 import { namesRecipient } from './report-trust.ts'
@@ -68,5 +68,12 @@ describe('isListed', () => {
     ['isp.example', false],
   ])('%s: %p', (domain, expected) => {
     expect(isListed(domain, ['fbl.isp.example'])).toBe(expected)
+  })
+})
+
+describe('signingDomainsOf', () => {
+  test('the d= of each DKIM-Signature in the header section, folded or not, lower case', () => {
+    const raw = 'DKIM-Signature: v=1; a=rsa-sha256; bh=x;\r\n d=FBL.isp.example; s=a; b=y\r\nDKIM-Signature: v=1; d=other.example; b=z\r\nDKIM-Signature: v=1; b=none\r\nSubject: x\r\n\r\nDKIM-Signature: d=body.example\r\n'
+    expect(signingDomainsOf(Buffer.from(raw))).toEqual(['fbl.isp.example', 'other.example', ''])
   })
 })

@@ -118,6 +118,15 @@ describe('a complaint at the feedback address without a token', () => {
     expect(await lastReport()).toMatchObject({ outcome: 'untrusted', reason: expect.stringContaining(reason) })
   })
 
+  test('with more DKIM signatures than are looked at, even a passing one by the listed sender is not checked', async () => {
+    const { emailId, messageId, victim, to } = await pair()
+    let report = arf({ messageId, to, rcptTo: victim.recipient })
+    for (let i = 0; i < 8; i++) report = await signed(report, 'notfbl.isp.example', { key: keys.lookalike })
+    await deliverReport(port, [FBL], await signed(report, 'fbl.isp.example'))
+    expect(await stateOf(emailId, victim.recipient)).toEqual(untouched)
+    expect((await lastReport()).reason).toContain('it carries 9 DKIM signatures, more than the 8 looked at')
+  })
+
   test('a bounce signed by the listed sender proves nothing without a token', async () => {
     const { emailId, messageId, victim, to } = await pair()
     await deliverReport(port, [FBL], await signed(dsn({ messageId, to, recipients: [{ final: victim.recipient }] }), 'fbl.isp.example'))

@@ -102,6 +102,18 @@ describe('a stranger naming a co-recipient changes nothing', () => {
     expect((await changesNothing([FBL], report, emailId, victim, attacker)).outcome).toBe('untrusted')
   })
 
+  test.each([
+    ["the victim's token: believed", 'victim', ['COMPLAINED']],
+    ["the attacker's own token: the victim is untouched", 'attacker', []],
+  ])('a complaint whose original shows a token only in a Received line (envelope-from), %s', async (_, whose, events) => {
+    const { emailId, messageId, victim, attacker, to } = await pair()
+    const token = whose === 'victim' ? victim.verp : attacker.verp
+    const report = arf({ messageId, to, rcptTo: victim.recipient }).replace('From: Ada', `Received: from mail.mailstead.example by mx.isp.example (envelope-from <${token}>)\r\nFrom: Ada`)
+    await deliverReport(port, [FBL], report)
+    expect((await stateOf(emailId, victim)).events).toEqual(events)
+    expect((await stateOf(emailId, attacker)).events).toEqual([])
+  })
+
   test("neighbour: the victim's own provider, with the victim's token in the original, is believed; the attacker is untouched", async () => {
     const { emailId, messageId, victim, attacker, to } = await pair()
     const before = await stateOf(emailId, attacker)

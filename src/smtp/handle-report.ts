@@ -58,9 +58,10 @@ export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings
     if (sender?.retry) return { retry: sender.retry }
     const now = deps.clock.now()
     const verdicts = await deps.write(async (trx) => {
-      const verdicts = report.kind === 'other' ? [{ deliveryId: null, result: 'ignored' as const, reason: report.reason }] : await judge(trx, report, claims, atFeedbackAddress, sender, now)
-      const { outcome, reason } = summary(verdicts)
-      await recordReport(trx, { ...headersOf(raw), receivedAt: now, remoteAddress: arrival.remoteAddress, mailFrom: arrival.mailFrom, rcptTo: arrival.recipients, kind: report.kind, outcome, reason, verdicts, raw })
+      const verdicts: Verdict[] =
+        report.kind === 'other' ? [{ deliveryId: null, result: 'ignored', reason: report.reason }] : await judge(trx, report, claims, atFeedbackAddress, sender, now)
+      const { remoteAddress, mailFrom, recipients: rcptTo } = arrival
+      await recordReport(trx, { ...headersOf(raw), ...summary(verdicts), receivedAt: now, remoteAddress, mailFrom, rcptTo, kind: report.kind, verdicts, raw })
       return verdicts
     })
     const { outcome, reason } = summary(verdicts)

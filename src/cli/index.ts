@@ -19,6 +19,7 @@ import {
 } from './commands/domain.ts'
 import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './commands/key.ts'
 import { healthCommand } from './commands/health.ts'
+import { inboundReportsCommand, inboundShowCommand } from './commands/inbound.ts'
 import { doctorCommand } from './commands/doctor.ts'
 import { migrateCommand } from './commands/migrate.ts'
 import { pruneCommand } from './commands/prune.ts'
@@ -68,6 +69,8 @@ export const COMMANDS: readonly Command[] = [
   suppressionListCommand,
   suppressionAddCommand,
   suppressionRemoveCommand,
+  inboundReportsCommand,
+  inboundShowCommand,
   contactsImportCommand,
   contactsExportCommand,
 ]

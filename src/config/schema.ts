@@ -50,6 +50,7 @@ export interface Config {
   readonly smtpHost: string
   readonly mxPort: number | null
   readonly fblAddress: string
+  readonly fblSenders: readonly string[]
   readonly relayPort: number | null
   readonly relayTlsPort: number | null
   readonly relayAllowInsecureAuth: boolean
@@ -248,6 +249,15 @@ export const SETTINGS = [
     parse: (text) => (/^[^\s@]+@[^\s@]+$/.test(text) ? text.toLowerCase() : undefined),
     fallback: (c) => `fbl@${c.hostname}`,
     shownDefault: '`fbl@<hostname>`',
+  }),
+  setting({
+    key: 'fblSenders',
+    description:
+      'Feedback-loop senders whose complaints at fblAddress count without a token of this server: comma-separated domains (a DKIM signature by one of them, or a name under it, must pass; off: none)',
+    allowed: 'a comma-separated list of domains, or off',
+    parse: (text) => (text === 'off' ? [] : p.listOf(p.hostname)(text)),
+    fallback: () => [],
+    format: (domains) => (domains.length > 0 ? domains.join(',') : 'off'),
   }),
   setting({
     key: 'relayPort',

@@ -14,12 +14,14 @@ import type {
   WebhookDeliveryTable,
 } from './automation-schema.ts'
 import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
+import type { ReceivedReportTable } from './inbound-schema.ts'
 
 import type { DeliverySiteDomainTable, DeliverySiteTable, ServerSettingTable } from './delivery-schema.ts'
 
 export type * from './automation-schema.ts'
 export type * from './delivery-schema.ts'
 export type * from './dmarc-schema.ts'
+export type * from './inbound-schema.ts'
 
 /** Booleans are 0/1 and times are epoch milliseconds in SQLite; rows convert at the edges. */
 export interface ProjectTable {
@@ -209,7 +211,7 @@ export interface IdempotencyKeyTable {
 }
 
 export interface InboundReportTable {
-  /** What identifies one report about one delivery. */
+  /** What a report is about: delivery, effect and its detail (a DSN's status), so a report sent again is applied once. */
   fingerprint: string
   created_at: number
 }
@@ -269,6 +271,7 @@ export interface DB {
   suppressions: SuppressionTable
   idempotency_keys: IdempotencyKeyTable
   inbound_reports: InboundReportTable
+  received_reports: ReceivedReportTable
   segments: SegmentTable
   segment_members: SegmentMemberTable
   segment_memberships: SegmentMembershipTable

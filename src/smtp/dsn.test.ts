@@ -25,6 +25,7 @@ describe('parseDeliveryStatus', () => {
       recipients: [
         {
           recipient: 'nobody@example.net',
+          originalRecipient: 'other@example.net',
           action: 'failed',
           status: '5.1.1',
           diagnostic: '550 5.1.1 <nobody@example.net>: Recipient address rejected: User unknown',
@@ -36,7 +37,7 @@ describe('parseDeliveryStatus', () => {
 
   test('a missing field gives null, and Original-Recipient does not stand in for Final-Recipient', () => {
     expect(parseDeliveryStatus('Reporting-MTA: dns; mx\n\nOriginal-Recipient: rfc822; a@example.net\nAction: delayed\n').recipients).toEqual([
-      { recipient: null, action: 'delayed', status: null, diagnostic: null, remoteMta: null },
+      { recipient: null, originalRecipient: 'a@example.net', action: 'delayed', status: null, diagnostic: null, remoteMta: null },
     ])
   })
 

@@ -4,6 +4,8 @@ import { addressOf, parseFieldGroups, untyped, type FieldGroup } from './fields.
 export interface RecipientStatus {
   /** Final-Recipient address, without the "rfc822;" type, as written; null when absent. */
   recipient: string | null
+  /** Original-Recipient: the address as the sender gave it, before any forwarding rewrote it; null when absent. */
+  originalRecipient: string | null
   /** Action, lower case: failed, delayed, delivered, relayed, expanded. */
   action: string
   /** Status, e.g. "5.1.1"; null when absent or malformed. */
@@ -50,6 +52,7 @@ function recipientStatus(group: FieldGroup): RecipientStatus {
   const status = statusOf(group.get('status'))
   return {
     recipient: addressOf(group.get('final-recipient')),
+    originalRecipient: addressOf(group.get('original-recipient')),
     action: group.get('action')?.toLowerCase() || actionOfStatus(status),
     status,
     diagnostic: untyped(group.get('diagnostic-code')),

@@ -1,11 +1,14 @@
-import { applyBounce, applyComplaint, applyDelay, findDelivery, findDeliveryByMessageId, firstSighting, type DeliveryRow, type ReportFacts } from '../core/emails/feedback.ts'
-import type { Db } from '../db/schema.ts'
-import { classifyReply } from '../delivery/classify.ts'
-import { deliveryOfReturnPath } from '../delivery/verp.ts'
+import { recordReport, type Verdict } from '../core/inbound/received-reports.repository.ts'
+import type { Db, ReceivedOutcome } from '../db/schema.ts'
+import { parseReturnPath } from '../delivery/verp.ts'
 import type { Clock } from '../lib/clock.ts'
-import { sha256Hex } from '../lib/crypto.ts'
+import type { Resolver } from '../lib/dns.ts'
 import type { Logger } from '../lib/logger.ts'
-import { parseReport, type InboundReport, type OriginalMessage } from './report.ts'
+import { checkFeedbackLoopSender } from './feedback-loop.ts'
+import { headerSection } from './original.ts'
+import { findingsOf, type ActionableReport, type Finding } from './report-findings.ts'
+import { judgeListedSender, judgeToken, type TokenClaim } from './report-trust.ts'
+import { parseReport, type InboundReport } from './report.ts'
 
 export interface ReportDeps {
   /** Reads (the domains a DMARC report address belongs to). */
@@ -15,90 +18,120 @@ export interface ReportDeps {
   secret: string
   clock: Clock
   logger: Logger
+  /** Fetches DKIM keys of feedback-loop senders. */
+  resolver: Resolver
 }
 
-type Effect = 'bounce' | 'hard-bounce' | 'delay' | 'complaint'
+export interface FeedbackSettings {
+  /** Where feedback loops send complaints (fblAddress), lower case. */
+  fblAddress: string
+  /** Domains whose DKIM-signed complaints count at that address without a token (fblSenders). */
+  fblSenders: readonly string[]
+}
 
-interface Finding {
-  /** Who the report names, when the delivery is found some other way. */
+/** How a report arrived: the SMTP envelope and peer, kept with it for the operator. */
+export interface Arrival {
+  /** The envelope recipients it was taken for: return paths and the feedback address. */
   recipients: string[]
-  effect: Effect
-  facts: ReportFacts
+  /** The envelope sender; '' for <>. */
+  mailFrom: string
+  remoteAddress: string | null
 }
+
+/** What became of a report; `retry` when it could not be judged now (a DKIM key could not be fetched) and nothing was done. */
+export type ReportResult = { outcome: ReceivedOutcome; applied: number } | { retry: string }
 
 /**
- * Applies one report that arrived at the MX listener, in one transaction: each delivery it is
- * about gets its event, state, suppression and unsubscription. `deliveryIds` are those the
- * report's envelope recipients name (bounces go to the return path of what bounced). A report
- * seen before, or about mail this server never sent, changes nothing.
+ * Handles the bounces and complaints the MX listener takes. A report changes a delivery only when
+ * it proves it is about it: a signed return-path token (at the envelope, or in the original at
+ * the feedback address) at that delivery's own return-path host, or a complaint DKIM-signed by a
+ * listed feedback-loop sender that names the message and its recipient; and then only what it
+ * says of that delivery's recipient. Every report is kept with what became of it, in the same
+ * transaction as what it changed.
  */
-export async function handleReport(deps: ReportDeps, raw: Buffer, deliveryIds: number[]): Promise<number> {
-  const report = await parseReport(raw)
-  if (report.kind === 'other') {
-    deps.logger.info('REPORT', `not a report this server acts on: ${report.reason}`)
-    return 0
+export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings) {
+  return async function handleReport(raw: Buffer, arrival: Arrival): Promise<ReportResult> {
+    const report = await parseReport(raw)
+    const atFeedbackAddress = arrival.recipients.some((to) => to.toLowerCase() === settings.fblAddress)
+    const claims = report.kind === 'other' ? [] : tokenClaims(deps.secret, report, raw, arrival.recipients, atFeedbackAddress)
+    const sender = report.kind === 'arf' && atFeedbackAddress && !claims.some((c) => c.via === 'original') ? await listedSender(raw) : undefined
+    if (sender?.retry) return { retry: sender.retry }
+    const now = deps.clock.now()
+    const verdicts = await deps.write(async (trx) => {
+      const verdicts: Verdict[] =
+        report.kind === 'other' ? [{ deliveryId: null, result: 'ignored', reason: report.reason }] : await judge(trx, report, claims, atFeedbackAddress, sender, now)
+      const { remoteAddress, mailFrom, recipients: rcptTo } = arrival
+      await recordReport(trx, { ...headersOf(raw), ...summary(verdicts), receivedAt: now, remoteAddress, mailFrom, rcptTo, kind: report.kind, verdicts, raw })
+      return verdicts
+    })
+    const { outcome, reason } = summary(verdicts)
+    const applied = verdicts.filter((v) => v.result === 'applied').length
+    const line = outcome === 'applied' ? `${report.kind} applied to ${applied} deliveries` : `${report.kind} changed nothing (${outcome}): ${reason}`
+    deps.logger[outcome === 'untrusted' ? 'warn' : 'info']('REPORT', line, { deliveries: [...new Set(verdicts.map((v) => v.deliveryId).filter((id) => id !== null))] })
+    return { outcome, applied }
   }
-  const reportId = /^message-id:\s*(\S+)/im.exec(raw.subarray(0, 16_384).toString('latin1'))?.[1] ?? sha256Hex(raw.toString('latin1'))
-  const now = deps.clock.now()
-  const applied = await deps.write(async (trx) => {
-    let count = 0
-    for (const finding of findingsOf(report)) {
-      const delivery = await deliveryFor(trx, deps.secret, finding, report.original, deliveryIds)
-      if (!delivery) continue
-      if (!(await firstSighting(trx, `${reportId}|${delivery.id}|${finding.effect}`, now))) continue
-      await apply(trx, delivery, finding, now)
-      count++
+
+  /** Whether a complaint at the feedback address without a token comes from a listed sender. */
+  async function listedSender(raw: Buffer): Promise<{ domain?: string; reason?: string; retry?: string }> {
+    if (settings.fblSenders.length === 0) return { reason: 'no feedback-loop senders are listed (fblSenders)' }
+    const check = await checkFeedbackLoopSender(raw, settings.fblSenders, deps.resolver, deps.clock.now())
+    if (check.ok) return { domain: check.domain }
+    return check.temporary ? { retry: check.reason } : { reason: check.reason }
+  }
+
+  async function judge(db: Db, report: ActionableReport, claims: TokenClaim[], atFeedbackAddress: boolean, sender: { domain?: string; reason?: string } | undefined, now: number) {
+    const findings: Finding[] = findingsOf(report)
+    const verdicts: Verdict[] = []
+    const judged = new Set<string>()
+    for (const claim of claims) {
+      // The same token at the envelope and in the original, or twice in it: one judgement.
+      if (judged.has(`${claim.deliveryId}@${claim.host}`)) continue
+      judged.add(`${claim.deliveryId}@${claim.host}`)
+      verdicts.push(...(await judgeToken(db, claim, findings, now)))
     }
-    return count
-  })
-  deps.logger[applied > 0 ? 'info' : 'warn']('REPORT', applied > 0 ? `${report.kind} applied to ${applied} deliveries` : `${report.kind} about no delivery of this server, or seen before`)
-  return applied
+    if (!atFeedbackAddress || claims.some((c) => c.via === 'original')) return verdicts
+    if (sender?.domain && report.kind === 'arf') {
+      verdicts.push(...(await judgeListedSender(db, { messageId: report.original.messageId, rcptTo: report.originalRcptTo }, findings, sender.domain, now)))
+      return verdicts
+    }
+    const why = report.kind === 'arf' ? `and it is not from a listed feedback-loop sender: ${sender?.reason}` : 'and a bounce there proves itself only by a token'
+    verdicts.push({ deliveryId: null, result: 'untrusted', reason: `it came to the feedback address without a token of this server in the original it returns, ${why}` })
+    return verdicts
+  }
 }
 
-/** What a report says, one finding per recipient it is about. */
-function findingsOf(report: Exclude<InboundReport, { kind: 'other' }>): Finding[] {
-  if (report.kind === 'arf') {
-    const facts = { feedbackType: report.feedbackType, reportingMta: report.reportingMta ?? report.userAgent, source: 'arf' }
-    return [{ recipients: [report.originalRcptTo ?? '', ...report.original.to].filter(Boolean), effect: 'complaint', facts }]
+/** At most this many return-path addresses are looked at in one report: a legitimate one has one or two. */
+const MAX_TOKENS = 10
+const VERP_IN_TEXT = /bounces\+[a-z0-9-]+@[a-z0-9.-]+/gi
+
+/**
+ * The signed tokens a report came with: each envelope recipient that is a return path, and at the
+ * feedback address each one in the report (the original's Return-Path, an ARF's
+ * Original-Mail-From, a Received line's envelope-from...). Only someone who saw a delivery's
+ * message knows its token, and each is still judged by its host and recipient.
+ */
+function tokenClaims(secret: string, report: Exclude<InboundReport, { kind: 'other' }>, raw: Buffer, recipients: string[], atFeedbackAddress: boolean): TokenClaim[] {
+  const claim = (via: TokenClaim['via']) => (address: string): TokenClaim[] => {
+    const token = parseReturnPath(secret, address)
+    return token ? [{ ...token, via }] : []
   }
-  if (report.kind === 'plain-bounce') {
-    const code = Number(/\b([45]\d\d)\b/.exec(report.text)?.[1] ?? 550)
-    const enhanced = /\b([45]\.\d{1,3}\.\d{1,3})\b/.exec(report.text)?.[1]
-    const outcome = classifyReply({ code, enhanced, text: report.text })
-    if (outcome.kind === 'delivered') return []
-    const facts = { status: enhanced ?? null, diagnostic: report.text.slice(0, 500), category: outcome.category, source: 'plain' }
-    const effect: Effect = outcome.kind === 'deferred' ? 'delay' : outcome.hard ? 'hard-bounce' : 'bounce'
-    return [{ recipients: report.original.to, effect, facts }]
-  }
-  return report.recipients.flatMap((r): Finding[] => {
-    const failed = r.action === 'failed' && !r.status?.startsWith('4.')
-    const delayed = r.action === 'delayed' || (r.action === 'failed' && r.status?.startsWith('4.'))
-    if (!failed && !delayed) return []
-    const facts = { action: r.action, status: r.status, diagnostic: r.diagnostic, remoteMta: r.remoteMta, reportingMta: report.reportingMta, source: 'dsn' }
-    return [{ recipients: [r.recipient ?? '', ...report.original.to].filter(Boolean), effect: failed ? 'hard-bounce' : 'delay', facts }]
-  })
+  const inReport = atFeedbackAddress ? [report.original.returnPath ?? '', ...(raw.toString('latin1').match(VERP_IN_TEXT) ?? [])] : []
+  return [...recipients.flatMap(claim('envelope')), ...[...new Set(inReport.map((a) => a.toLowerCase()))].slice(0, MAX_TOKENS).flatMap(claim('original'))]
 }
 
-/** The delivery a finding is about: by the return-path token, else by the original's Message-ID. */
-async function deliveryFor(db: Db, secret: string, finding: Finding, original: OriginalMessage, deliveryIds: number[]): Promise<DeliveryRow | undefined> {
-  const fromReturnPath = original.returnPath ? deliveryOfReturnPath(secret, original.returnPath) : undefined
-  const ids = [...deliveryIds, ...(fromReturnPath === undefined ? [] : [fromReturnPath])]
-  const candidates = (await Promise.all(ids.map((id) => findDelivery(db, id)))).filter((d): d is DeliveryRow => d !== undefined)
-  const named = new Set(finding.recipients.map((r) => r.toLowerCase()))
-  const byToken = candidates.find((d) => named.has(d.recipient.toLowerCase())) ?? (candidates.length === 1 ? candidates[0] : undefined)
-  if (byToken) return byToken
-  return original.messageId ? findDeliveryByMessageId(db, original.messageId, finding.recipients) : undefined
+const ORDER: ReceivedOutcome[] = ['applied', 'duplicate', 'untrusted', 'ignored']
+
+/** A report's outcome: the best of its verdicts, and why it changed nothing when it did not. */
+function summary(verdicts: Verdict[]): { outcome: ReceivedOutcome; reason: string | null } {
+  const outcome = ORDER.find((o) => verdicts.some((v) => v.result === o)) ?? 'untrusted'
+  if (outcome === 'applied') return { outcome, reason: null }
+  if (outcome === 'duplicate') return { outcome, reason: 'what it says was already applied (the same delivery, effect and status)' }
+  return { outcome, reason: verdicts.find((v) => v.result === outcome)?.reason ?? 'it came with no token of this server' }
 }
 
-function apply(db: Db, delivery: DeliveryRow, finding: Finding, now: number) {
-  switch (finding.effect) {
-    case 'hard-bounce':
-      return applyBounce(db, delivery, finding.facts, true, now)
-    case 'bounce':
-      return applyBounce(db, delivery, finding.facts, false, now)
-    case 'delay':
-      return applyDelay(db, delivery, finding.facts, now)
-    case 'complaint':
-      return applyComplaint(db, delivery, finding.facts, now)
-  }
+/** The report's own Subject and Message-ID, as written, for the operator's list. */
+function headersOf(raw: Buffer): { subject: string | null; messageId: string | null } {
+  const head = headerSection(raw.subarray(0, 65_536)).toString('utf8').replace(/\r?\n[ \t]+/g, ' ')
+  const value = (name: string) => new RegExp(`^${name}[ \\t]*:[ \\t]*(.*)$`, 'im').exec(head)?.[1]?.trim() || null
+  return { subject: value('subject'), messageId: value('message-id') }
 }

@@ -33,7 +33,7 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
     status[name] = await listen(server, label, setting, config.smtpHost, port, logger)
   }
   if (config.mxPort !== null) {
-    const mxSettings = { hostname: config.hostname, fblAddress: config.fblAddress, maxMessageBytes, maxConnectionsPerIp: config.smtpMaxConnectionsPerIp }
+    const mxSettings = { hostname: config.hostname, fblAddress: config.fblAddress, fblSenders: config.fblSenders, maxMessageBytes, maxConnectionsPerIp: config.smtpMaxConnectionsPerIp }
     await start('mx', createMxListener(reports, mxSettings, tls, observe('mx')), 'MX listener', 'MAILSTEAD_MX_PORT', config.mxPort)
   }
   if (config.relayPort !== null) {

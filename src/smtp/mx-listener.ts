@@ -1,9 +1,10 @@
-import { SMTPServer } from 'smtp-server'
+import { SMTPServer, type SMTPServerSession } from 'smtp-server'
 import { domainsOfReportAddress, reportAddressHost } from '../core/dmarc/dmarc.service.ts'
+import { isReturnPathHost } from '../core/domains/domains.repository.ts'
 import { emailOfUnsubscribeAddress } from '../core/tracking/unsubscribe-links.ts'
-import { deliveryOfReturnPath } from '../delivery/verp.ts'
+import { parseReturnPath } from '../delivery/verp.ts'
 import { handleDmarcMail } from './dmarc-mail.ts'
-import { handleReport, type ReportDeps } from './handle-report.ts'
+import { createReportHandler, type ReportDeps } from './handle-report.ts'
 import { connectionLimit, readMessage, smtpError } from './listener.ts'
 import type { ObserveSessions } from './session-metrics.ts'
 import type { TlsMaterial } from './tls.ts'
@@ -12,6 +13,8 @@ import { handleUnsubscribeMail } from './unsubscribe-mail.ts'
 export interface MxSettings {
   hostname: string
   fblAddress: string
+  /** Feedback-loop senders (domains) whose DKIM-signed complaints count without a token. */
+  fblSenders: readonly string[]
   maxMessageBytes: number
   maxConnectionsPerIp: number
 }
@@ -23,13 +26,20 @@ const isReportAddress = (address: string) => reportAddressHost(address) !== unde
 
 /**
  * The MX listener: receives what the world sends back. It takes mail only for this server's
- * return-path and unsubscribe addresses with a valid token, for the complaint address, and for
- * the DMARC report address (dmarc@<return-path host>) of a sending domain it has; anything else
- * is refused, so it can never relay. A DMARC report travels alone: its DATA answer is its own.
+ * return-path addresses with a valid token at the return-path host of one of its sending domains,
+ * its unsubscribe addresses, the complaint address, and the DMARC report address
+ * (dmarc@<return-path host>) of a sending domain it has; anything else is refused, so it can never
+ * relay. Taking a report is not believing it: handle-report decides what it may change. A DMARC
+ * report travels alone: its DATA answer is its own.
  */
 export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: TlsMaterial, observe: ObserveSessions): SMTPServer {
   const limit = connectionLimit(settings.maxConnectionsPerIp)
   const messages = new WeakMap<object, number>()
+  const handleReport = createReportHandler(deps, { fblAddress: settings.fblAddress, fblSenders: settings.fblSenders })
+  const temporaryFailure = (what: string, error: unknown) => {
+    deps.logger.error('REPORT', what, { error: String((error as Error)?.stack ?? error) })
+    return smtpError(451, '4.3.0 Temporary failure, try again later')
+  }
   return new SMTPServer(observe({
     name: settings.hostname,
     banner: 'Mailstead MX: bounces, feedback reports and unsubscribe requests only',
@@ -62,10 +72,13 @@ export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: Tl
           })
         return
       }
-      if (to === settings.fblAddress || deliveryOfReturnPath(deps.secret, to) !== undefined || emailOfUnsubscribeAddress(deps.secret, to) !== undefined) {
-        return callback(session.envelope.rcptTo.some((r) => isReportAddress(r.address)) ? alone : undefined)
-      }
-      callback(relayingDenied)
+      const afterDmarc = session.envelope.rcptTo.some((r) => isReportAddress(r.address)) ? alone : undefined
+      if (to === settings.fblAddress || emailOfUnsubscribeAddress(deps.secret, to) !== undefined) return callback(afterDmarc)
+      const token = parseReturnPath(deps.secret, to)
+      if (!token) return callback(relayingDenied)
+      isReturnPathHost(deps.db, token.host)
+        .then((ours) => callback(ours ? afterDmarc : relayingDenied))
+        .catch((error) => callback(temporaryFailure('a return-path host could not be looked up', error)))
     },
     onData(stream, session, callback) {
       readMessage(stream, settings.maxMessageBytes)
@@ -79,13 +92,21 @@ export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: Tl
           const unsubscribes = recipients.flatMap((to) => emailOfUnsubscribeAddress(deps.secret, to) ?? [])
           if (unsubscribes.length > 0) await handleUnsubscribeMail(deps, unsubscribes)
           if (unsubscribes.length === recipients.length) return callback(null, 'Unsubscribe request received')
-          await handleReport(deps, raw, recipients.flatMap((to) => deliveryOfReturnPath(deps.secret, to) ?? []))
+          const reportTo = recipients.filter((to) => emailOfUnsubscribeAddress(deps.secret, to) === undefined)
+          const result = await handleReport(raw, arrivalOf(session, reportTo))
+          if ('retry' in result) {
+            deps.logger.warn('REPORT', `a report will be judged when it comes again: ${result.retry}`)
+            return callback(smtpError(451, '4.7.5 The report could not be checked now (DKIM), try again later'))
+          }
           callback(null, 'Report received')
         })
-        .catch((error) => {
-          deps.logger.error('REPORT', 'a report could not be applied', { error: String((error as Error)?.stack ?? error) })
-          callback(smtpError(451, '4.3.0 Temporary failure, try again later'))
-        })
+        .catch((error) => callback(temporaryFailure('a report could not be applied', error)))
     },
   }))
 }
+
+const arrivalOf = (session: SMTPServerSession, recipients: string[]) => ({
+  recipients: recipients.map((to) => to.toLowerCase()),
+  mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+  remoteAddress: session.remoteAddress ?? null,
+})

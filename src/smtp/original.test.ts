@@ -27,6 +27,10 @@ describe('originalOf', () => {
     })
   })
 
+  test('Cc addresses count with the To addresses', async () => {
+    expect((await of('To: a@x.example\r\nCc: B@Y.example, a@x.example\r\n\r\n')).to).toEqual(['a@x.example', 'b@y.example'])
+  })
+
   test('raw UTF-8 header values are read as UTF-8', async () => {
     expect((await of('To: Jörg Müller <Jörg@Exämple.example>\r\n\r\n')).to).toEqual(['jörg@exämple.example'])
   })

@@ -6,7 +6,7 @@ export interface OriginalMessage {
   messageId: string | null
   /** The original's Return-Path / envelope sender address when present (without <>), else null. */
   returnPath: string | null
-  /** The original's To header address(es), lower-cased, for matching; empty when not found. */
+  /** The addresses of the original's To and Cc headers, lower-cased, for matching; empty when not found. */
   to: string[]
 }
 
@@ -22,7 +22,7 @@ export async function originalOf(message: Buffer): Promise<OriginalMessage> {
   return {
     messageId: parsed.messageId ?? null,
     returnPath: addressesOf(parsed.headers.get('return-path'))[0] ?? null,
-    to: [...new Set(addressesOf(parsed.to).map((address) => address.toLowerCase()))],
+    to: [...new Set([...addressesOf(parsed.to), ...addressesOf(parsed.cc)].map((address) => address.toLowerCase()))],
   }
 }
 

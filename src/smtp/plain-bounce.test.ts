@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { looksLikeBounce, splitBounceText } from './plain-bounce.ts'
+import { looksLikeBounce, quotedAddresses, splitBounceText } from './plain-bounce.ts'
 
 describe('looksLikeBounce', () => {
   test.each([
@@ -47,5 +47,18 @@ describe('splitBounceText', () => {
 
   test('a bounce that returned nothing is all notice', () => {
     expect(splitBounceText('  Delivery failed: user unknown.\n')).toEqual({ notice: 'Delivery failed: user unknown.', copy: null })
+  })
+})
+
+describe('quotedAddresses', () => {
+  test.each([
+    ['qmail', '<ghost@qmail.example.org>:\nSorry, no mailbox here by that name. (#5.1.1)', ['ghost@qmail.example.org']],
+    ['sendmail, dots after the address', '552 5.2.2 Alice@Multi.example... Mailbox full', ['alice@multi.example']],
+    ['several, each once', 'a@x.example: 550\n<A@X.example>\nb@y.example.', ['a@x.example', 'b@y.example']],
+    ['a longer address is not a shorter one', 'jimbob@example.net and bob@example.network', ['jimbob@example.net', 'bob@example.network']],
+    ['UTF-8', '<jörg@exämple.example>: unbekannt', ['jörg@exämple.example']],
+    ['none', 'Delivery failed: user unknown.', []],
+  ])('%s', (_, notice, expected) => {
+    expect(quotedAddresses(notice)).toEqual(expected)
   })
 })

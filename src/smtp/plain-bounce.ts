@@ -38,3 +38,16 @@ export function splitBounceText(text: string): { notice: string; copy: string | 
   if (header) return { notice: text.slice(0, header.index).trim(), copy: text.slice(header.index) }
   return { notice: text.trim(), copy: null }
 }
+
+/** An addr-spec in running text: dot-atom local part (UTF-8 allowed) @ a domain of two labels or more. */
+const ADDRESS_IN_TEXT = /[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uFFFF.-]+@[A-Za-z0-9\u0080-\uFFFF-]+(?:\.[A-Za-z0-9\u0080-\uFFFF-]+)+/g
+
+/**
+ * The addresses a bounce's notice quotes (`<ghost@example.org>:`, `alice@example.net... User
+ * unknown`), lower-cased, each once: what a plain bounce says it is about. An address is taken
+ * whole, so `jimbob@example.net` never reads as `bob@example.net`.
+ */
+export function quotedAddresses(notice: string): string[] {
+  const found = (notice.match(ADDRESS_IN_TEXT) ?? []).map((address) => address.replace(/^\.+|\.+$/g, '').toLowerCase())
+  return [...new Set(found.filter((address) => /^[^@]+@/.test(address)))]
+}

@@ -8,13 +8,20 @@ const fixture = (name: string) => readFileSync(join(import.meta.dir, '../../test
 const returnPath = (token: string) => `bounces+${token}@mst.sender.example.com`
 const messageId = (uuid: string) => `<${uuid}@sender.example.com>`
 const original = (id: string, token: string | null, to: string[]): OriginalMessage => ({ messageId: messageId(id), returnPath: token && returnPath(token), to })
-const recipient = (recipient: string, action: string, status: string, diagnostic: string, remoteMta: string | null): RecipientStatus => ({ recipient, action, status, diagnostic, remoteMta })
+const recipient = (recipient: string, action: string, status: string, diagnostic: string, remoteMta: string | null, originalRecipient: string | null = null): RecipientStatus => ({
+  recipient,
+  originalRecipient,
+  action,
+  status,
+  diagnostic,
+  remoteMta,
+})
 
 const EXPECTED: Array<[string, InboundReport]> = [
   ['postfix-bounce.eml', {
     kind: 'dsn',
     reportingMta: 'mx1.example.net',
-    recipients: [recipient('nobody@example.net', 'failed', '5.1.1', '550 5.1.1 <nobody@example.net>: Recipient address rejected: User unknown in virtual mailbox table', 'mailstore.example.net')],
+    recipients: [recipient('nobody@example.net', 'failed', '5.1.1', '550 5.1.1 <nobody@example.net>: Recipient address rejected: User unknown in virtual mailbox table', 'mailstore.example.net', 'nobody@example.net')],
     original: original('0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b', '1a2b-k3m7q2xvnrt4wz6a', ['nobody@example.net']),
   }],
   ['exim-bounce.eml', {
@@ -52,13 +59,13 @@ const EXPECTED: Array<[string, InboundReport]> = [
   ['delayed.eml', {
     kind: 'dsn',
     reportingMta: 'mx2.example.org',
-    recipients: [recipient('slow@example.org', 'delayed', '4.4.7', 'connect to mail.example.org[198.51.100.33]:25: Connection timed out', null)],
+    recipients: [recipient('slow@example.org', 'delayed', '4.4.7', 'connect to mail.example.org[198.51.100.33]:25: Connection timed out', null, 'slow@example.org')],
     original: original('0193a1b2-c152-7364-9f75-6a7b8c9daebf', '1a30-t2n6vk4pxq7mhb5r', ['slow@example.org']),
   }],
   ['delivered.eml', {
     kind: 'dsn',
     reportingMta: 'mx3.example.com',
-    recipients: [recipient('happy@example.com', 'delivered', '2.0.0', '250 2.0.0 Ok: queued as 4VkD6x2Tn9z1xYz', 'mailstore.example.com')],
+    recipients: [recipient('happy@example.com', 'delivered', '2.0.0', '250 2.0.0 Ok: queued as 4VkD6x2Tn9z1xYz', 'mailstore.example.com', 'happy@example.com')],
     original: original('0193a1b2-d263-7475-8a86-7b8c9daebfc0', '1a31-w7c3jd5qnz2rft6k', ['happy@example.com']),
   }],
   ['multi-recipient.eml', {
@@ -73,7 +80,7 @@ const EXPECTED: Array<[string, InboundReport]> = [
   ['utf8-bounce.eml', {
     kind: 'dsn',
     reportingMta: 'mx.exämple.example',
-    recipients: [recipient('jörg@exämple.example', 'failed', '5.1.1', '550 5.1.1 <jörg@exämple.example>: Empfänger unbekannt', 'boîte.exämple.example')],
+    recipients: [recipient('jörg@exämple.example', 'failed', '5.1.1', '550 5.1.1 <jörg@exämple.example>: Empfänger unbekannt', 'boîte.exämple.example', 'jörg@exämple.example')],
     original: original('0193a1b2-27b8-79ca-9fdb-c0d1e2f30415', '1a35-c4v7qm2zkt5wnr6h', ['jörg@exämple.example']),
   }],
   ['arf-abuse.eml', {
@@ -94,6 +101,7 @@ const EXPECTED: Array<[string, InboundReport]> = [
       '<ghost@qmail.example.org>:',
       'Sorry, no mailbox here by that name. (#5.1.1)',
     ].join('\n'),
+    quoted: ['ghost@qmail.example.org'],
     original: original('0193a1b2-0596-77a8-9db9-aebfc0d1e2f3', '1a34-n7k2wb4rxm6qht3z', ['ghost@qmail.example.org']),
   }],
   ['no-status-part.eml', { kind: 'other', reason: 'a delivery-status report without a message/delivery-status part' }],

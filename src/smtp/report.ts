@@ -2,7 +2,7 @@ import { simpleParser, type ParsedMail, type SimpleParserOptions } from 'mailpar
 import { parseFeedbackReport } from './arf.ts'
 import { messageIdOf, parseDeliveryStatus, type RecipientStatus } from './dsn.ts'
 import { noOriginal, originalOf, type OriginalMessage } from './original.ts'
-import { looksLikeBounce, splitBounceText } from './plain-bounce.ts'
+import { looksLikeBounce, quotedAddresses, splitBounceText } from './plain-bounce.ts'
 
 export type { OriginalMessage } from './original.ts'
 export type { RecipientStatus } from './dsn.ts'
@@ -12,8 +12,11 @@ export type InboundReport =
   | { kind: 'dsn'; reportingMta: string | null; recipients: RecipientStatus[]; original: OriginalMessage }
   /** RFC 5965: multipart/report; report-type=feedback-report. */
   | { kind: 'arf'; feedbackType: string; userAgent: string | null; originalRcptTo: string | null; reportingMta: string | null; original: OriginalMessage }
-  /** A bounce that is not RFC 3464 (plain text from older servers): its text, for the reply classifier. */
-  | { kind: 'plain-bounce'; text: string; original: OriginalMessage }
+  /**
+   * A bounce that is not RFC 3464 (plain text from older servers): its notice, for the reply
+   * classifier, and the addresses the notice quotes (who it says it is about).
+   */
+  | { kind: 'plain-bounce'; text: string; quoted: string[]; original: OriginalMessage }
   /** Not a report this server understands (an ordinary message, a DSN without a delivery-status part, ...). */
   | { kind: 'other'; reason: string }
 
@@ -106,7 +109,8 @@ async function plainBounceOf(mail: ParsedMail): Promise<InboundReport> {
   if (notice === '' && copy === null) return { kind: 'other', reason: 'a bounce with no text' }
   const attached = part(mail, RETURNED_PARTS)
   const original = attached ? await originalOf(attached.content) : copy ? await originalOf(Buffer.from(copy)) : noOriginal()
-  return { kind: 'plain-bounce', text: notice, original: { ...original, messageId: original.messageId ?? messageIdOf(mail.inReplyTo) } }
+  const about = { ...original, messageId: original.messageId ?? messageIdOf(mail.inReplyTo) }
+  return { kind: 'plain-bounce', text: notice, quoted: quotedAddresses(notice), original: about }
 }
 
 /** What the returned message (or its headers) says, when the report carries it. */

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
 import { returnPath } from '../../src/delivery/verp.ts'
 import { createLogger, silentLogger } from '../../src/lib/logger.ts'
-import { handleReport } from '../../src/smtp/handle-report.ts'
+import { createReportHandler } from '../../src/smtp/handle-report.ts'
+import { noDns } from '../helpers/app.ts'
 import { addContacts, campaignOf, runCampaign } from '../helpers/campaigns.ts'
 import { ManualClock } from '../helpers/clock.ts'
 import { SECRET } from '../helpers/sending.ts'
@@ -105,8 +106,9 @@ async function arfAbout(recipient: string) {
 
 /** A complaint about the last mail to `recipient`, handled as the MX listener handles what it receives. */
 async function complain(recipient: string) {
-  const applied = await handleReport({ db: w.t.app.db, write: w.t.app.writer.run, secret: SECRET, clock, logger: silentLogger }, Buffer.from(await arfAbout(recipient), 'latin1'), [])
-  expect(applied).toBe(1)
+  const fbl = `fbl@${HOSTNAME}`
+  const handle = createReportHandler({ db: w.t.app.db, write: w.t.app.writer.run, secret: SECRET, clock, logger: silentLogger, resolver: noDns }, { fblAddress: fbl, fblSenders: [] })
+  expect(await handle(Buffer.from(await arfAbout(recipient), 'latin1'), { recipients: [fbl], mailFrom: '', remoteAddress: null })).toEqual({ outcome: 'applied', applied: 1 })
 }
 
 const stats = async () => (await api('GET', `/api/v1/domains/${w.domain.id}/stats`)).body

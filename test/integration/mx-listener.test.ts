@@ -83,9 +83,11 @@ describe('bounces (RFC 3464)', () => {
     expect(await suppressed('slowpoke@example.net')).toBeUndefined()
   })
 
-  test('a forwarded bounce without its token is matched by the original Message-ID', async () => {
+  test('a forwarded bounce at the feedback address counts by the token of the original it returns, never by its Message-ID alone', async () => {
     const sent = await delivered('forwarded@example.net')
-    const report = (await reportAbout('postfix-bounce.eml', sent, 'forwarded@example.net')).split(sent.verp).join('someone@elsewhere.example')
+    const report = await reportAbout('postfix-bounce.eml', sent, 'forwarded@example.net')
+    await deliverReport([`fbl@${HOSTNAME}`], report.split(sent.verp).join('someone@elsewhere.example'))
+    expect((await eventsOf(sent.emailId)).at(-1).status).toBe('DELIVERED')
     await deliverReport([`fbl@${HOSTNAME}`], report)
     expect((await eventsOf(sent.emailId)).at(-1).status).toBe('BOUNCED')
   })
@@ -126,6 +128,15 @@ describe('what the MX listener refuses or ignores', () => {
     const result = await deliverReport([`fbl@${HOSTNAME}`], readFileSync(join(FIXTURES, fixture), 'latin1'))
     expect(result.response).toMatch(/^250/)
     expect(await w.t.app.db.selectFrom('email_events').select('id').execute()).toEqual(before)
+  })
+
+  test('a complaint at the feedback address without a token changes nothing when no feedback-loop senders are listed', async () => {
+    const sent = await delivered('unproven@example.net')
+    const report = (await reportAbout('arf-abuse.eml', sent, 'unproven@example.net')).split(sent.verp).join('bounces@elsewhere.example')
+    expect((await deliverReport([`fbl@${HOSTNAME}`], report)).response).toMatch(/^250/)
+    expect((await eventsOf(sent.emailId)).at(-1).status).toBe('DELIVERED')
+    const kept = await w.t.app.db.selectFrom('received_reports').select(['outcome', 'reason']).orderBy('id', 'desc').executeTakeFirstOrThrow()
+    expect(kept).toEqual({ outcome: 'untrusted', reason: expect.stringContaining('no feedback-loop senders are listed (fblSenders)') })
   })
 
   test('a report about a message this server never sent changes nothing', async () => {

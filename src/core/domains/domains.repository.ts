@@ -54,3 +54,17 @@ export const sendingDomains = (db: Db) =>
     .where('status', '=', 'SUCCESS')
     .orderBy('name')
     .execute()
+
+/** Whether a host is the return-path host (<label>.<domain>) of a sending domain of any project: mail to it is ours to take. */
+export async function isReturnPathHost(db: Db, host: string): Promise<boolean> {
+  const dot = host.indexOf('.')
+  if (dot <= 0) return false
+  const found = await db
+    .selectFrom('domains')
+    .select('id')
+    .where('name', '=', host.slice(dot + 1))
+    .where('return_path_label', '=', host.slice(0, dot))
+    .limit(1)
+    .executeTakeFirst()
+  return found !== undefined
+}

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { Db, DeliveryTable } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
+import { returnPathHost } from '../domains/records.ts'
 import { countFeedback } from '../guardrails/counters.ts'
 import { suppressRecipient } from '../suppressions/suppressions.service.ts'
 import { addEmailEvent } from './emails.repository.ts'
@@ -22,24 +23,54 @@ export interface ReportFacts {
 
 export const findDelivery = (db: Db, id: number) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst()
 
-/** The delivery of the email with this Message-ID to this recipient (or its only one). */
-export async function findDeliveryByMessageId(db: Db, messageId: string, recipients: readonly string[]): Promise<DeliveryRow | undefined> {
+/** A delivery a report names, with what proves a report is about it. */
+export interface ReportedDelivery {
+  delivery: DeliveryRow
+  /** The return-path host its mail went out with (bounces+<token>@<host>); null when its sending domain is gone. */
+  returnPathHost: string | null
+}
+
+/** The delivery with this id and its sending domain's return-path host. */
+export async function findReportedDelivery(db: Db, id: number): Promise<ReportedDelivery | undefined> {
+  const delivery = await findDelivery(db, id)
+  if (!delivery) return undefined
+  const domain = await db
+    .selectFrom('emails')
+    .innerJoin('domains', 'domains.id', 'emails.domain_id')
+    .select(['domains.name', 'domains.return_path_label'])
+    .where('emails.id', '=', delivery.email_id)
+    .executeTakeFirst()
+  return { delivery, returnPathHost: domain ? returnPathHost(domain) : null }
+}
+
+/**
+ * The deliveries to `recipient` of the emails with this Message-ID. A Message-ID alone proves
+ * nothing (every recipient saw it, and a relayed message may reuse one): only a report from a
+ * trusted feedback loop may name a delivery this way.
+ */
+export async function deliveriesTo(db: Db, messageId: string, recipient: string): Promise<ReportedDelivery[]> {
   const deliveries = await db
     .selectFrom('deliveries')
     .innerJoin('emails', 'emails.id', 'deliveries.email_id')
-    .selectAll('deliveries')
+    .select(['deliveries.id', 'deliveries.recipient'])
     .where('emails.message_id', '=', messageId)
     .execute()
-  const keys = new Set(recipients.map(keyOf))
-  return deliveries.find((d) => keys.has(keyOf(d.recipient))) ?? (deliveries.length === 1 ? deliveries[0] : undefined)
+  const key = addressKey(recipient)
+  const found = await Promise.all(deliveries.filter((d) => addressKey(d.recipient) === key).map((d) => findReportedDelivery(db, d.id)))
+  return found.filter((d): d is ReportedDelivery => d !== undefined)
 }
 
-const keyOf = (address: string) => {
+/** What addresses are compared by: lower-cased local part @ ASCII domain (lower case when not an address we would send to). */
+export const addressKey = (address: string) => {
   const checked = checkAddress(address.trim())
   return checked.ok ? checked.value.key : address.trim().toLowerCase()
 }
 
-/** True the first time a fingerprint is seen: what makes applying a report idempotent. */
+/**
+ * True the first time a fingerprint is seen: what makes applying a report idempotent. The
+ * fingerprint is what the report is about (delivery, effect, status), not the report's own
+ * Message-ID, so the same bounce sent again under a new one is applied once.
+ */
 export async function firstSighting(db: Db, fingerprint: string, now: number): Promise<boolean> {
   const result = await db
     .insertInto('inbound_reports')

@@ -1,0 +1,65 @@
+import type { Selectable } from 'kysely'
+import type { Db, ReceivedOutcome, ReceivedReportTable } from '../../db/schema.ts'
+
+/** What the operator reads of a report: enough of its bytes to see what it was, not all of a large one. */
+export const RAW_KEPT = 32 * 1024
+/** Reports kept, newest first: a flood of junk at the feedback address cannot fill the disk. */
+export const REPORTS_KEPT = 5000
+
+/** What was decided about one delivery a report named (or about the report, when it named none). */
+export interface Verdict {
+  deliveryId: number | null
+  /** hard-bounce, bounce, delay or complaint, when the report said one. */
+  effect?: string
+  result: 'applied' | 'duplicate' | 'ignored' | 'untrusted'
+  reason?: string
+}
+
+export interface ReceivedReport {
+  receivedAt: number
+  remoteAddress: string | null
+  mailFrom: string
+  rcptTo: string[]
+  kind: string
+  subject: string | null
+  messageId: string | null
+  outcome: ReceivedOutcome
+  reason: string | null
+  verdicts: Verdict[]
+  raw: Uint8Array
+}
+
+export type ReceivedReportRow = Selectable<ReceivedReportTable>
+
+/** Keeps a received report, and forgets the oldest past REPORTS_KEPT. */
+export async function recordReport(db: Db, report: ReceivedReport): Promise<number> {
+  const { id } = await db
+    .insertInto('received_reports')
+    .values({
+      received_at: report.receivedAt,
+      remote_address: report.remoteAddress,
+      mail_from: report.mailFrom,
+      rcpt_to: JSON.stringify(report.rcptTo),
+      kind: report.kind,
+      subject: report.subject?.slice(0, 500) ?? null,
+      message_id: report.messageId?.slice(0, 500) ?? null,
+      outcome: report.outcome,
+      reason: report.reason,
+      verdicts: JSON.stringify(report.verdicts),
+      raw: report.raw.subarray(0, RAW_KEPT),
+      raw_size: report.raw.byteLength,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db.deleteFrom('received_reports').where('id', '<=', id - REPORTS_KEPT).execute()
+  return id
+}
+
+/** The latest reports, newest first; only those of one outcome when given. */
+export function listReports(db: Db, options: { limit: number; outcome?: ReceivedOutcome }): Promise<Omit<ReceivedReportRow, 'raw'>[]> {
+  let query = db.selectFrom('received_reports').select(['id', 'received_at', 'remote_address', 'mail_from', 'rcpt_to', 'kind', 'subject', 'message_id', 'outcome', 'reason', 'verdicts', 'raw_size'])
+  if (options.outcome) query = query.where('outcome', '=', options.outcome)
+  return query.orderBy('id', 'desc').limit(options.limit).execute()
+}
+
+export const findReport = (db: Db, id: number) => db.selectFrom('received_reports').selectAll().where('id', '=', id).executeTakeFirst()

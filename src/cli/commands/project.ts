@@ -1,5 +1,6 @@
 import * as projects from '../../core/projects/projects.service.ts'
 import type { Db } from '../../db/schema.ts'
+import { writeTransaction } from '../../db/transaction.ts'
 import { CliError } from '../args.ts'
 import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command } from '../command.ts'
 
@@ -44,7 +45,7 @@ const setDisabled = (disabled: boolean): Command => ({
   async run(context) {
     const id = idArg(context.args[0], 'Project ID')
     if (disabled) await confirmOrStop(context, `Disable project ${id}? Its API keys stop working.`)
-    const project = await context.withDb((db) => projects.setProjectDisabled(db, id, disabled, Date.now()))
+    const project = await context.withDb((db) => writeTransaction(db, (trx) => projects.setProjectDisabled(trx, id, disabled, Date.now())))
     print(context, project, () => [`Project ${project.id} (${project.name}) is ${disabled ? 'disabled' : 'enabled'}`])
   },
 })

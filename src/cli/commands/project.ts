@@ -39,7 +39,7 @@ export const projectListCommand: Command = {
 
 const setDisabled = (disabled: boolean): Command => ({
   name: disabled ? 'project disable' : 'project enable',
-  summary: disabled ? 'Disable a project: its keys get 403 until it is enabled again' : 'Enable a disabled project',
+  summary: disabled ? 'Disable a project: its keys get 403 and its mail is held until it is enabled again' : 'Enable a disabled project: its held mail is sent on',
   args: 'ID',
   flags: { ...JSON_FLAG, ...(disabled ? YES_FLAG : {}) },
   async run(context) {

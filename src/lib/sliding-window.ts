@@ -20,7 +20,7 @@ interface Counts {
 
 export interface WindowOptions {
   windowMs: number
-  /** Keys held at most: the ones unused longest are forgotten first. */
+  /** Keys held at most. */
   maxKeys: number
   /** Requests are counted per step of this many ms (a second unless said). */
   stepMs?: number
@@ -31,25 +31,44 @@ export interface WindowOptions {
  * against every window that holds its step, so no span of `windowMs` ever passes more than the
  * limit, whichever way a burst straddles a minute: a fixed window would let twice the limit
  * through across its edge. Refused requests are not counted. Memory is bounded whatever the
- * number of clients: at most `maxKeys` keys, each with at most one count per step.
+ * number of clients: at most `maxKeys` keys, each with at most one count per step; keys unused
+ * longest are forgotten first.
  */
 export function createSlidingWindow(clock: Clock, options: WindowOptions) {
   const stepMs = options.stepMs ?? 1000
   // One step more than the window: a window of 60 s spans parts of 61 whole seconds.
   const span = Math.ceil(options.windowMs / stepMs) + 1
-  const keys = new Map<string, Counts>()
+  // Two generations: keys used lately, and those used before them. When the young one is full it
+  // becomes the old one, and what was old and not used since is forgotten at once. (Deleting a
+  // Map's oldest keys one at a time makes each later lookup of its first key slower in Bun.)
+  let young = new Map<string, Counts>()
+  let old = new Map<string, Counts>()
+  const half = Math.max(1, Math.floor(options.maxKeys / 2))
 
-  /** The key's counts still in the window that holds `step`; the key becomes the last used. */
+  const find = (key: string): Counts | undefined => {
+    const recent = young.get(key)
+    if (recent) return recent
+    const earlier = old.get(key)
+    if (!earlier) return undefined
+    old.delete(key)
+    return keep(key, earlier)
+  }
+
+  const keep = (key: string, entry: Counts): Counts => {
+    if (young.size >= half) [old, young] = [young, new Map()]
+    young.set(key, entry)
+    return entry
+  }
+
+  /** The key's counts still in the window that holds `step`. */
   const current = (key: string, step: number): Counts => {
-    const entry = keys.get(key) ?? { steps: [], counts: [], total: 0 }
+    const entry = find(key) ?? keep(key, { steps: [], counts: [], total: 0 })
     let expired = 0
     while (expired < entry.steps.length && entry.steps[expired]! <= step - span) entry.total -= entry.counts[expired++]!
-    entry.steps.splice(0, expired)
-    entry.counts.splice(0, expired)
-    // Map order is the order of use: the first keys are the ones unused longest.
-    keys.delete(key)
-    if (keys.size >= options.maxKeys) keys.delete(keys.keys().next().value!)
-    keys.set(key, entry)
+    if (expired > 0) {
+      entry.steps.splice(0, expired)
+      entry.counts.splice(0, expired)
+    }
     return entry
   }
   const leaves = (step: number) => (step + span) * stepMs
@@ -73,9 +92,9 @@ export function createSlidingWindow(clock: Clock, options: WindowOptions) {
       return { limit, remaining: limit - entry.total, resetAt: leaves(step), retryAfterMs: 0 }
     },
     /** Requests counted against `key` in the window that holds now. */
-    count: (key: string) => (keys.has(key) ? current(key, Math.floor(clock.now() / stepMs)).total : 0),
+    count: (key: string) => (young.has(key) || old.has(key) ? current(key, Math.floor(clock.now() / stepMs)).total : 0),
     /** Keys held now: for tests of the bound. */
-    size: () => keys.size,
+    size: () => young.size + old.size,
   }
 }
 

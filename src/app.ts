@@ -48,6 +48,7 @@ import { hostAddresses } from './dns/host-addresses.ts'
 import { serverIps } from './dns/server-ips.ts'
 import { createResolver } from './dns/resolver.ts'
 import { createServerChecks, type SelfCheckSettings } from './dns/self-checks.ts'
+import { trustedProxies } from './http/client-address.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
 import { startSmtpListeners, type SmtpListeners } from './smtp/listeners.ts'
 import { createHttpApp } from './http/server.ts'
@@ -217,7 +218,13 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     clock,
     logger,
     authenticator,
-    rateLimiter: createRateLimiter(clock, config.rateLimitPerMinute),
+    rateLimiter: createRateLimiter(clock, {
+      perMinute: config.rateLimitPerMinute,
+      trackPerMinute: config.trackRateLimitPerMinute,
+      trackPerAddressPerMinute: config.trackRateLimitPerAddressPerMinute,
+      unauthenticatedPerMinute: config.unauthenticatedRateLimitPerMinute,
+    }),
+    trustedProxies: trustedProxies(config.trustedProxies),
     verify: createVerifier(resolver, clock),
     domainSettings,
     checker,
@@ -308,6 +315,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         fetch: http.fetch,
         maxRequestBodySize: BUN_BODY_CAP,
       })
+      // Handlers read the client's address through it: Elysia learns of a server only from listen(), which is not used.
+      http.server = server
       stopMaintenance = startDbMaintenance(database.db, logger)
       processGauges.start()
       await checker.start()

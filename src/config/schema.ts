@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import { hostname as osHostname } from 'node:os'
+import { canonicalIp } from '../lib/ip.ts'
 import { LOG_LEVELS, type LogLevel } from '../lib/logger.ts'
 import * as p from './parsers.ts'
 import { systemNameServers } from './resolv-conf.ts'
@@ -21,6 +22,10 @@ export interface Config {
   readonly outboundCheckTarget: p.HostPort
   readonly secret: string
   readonly rateLimitPerMinute: number
+  readonly trackRateLimitPerMinute: number
+  readonly trackRateLimitPerAddressPerMinute: number
+  readonly unauthenticatedRateLimitPerMinute: number
+  readonly trustedProxies: readonly string[]
   readonly logLevel: LogLevel
   readonly metricsToken: string | null
   readonly regions: readonly string[]
@@ -66,6 +71,16 @@ export interface Config {
   readonly guardrailHardBouncePercent: number
   readonly guardrailMinDeliveries: number
   readonly stopGraceSeconds: number
+}
+
+/** An IP address or a CIDR range ("ip/bits"), canonical, or undefined. */
+function ipRange(text: string): string | undefined {
+  const [address, bits, ...rest] = text.split('/')
+  const ip = canonicalIp(address!)
+  if (!ip || rest.length > 0) return undefined
+  if (bits === undefined) return ip
+  const max = ip.includes(':') ? 128 : 32
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max ? `${ip}/${Number(bits)}` : undefined
 }
 
 /** A sending region label. */
@@ -168,10 +183,40 @@ export const SETTINGS = [
   }),
   setting({
     key: 'rateLimitPerMinute',
-    description: 'API requests per minute per project (a project may override it)',
+    description: 'Secret-key API requests per minute per project (a project may override it)',
     allowed: 'an integer from 1 to 10000000',
     parse: p.integer(1, 10_000_000),
     fallback: () => 1000,
+  }),
+  setting({
+    key: 'trackRateLimitPerMinute',
+    description: 'Public-key requests (POST /v1/track) per minute per project, a budget apart from its secret-key one',
+    allowed: 'an integer from 1 to 10000000',
+    parse: p.integer(1, 10_000_000),
+    fallback: () => 1000,
+  }),
+  setting({
+    key: 'trackRateLimitPerAddressPerMinute',
+    description: "Public-key requests per minute per project from one client address (an IPv6 /64): its share of the project's public-key budget",
+    allowed: 'an integer from 1 to 10000000',
+    parse: p.integer(1, 10_000_000),
+    fallback: () => 120,
+  }),
+  setting({
+    key: 'unauthenticatedRateLimitPerMinute',
+    description: 'API requests per minute from one client address whose key is missing, malformed, unknown or revoked (then 429)',
+    allowed: 'an integer from 1 to 10000000',
+    parse: p.integer(1, 10_000_000),
+    fallback: () => 60,
+  }),
+  setting({
+    key: 'trustedProxies',
+    description: 'Reverse proxies whose X-Forwarded-For names the client, comma-separated (none: the socket\'s peer is the client)',
+    allowed: 'a comma-separated list of IP addresses and CIDR ranges, or none',
+    parse: (text) => (text === 'none' ? [] : p.listOf(ipRange)(text)),
+    fallback: () => [],
+    shownDefault: 'none',
+    format: (ranges) => (ranges.length > 0 ? ranges.join(',') : 'none'),
   }),
   setting({
     key: 'logLevel',

@@ -1,5 +1,6 @@
 import type { ComposedEmail } from '../core/campaigns/message.ts'
 import { keepContent } from '../core/emails/emails.repository.ts'
+import { PROJECT_DISABLED_HOLD } from '../core/emails/held-mail.ts'
 import { isSuppressed } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'
 import type { Db } from '../db/schema.ts'
@@ -40,12 +41,14 @@ const loadEmail = prepared((db, p: { id: string }) =>
   db
     .selectFrom('emails')
     .leftJoin('email_contents', 'email_contents.email_id', 'emails.id')
-    .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id'])
+    .innerJoin('projects', 'projects.id', 'emails.project_id')
+    .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id', 'projects.disabled'])
     .where('emails.id', '=', p.id),
 )
 
 /**
- * One attempt to deliver one message to one recipient: checks it may still go, signs it (once
+ * One attempt to deliver one message to one recipient: checks it may still go (not expired, not
+ * suppressed, its project not disabled), signs it (once
  * per email; later attempts and recipients send the same bytes), finds the recipient's MX hosts
  * and tries them in order until one answers.
  */
@@ -98,6 +101,8 @@ export function createAttempt(deps: AttemptDeps) {
     const key = checkAddress(delivery.recipient)
     if (key.ok && (await isSuppressed(deps.db, delivery.project_id, key.value.key))) return { kind: 'suppressed', data }
     const [email] = await loadEmail(deps.db, { id: delivery.email_id })
+    // Read at each attempt, so that mail already claimed is held as soon as its project is disabled.
+    if (email?.disabled === 1) return { kind: 'held', data, reason: PROJECT_DISABLED_HOLD }
     const domain = email?.domain_id ? await deps.domainOf(email.domain_id) : undefined
     if (!email || !domain) return { kind: 'failed', data, reason: 'The sending domain was removed' }
     const mime = await messageOf(delivery.email_id, email.mime)

@@ -43,6 +43,7 @@ const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
   bounced: (s) => `BOUNCED[${(s as { category: string }).category}]`,
   failed: () => 'FAILED',
   suppressed: () => 'SUPPRESSED',
+  held: () => 'HELD[project-disabled]',
 }
 
 /** Claimed deliveries held in memory per destination, as a multiple of its in-flight limit. */

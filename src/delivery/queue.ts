@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely'
 import { addEmailEvents, type NewEmailEvent } from '../core/emails/emails.repository.ts'
+import { holdClaimedDelivery } from '../core/emails/held-mail.ts'
 import { countOutcome } from '../core/guardrails/counters.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'
@@ -79,6 +80,8 @@ export type Settlement =
   | { kind: 'bounced'; data: AttemptData; category: string; hard: boolean }
   | { kind: 'failed'; data: AttemptData; reason: string }
   | { kind: 'suppressed'; data: AttemptData }
+  /** Not attempted: its project is disabled. It waits, uncounted, until the project is enabled. */
+  | { kind: 'held'; data: AttemptData; reason: string }
 
 /**
  * Claimed deliveries whose site holds its mail back (suspended, or at the day's warm-up cap) go
@@ -130,7 +133,7 @@ const storeSignature = prepared((db, p: { emailId: string; header: string }) =>
 const RESPONSE_KEPT = 2000
 
 const STATE = { delivered: 'delivered', deferred: 'deferred', bounced: 'bounced', failed: 'failed', suppressed: 'suppressed' } as const
-const STATUS: Record<Settlement['kind'], EmailStatus> = {
+const STATUS: Record<Exclude<Settlement['kind'], 'held'>, EmailStatus> = {
   delivered: 'DELIVERED',
   deferred: 'DELIVERY_DELAYED',
   bounced: 'BOUNCED',
@@ -144,6 +147,7 @@ const STATUS: Record<Settlement['kind'], EmailStatus> = {
  * suppression and the contact's unsubscription.
  */
 export async function settle(db: Db, delivery: Delivery, outcome: Settlement, now: number): Promise<void> {
+  if (outcome.kind === 'held') return holdClaimedDelivery(db, delivery, now)
   const { data } = outcome
   const eventData = {
     recipient: delivery.recipient,

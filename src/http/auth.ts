@@ -1,25 +1,43 @@
 import { Elysia } from 'elysia'
 import type { Caller } from '../core/projects/projects.service.ts'
 import { AppError } from '../lib/errors.ts'
+import { addressKey, clientAddress, type ServerLike } from './client-address.ts'
 import type { HttpDeps } from './deps.ts'
-import { rateLimitHeaders } from './rate-limit.ts'
+import { rateLimitHeaders, type RateLimitState } from './rate-limit.ts'
 
 /** The token of an `Authorization: Bearer <token>` header. */
 export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1]
 
 /**
- * Authenticates the request's key and counts it against its project's rate limit. Routes of a
- * file that uses this see `caller`; `publicKey: true` admits public keys too.
+ * Authenticates the request's key and counts it against its budget. Routes of a file that uses
+ * this see `caller`; `publicKey: true` admits public keys too.
+ *
+ * Every key is checked, even from an address that has spent its budget of failed ones: a right
+ * key is never locked out by others' mistakes at the same address. Only failures count against
+ * that budget; once it is spent they get 429 instead of 401.
  */
 export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean } = {}) =>
-  new Elysia().derive({ as: 'scoped' }, async ({ headers, set }): Promise<{ caller: Caller }> => {
-    const caller = await deps.authenticator.authenticate(bearer(headers.authorization))
+  new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server }): Promise<{ caller: Caller }> => {
+    const address = addressKey(clientAddress(request, server as ServerLike, deps.trustedProxies))
+    const caller = await deps.authenticator.authenticate(bearer(headers.authorization)).catch((error: unknown) => {
+      if (error instanceof AppError && error.status === 401) deps.rateLimiter.take('unauthenticated', address)
+      throw error
+    })
     if (caller.keyType === 'public' && !options.publicKey) {
       throw new AppError(403, 'FORBIDDEN', 'Public keys work only with POST /v1/track', {
         suggestion: 'Use a secret key (sk_...) for this endpoint, and keep it on your server.',
       })
     }
-    const state = deps.rateLimiter.take(caller.project.id, caller.project.rateLimitPerMinute)
-    Object.assign(set.headers, rateLimitHeaders(state))
+    Object.assign(set.headers, rateLimitHeaders(spend(deps, caller, address)))
     return { caller }
   })
+
+/** Public keys spend their project's public-key budget and their address's share of it; secret keys their project's. */
+function spend(deps: HttpDeps, caller: Caller, address: string): RateLimitState {
+  const project = caller.project
+  if (caller.keyType === 'secret') return deps.rateLimiter.take('secret-key', String(project.id), project.rateLimitPerMinute)
+  const own = deps.rateLimiter.take('public-key-address', `${project.id} ${address}`)
+  const shared = deps.rateLimiter.take('public-key', String(project.id))
+  // The headers tell of the budget that will run out first.
+  return own.remaining <= shared.remaining ? own : shared
+}

@@ -1,5 +1,6 @@
 import type { SiteReport } from '../delivery/sites/site-report.ts'
 import type { LinkSettings } from '../core/tracking/links.ts'
+import type { BlockList } from 'node:net'
 import type { Config } from '../config/schema.ts'
 import type { DomainSettings } from '../core/domains/domains.service.ts'
 import type { MessageParts } from '../core/emails/message.ts'
@@ -26,6 +27,8 @@ export interface HttpDeps {
   logger: Logger
   authenticator: Authenticator
   rateLimiter: RateLimiter
+  /** The reverse proxies whose X-Forwarded-For names the client (trustedProxies). */
+  trustedProxies: BlockList
   verify: Verifier
   domainSettings: DomainSettings
   checker: DomainChecker

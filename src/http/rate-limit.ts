@@ -1,38 +1,72 @@
 import type { Clock } from '../lib/clock.ts'
 import { AppError } from '../lib/errors.ts'
+import { createSlidingWindow, type WindowState } from '../lib/sliding-window.ts'
 
 const WINDOW_MS = 60_000
+/** Keys each budget keeps counts for: projects, or clients' addresses. */
+const MAX_KEYS = 50_000
 
-export interface RateLimitState {
-  limit: number
-  remaining: number
-  /** Epoch seconds at which the window starts over. */
-  reset: number
+/**
+ * The budgets a request may spend, each counted apart so that none can starve another:
+ * - `secret-key`: a project's secret-key requests;
+ * - `public-key`: a project's public-key requests (POST /v1/track), from all addresses;
+ * - `public-key-address`: those from one client address;
+ * - `unauthenticated`: requests from one address whose key is missing, malformed, unknown or revoked.
+ */
+export type Budget = 'secret-key' | 'public-key' | 'public-key-address' | 'unauthenticated'
+
+export interface RateLimitSettings {
+  /** Secret-key requests per minute per project, unless the project says otherwise. */
+  perMinute: number
+  trackPerMinute: number
+  trackPerAddressPerMinute: number
+  unauthenticatedPerMinute: number
+}
+
+export interface RateLimitState extends WindowState {
+  budget: Budget
+}
+
+const SPENT: Record<Budget, (limit: number) => string> = {
+  'secret-key': (limit) => `The project's secret-key budget of ${limit} requests a minute is spent`,
+  'public-key': (limit) => `The project's public-key budget of ${limit} requests a minute is spent`,
+  'public-key-address': (limit) => `The project's public-key budget for your address, ${limit} requests a minute, is spent`,
+  unauthenticated: (limit) => `Too many requests without a valid API key from your address: at most ${limit} a minute`,
+}
+
+const SUGGESTION: Record<Budget, string> = {
+  'secret-key': "Wait for Retry-After, or ask the operator to raise the project's limit.",
+  'public-key': 'Wait for Retry-After. Public-key calls have their own budget: secret-key calls are not affected.',
+  'public-key-address': 'Wait for Retry-After. Each client address has its own share of the public-key budget.',
+  unauthenticated: 'Check the key in the Authorization header; a valid key is still accepted.',
 }
 
 /**
- * Requests per project per minute, counted in fixed windows in this process. `take` counts one
- * request and throws 429 when the window is used up.
+ * Requests per minute over a sliding window, in this process, in separate budgets. `take`
+ * counts one request against a budget's key and throws 429 (naming the budget) when it is spent.
  */
-export function createRateLimiter(clock: Clock, defaultPerMinute: number) {
-  const windows = new Map<number, { start: number; count: number }>()
+export function createRateLimiter(clock: Clock, settings: RateLimitSettings) {
+  const windows = new Map<Budget, ReturnType<typeof createSlidingWindow>>()
+  const windowOf = (budget: Budget) => {
+    let window = windows.get(budget)
+    if (!window) windows.set(budget, (window = createSlidingWindow(clock, { windowMs: WINDOW_MS, maxKeys: MAX_KEYS })))
+    return window
+  }
+  const limits: Record<Budget, number> = {
+    'secret-key': settings.perMinute,
+    'public-key': settings.trackPerMinute,
+    'public-key-address': settings.trackPerAddressPerMinute,
+    unauthenticated: settings.unauthenticatedPerMinute,
+  }
   return {
-    take(projectId: number, override: number | null): RateLimitState {
-      const now = clock.now()
-      const start = now - (now % WINDOW_MS)
-      let window = windows.get(projectId)
-      if (!window || window.start !== start) windows.set(projectId, (window = { start, count: 0 }))
-      const limit = override ?? defaultPerMinute
-      const state = { limit, remaining: 0, reset: Math.ceil((start + WINDOW_MS) / 1000) }
-      if (window.count >= limit) {
-        const retryAfter = Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000))
-        throw new AppError(429, 'RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded`, {
-          suggestion: `Wait ${retryAfter} s, or ask the operator to raise the project's limit.`,
-          headers: { ...rateLimitHeaders(state), 'retry-after': String(retryAfter) },
-        })
-      }
-      window.count++
-      return { ...state, remaining: limit - window.count }
+    take(budget: Budget, key: string, override: number | null = null): RateLimitState {
+      const state = { ...windowOf(budget).take(key, override ?? limits[budget]), budget }
+      if (state.retryAfterMs === 0) return state
+      const retryAfter = Math.max(1, Math.ceil(state.retryAfterMs / 1000))
+      throw new AppError(429, 'RATE_LIMITED', SPENT[budget](state.limit), {
+        suggestion: SUGGESTION[budget],
+        headers: { ...rateLimitHeaders(state), 'retry-after': String(retryAfter) },
+      })
     },
   }
 }
@@ -42,5 +76,6 @@ export type RateLimiter = ReturnType<typeof createRateLimiter>
 export const rateLimitHeaders = (state: RateLimitState): Record<string, string> => ({
   'x-ratelimit-limit': String(state.limit),
   'x-ratelimit-remaining': String(state.remaining),
-  'x-ratelimit-reset': String(state.reset),
+  'x-ratelimit-reset': String(Math.ceil(state.resetAt / 1000)),
+  'x-ratelimit-scope': state.budget,
 })

@@ -6,9 +6,9 @@ import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/s
 import { checkAddress } from '../lib/address.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
+import { createAuthThrottle } from '../lib/auth-throttle.ts'
 import { AppError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
-import { createAuthThrottle } from './auth-throttle.ts'
 import { connectionLimit, readMessage, smtpError } from './listener.ts'
 import type { ObserveSessions } from './session-metrics.ts'
 import type { TlsMaterial } from './tls.ts'
@@ -58,22 +58,19 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMa
     authOptional: true,
     allowInsecureAuth: settings.allowInsecureAuth,
     size: settings.maxMessageBytes,
-    onConnect(session, callback) {
-      if (throttle.isBlocked(session.remoteAddress)) return callback(smtpError(421, '4.7.0 Too many failed logins from your address, try again later'))
-      limit.onConnect(session, callback)
-    },
+    onConnect: limit.onConnect,
     onClose: limit.onClose,
     onAuth(auth: SMTPServerAuthentication, session, callback) {
-      deps.authenticator
-        .authenticate(auth.password ?? undefined)
+      // After failed logins from the address, every login from it waits first: slowed, never refused.
+      const checked = Bun.sleep(throttle.delay(session.remoteAddress)).then(() => deps.authenticator.authenticate(auth.password ?? undefined))
+      checked
         .then((caller) => {
           if (caller.keyType !== 'secret') throw new Error('public key')
-          throttle.succeed(session.remoteAddress)
           callback(null, { user: caller as never })
         })
         .catch(() => {
-          const wait = throttle.fail(session.remoteAddress)
-          setTimeout(() => callback(smtpError(535, '5.7.8 Authentication credentials invalid: the password is a secret API key (sk_...)')), wait)
+          throttle.fail(session.remoteAddress)
+          callback(smtpError(535, '5.7.8 Authentication credentials invalid: the password is a secret API key (sk_...)'))
         })
     },
     onMailFrom(address, session, callback) {

@@ -1,5 +1,6 @@
 import * as projects from '../../core/projects/projects.service.ts'
 import type { Db } from '../../db/schema.ts'
+import { writeTransaction } from '../../db/transaction.ts'
 import { CliError } from '../args.ts'
 import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command } from '../command.ts'
 
@@ -38,13 +39,13 @@ export const projectListCommand: Command = {
 
 const setDisabled = (disabled: boolean): Command => ({
   name: disabled ? 'project disable' : 'project enable',
-  summary: disabled ? 'Disable a project: its keys get 403 until it is enabled again' : 'Enable a disabled project',
+  summary: disabled ? 'Disable a project: its keys get 403 and its mail is held until it is enabled again' : 'Enable a disabled project: its held mail is sent on',
   args: 'ID',
   flags: { ...JSON_FLAG, ...(disabled ? YES_FLAG : {}) },
   async run(context) {
     const id = idArg(context.args[0], 'Project ID')
     if (disabled) await confirmOrStop(context, `Disable project ${id}? Its API keys stop working.`)
-    const project = await context.withDb((db) => projects.setProjectDisabled(db, id, disabled, Date.now()))
+    const project = await context.withDb((db) => writeTransaction(db, (trx) => projects.setProjectDisabled(trx, id, disabled, Date.now())))
     print(context, project, () => [`Project ${project.id} (${project.name}) is ${disabled ? 'disabled' : 'enabled'}`])
   },
 })

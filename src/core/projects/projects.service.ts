@@ -3,6 +3,7 @@ import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { safeEqual, sha256Hex } from '../../lib/crypto.ts'
 import { requireAddress } from '../contacts/contact.ts'
+import { holdProjectMail, releaseProjectMail } from '../emails/held-mail.ts'
 import { generateKey, keyPrefix, keyTypeOf, maskedKey, type KeyType } from './keys.ts'
 import * as repo from './projects.repository.ts'
 
@@ -51,16 +52,32 @@ export async function listKeys(db: Db, projectId: number) {
   return (await repo.listKeys(db, projectId)).map(toKeySummary)
 }
 
+/**
+ * Moves whenever this process changes a key or a project: what the authenticator's memory checks,
+ * beside the database's data_version, which moves only for other connections' commits.
+ */
+let changes = 0
+export const projectChanges = () => changes
+
 export async function revokeKey(db: Db, keyId: number, now: number) {
   const row = (await repo.revokeKey(db, keyId, now)) ?? (await repo.findKey(db, keyId))
+  // After the write: a request between the two would otherwise remember the key as it was.
+  changes++
   if (!row) throw notFound(`Key ${keyId}`)
   return toKeySummary(row)
 }
 
 export const listProjects = async (db: Db) => (await repo.listProjects(db)).map(toProject)
 
-export const setProjectDisabled = (db: Db, id: number, disabled: boolean, now: number) =>
-  changeProject(db, id, { disabled: disabled ? 1 : 0 }, now)
+/**
+ * Disables or enables a project, in the caller's transaction. Disabled, its keys are refused and
+ * its mail that waits is held (never bounced); enabled again, that mail is sent on.
+ */
+export async function setProjectDisabled(db: Db, id: number, disabled: boolean, now: number) {
+  const project = await changeProject(db, id, { disabled: disabled ? 1 : 0 }, now)
+  await (disabled ? holdProjectMail(db, id, now) : releaseProjectMail(db, id, now))
+  return project
+}
 
 /** null returns the project to the server-wide limit. */
 export const setProjectRateLimit = (db: Db, id: number, perMinute: number | null, now: number) =>
@@ -74,8 +91,9 @@ export const setDefaultSender = (db: Db, id: number, address: string | null, now
 export const setSendRate = (db: Db, id: number, perSecond: number | null, now: number) =>
   changeProject(db, id, { send_rate_per_second: perSecond }, now)
 
-async function changeProject(db: Db, id: number, changes: Parameters<typeof repo.updateProject>[2], now: number) {
-  const row = await repo.updateProject(db, id, changes, now)
+async function changeProject(db: Db, id: number, values: Parameters<typeof repo.updateProject>[2], now: number) {
+  const row = await repo.updateProject(db, id, values, now)
+  changes++
   if (!row) throw notFound(`Project ${id}`)
   return toProject(row)
 }

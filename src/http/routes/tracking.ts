@@ -1,6 +1,8 @@
+import type { BlockList } from 'node:net'
 import { Elysia, t } from 'elysia'
 import { clickOfToken, emailOfOpenToken } from '../../core/tracking/links.ts'
 import { recordEngagement, type Visitor } from '../../core/tracking/tracking.service.ts'
+import { clientAddress, type ServerLike } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
 import { answerPage, invalidLinkPage } from '../pages.ts'
 
@@ -11,11 +13,9 @@ const TokenParams = t.Object({ token: t.String() })
 // Opened from mail, not called by apps: kept out of the OpenAPI document.
 const detail = (summary: string) => ({ summary, tags: ['Tracking'], hide: true })
 
-type Server = { requestIP(request: Request): { address: string } | null } | null
-
-function visitorOf(request: Request, server: Server): Visitor {
+function visitorOf(request: Request, server: ServerLike, proxies: BlockList): Visitor {
   const userAgent = request.headers.get('user-agent')?.slice(0, 500)
-  const ip = server?.requestIP(request)?.address
+  const ip = clientAddress(request, server, proxies)
   return { ...(userAgent && { userAgent }), ...(ip && { ip }) }
 }
 
@@ -30,7 +30,7 @@ export const trackingRoutes = (deps: HttpDeps) =>
       '/t/o/:token',
       async ({ params, request, server, set }) => {
         const emailId = emailOfOpenToken(deps.config.secret, params.token)
-        const visitor = visitorOf(request, server)
+        const visitor = visitorOf(request, server, deps.trustedProxies)
         const now = deps.clock.now()
         const known = emailId !== undefined && (await deps.writer.run((trx) => recordEngagement(trx, emailId, { status: 'OPENED', visitor }, now)))
         if (!known) return answerPage(set, 404, invalidLinkPage)
@@ -47,7 +47,7 @@ export const trackingRoutes = (deps: HttpDeps) =>
         const click = clickOfToken(deps.config.secret, params.token)
         const target = click && URL.canParse(click.url) ? new URL(click.url) : undefined
         if (!click || !target || !/^https?:$/.test(target.protocol)) return answerPage(set, 404, invalidLinkPage)
-        const visitor = visitorOf(request, server)
+        const visitor = visitorOf(request, server, deps.trustedProxies)
         const now = deps.clock.now()
         const known = await deps.writer.run((trx) => recordEngagement(trx, click.emailId, { status: 'CLICKED', url: click.url, visitor }, now))
         if (!known) return answerPage(set, 404, invalidLinkPage)

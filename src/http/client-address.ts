@@ -1,0 +1,61 @@
+import { BlockList } from 'node:net'
+import { canonicalIp } from '../lib/ip.ts'
+
+/** What Elysia hands a handler as `server`: Bun's server, or null under `app.handle` in tests. */
+export type ServerLike = { requestIP(request: Request): { address: string } | null } | null
+
+/** Addresses and ranges ("ip" or "ip/bits") whose X-Forwarded-For is believed. */
+export function trustedProxies(ranges: readonly string[]): BlockList {
+  const list = new BlockList()
+  for (const range of ranges) {
+    const [ip, bits] = range.split('/')
+    const type = ip!.includes(':') ? 'ipv6' : 'ipv4'
+    if (bits === undefined) list.addAddress(ip!, type)
+    else list.addSubnet(ip!, Number(bits), type)
+  }
+  return list
+}
+
+const isTrusted = (proxies: BlockList, ip: string) => proxies.check(ip, ip.includes(':') ? 'ipv6' : 'ipv4')
+
+/**
+ * The client's address, by one rule for every use (rate limits, tracked opens and clicks): the
+ * socket's peer, unless that peer is a trusted proxy. Then X-Forwarded-For is read from the
+ * right, past the trusted proxies, and its first other address is the client: each proxy appends
+ * the address it was reached from, so only the part the trusted proxies wrote is believed, never
+ * what the client put at the left. Undefined when the request came with no socket (tests).
+ */
+export function clientAddress(request: Request, server: ServerLike, proxies: BlockList): string | undefined {
+  const peer = canonicalIp(server?.requestIP(request)?.address ?? '')
+  if (!peer || !isTrusted(proxies, peer)) return peer
+  const hops = (request.headers.get('x-forwarded-for') ?? '').split(',').reverse()
+  let client = peer
+  for (const hop of hops) {
+    const ip = canonicalIp(hop)
+    // A hop that is not an address means the header was garbled before our proxies: stop at what they vouch for.
+    if (!ip) break
+    client = ip
+    if (!isTrusted(proxies, ip)) break
+  }
+  return client
+}
+
+/**
+ * The address as rate limits count it: IPv6 by its /64, the block one subscriber is given, so a
+ * client cannot take a fresh budget with each of its 2^64 addresses.
+ */
+export function addressKey(address: string | undefined): string {
+  if (!address) return 'unknown'
+  if (!address.includes(':')) return address
+  const groups = new URL(`http://[${address}]/`).hostname.slice(1, -1)
+  const expanded = expandIpv6(groups)
+  return `${expanded.slice(0, 4).join(':')}::/64`
+}
+
+function expandIpv6(text: string): string[] {
+  const [head, tail] = text.split('::') as [string, string | undefined]
+  const left = head ? head.split(':') : []
+  const right = tail ? tail.split(':') : []
+  const middle = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0')
+  return [...left, ...middle, ...right]
+}

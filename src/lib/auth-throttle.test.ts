@@ -1,0 +1,33 @@
+import { describe, expect, test } from 'bun:test'
+import { ManualClock } from '../../test/helpers/clock.ts'
+import { createAuthThrottle } from './auth-throttle.ts'
+
+describe('the login throttle', () => {
+  test('lets three failures go unslowed, then slows each login more, up to 8 s', () => {
+    const throttle = createAuthThrottle(new ManualClock())
+    const waits = Array.from({ length: 9 }, () => {
+      const wait = throttle.delay('192.0.2.1')
+      throttle.fail('192.0.2.1')
+      return wait
+    })
+    expect(waits).toEqual([0, 0, 0, 500, 1000, 2000, 4000, 8000, 8000])
+    expect(throttle.delay('192.0.2.9')).toBe(0)
+  })
+
+  test('never locks an address out: after a hundred failures the next login waits 8 s, no more', () => {
+    const throttle = createAuthThrottle(new ManualClock())
+    for (let i = 0; i < 100; i++) throttle.fail('192.0.2.2')
+    expect(throttle.delay('192.0.2.2')).toBe(8000)
+  })
+
+  test('forgets failures as they leave the last ten minutes', () => {
+    const clock = new ManualClock()
+    const throttle = createAuthThrottle(clock)
+    for (let i = 0; i < 5; i++) throttle.fail('192.0.2.5')
+    clock.advance(5 * 60_000)
+    throttle.fail('192.0.2.5')
+    expect(throttle.delay('192.0.2.5')).toBe(4000)
+    clock.advance(5 * 60_000 + 10_000)
+    expect(throttle.delay('192.0.2.5')).toBe(0)
+  })
+})

@@ -306,15 +306,15 @@ export const SETTINGS = [
   setting({
     key: 'smtpCommandTimeoutSeconds',
     description: 'Seconds one SMTP command line may take from its first byte to its end, and a TLS handshake in all (421 past it)',
-    allowed: 'an integer from 5 to 600',
-    parse: p.integer(5, 600),
+    allowed: 'an integer from 1 to 600',
+    parse: p.integer(1, 600),
     fallback: () => 30,
   }),
   setting({
     key: 'smtpDataTimeoutSeconds',
     description: 'Seconds a message (DATA) may take to arrive, plus one for each 64 KiB received (421 past it)',
-    allowed: 'an integer from 10 to 3600',
-    parse: p.integer(10, 3600),
+    allowed: 'an integer from 1 to 3600',
+    parse: p.integer(1, 3600),
     fallback: () => 60,
   }),
   setting({

@@ -27,9 +27,10 @@ export class RawSocket {
     })
   }
 
-  static open(port: number, host = '127.0.0.1'): Promise<RawSocket> {
+  /** `from`: the local address to connect from (another loopback address, such as 127.0.0.2, is another client). */
+  static open(port: number, host = '127.0.0.1', from?: string): Promise<RawSocket> {
     return new Promise((resolve, reject) => {
-      const socket = connect(port, host)
+      const socket = connect({ port, host, ...(from && { localAddress: from }) })
       socket.once('connect', () => resolve(new RawSocket(socket)))
       socket.once('error', reject)
     })

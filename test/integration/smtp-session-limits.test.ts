@@ -156,7 +156,7 @@ describe('the SMTP listeners bound what strangers can hold', () => {
     expect((performance.now() - started) / 1000).toBeLessThan(10)
   })
 
-  test('the TLS relay (465) holds to the same caps: a handshake done, the session is counted', async () => {
+  test('the TLS relay (465) holds its sessions to the same command deadline', async () => {
     const socket = await RawSocket.openTls(ports.relayTls)
     opened.push(socket)
     expect(await socket.reply()).toMatch(/^220 /)

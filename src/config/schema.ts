@@ -62,6 +62,9 @@ export interface Config {
   readonly relayMaxRecipients: number
   readonly smtpMaxMessageMb: number
   readonly smtpMaxConnectionsPerIp: number
+  readonly smtpMaxConnections: number
+  readonly smtpCommandTimeoutSeconds: number
+  readonly smtpDataTimeoutSeconds: number
   readonly tlsCert: string | null
   readonly tlsKey: string | null
   readonly webhookAllowPrivateTargets: boolean
@@ -347,6 +350,27 @@ export const SETTINGS = [
     allowed: 'an integer from 1 to 10000',
     parse: p.integer(1, 10_000),
     fallback: () => 20,
+  }),
+  setting({
+    key: 'smtpMaxConnections',
+    description: 'SMTP connections one listener holds open at once, from all addresses together (421 past it)',
+    allowed: 'an integer from 1 to 100000',
+    parse: p.integer(1, 100_000),
+    fallback: () => 500,
+  }),
+  setting({
+    key: 'smtpCommandTimeoutSeconds',
+    description: 'Seconds one SMTP command line may take from its first byte to its end, and a TLS handshake in all (421 past it)',
+    allowed: 'an integer from 1 to 600',
+    parse: p.integer(1, 600),
+    fallback: () => 30,
+  }),
+  setting({
+    key: 'smtpDataTimeoutSeconds',
+    description: 'Seconds a message (DATA) may take to arrive, plus one for each 64 KiB received (421 past it)',
+    allowed: 'an integer from 1 to 3600',
+    parse: p.integer(1, 3600),
+    fallback: () => 60,
   }),
   setting({
     key: 'tlsCert',

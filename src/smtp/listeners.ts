@@ -6,7 +6,8 @@ import type { ReportDeps } from './handle-report.ts'
 import { drainListener, listen, type ListenerStatus } from './listener.ts'
 import { createMxListener } from './mx-listener.ts'
 import { createRelay, type RelayDeps } from './relay.ts'
-import { sessionMetrics } from './session-metrics.ts'
+import { sessionLimits } from './session-limits.ts'
+import { sessionMetrics, type ObserveSessions } from './session-metrics.ts'
 import { loadTls, watchTls } from './tls.ts'
 
 export type ListenerName = 'mx' | 'relay' | 'relayTls'
@@ -28,21 +29,31 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
     maxMessageBytes,
     maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
   }
-  const start = async (name: ListenerName, server: SMTPServer, label: string, setting: string, port: number) => {
+  const limitSettings = {
+    maxConnections: config.smtpMaxConnections,
+    commandTimeoutMs: config.smtpCommandTimeoutSeconds * 1000,
+    dataTimeoutMs: config.smtpDataTimeoutSeconds * 1000,
+  }
+  const stopLimits: Array<() => void> = []
+  /** Every listener is counted and held to the same session caps and deadlines. */
+  const start = async (name: ListenerName, make: (observe: ObserveSessions) => SMTPServer, label: string, setting: string, port: number) => {
+    const limits = sessionLimits(limitSettings, logger)
+    const server = make((options) => limits.options(observe(name)(options)))
+    stopLimits.push(limits.watch(server))
     servers.set(name, server)
     status[name] = await listen(server, label, setting, config.smtpHost, port, logger)
   }
   if (config.mxPort !== null) {
     const mxSettings = { hostname: config.hostname, fblAddress: config.fblAddress, fblSenders: config.fblSenders, maxMessageBytes, maxConnectionsPerIp: config.smtpMaxConnectionsPerIp }
-    await start('mx', createMxListener(reports, mxSettings, tls, observe('mx')), 'MX listener', 'MAILSTEAD_MX_PORT', config.mxPort)
+    await start('mx', (watched) => createMxListener(reports, mxSettings, tls, watched), 'MX listener', 'MAILSTEAD_MX_PORT', config.mxPort)
   }
   if (config.relayPort !== null) {
-    await start('relay', createRelay(relay, relaySettings, tls, false, observe('relay')), 'SMTP relay', 'MAILSTEAD_RELAY_PORT', config.relayPort)
+    await start('relay', (watched) => createRelay(relay, relaySettings, tls, false, watched), 'SMTP relay', 'MAILSTEAD_RELAY_PORT', config.relayPort)
   }
   if (config.relayTlsPort !== null && !tls.configured) {
     logger.info('SMTP', 'SMTP relay with TLS (465) is off: it needs a real certificate, set MAILSTEAD_TLS_CERT and MAILSTEAD_TLS_KEY')
   } else if (config.relayTlsPort !== null) {
-    await start('relayTls', createRelay(relay, relaySettings, tls, true, observe('relayTls')), 'SMTP relay (TLS)', 'MAILSTEAD_RELAY_TLS_PORT', config.relayTlsPort)
+    await start('relayTls', (watched) => createRelay(relay, relaySettings, tls, true, watched), 'SMTP relay (TLS)', 'MAILSTEAD_RELAY_TLS_PORT', config.relayTlsPort)
   }
   const stopWatching = watchTls(config, logger, (material) => {
     for (const server of servers.values()) server.updateSecureContext({ key: material.key, cert: material.cert })
@@ -57,6 +68,7 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
       stopWatching()
       const up = [...servers.entries()].filter(([name]) => status[name].state === 'up')
       const cut = await Promise.all(up.map(([, server]) => drainListener(server, graceMs)))
+      for (const stopLimit of stopLimits) stopLimit()
       return cut.reduce((sum, n) => sum + n, 0)
     },
   }

@@ -34,15 +34,32 @@ export interface RelaySettings {
 
 const callerOf = (session: SMTPServerSession) => session.user as unknown as Caller | undefined
 
-/** An AppError from the send path as an SMTP refusal: 4xx for our trouble, 5xx for the message's. */
-const refusal = (error: unknown) =>
-  error instanceof AppError && error.status < 500 ? smtpError(550, `5.7.1 ${error.message}`) : smtpError(451, '4.3.0 Temporary failure, try again later')
+/**
+ * An AppError from the send path as an SMTP refusal: 4xx for our trouble; for the client's, 535 for
+ * a key revoked since AUTH, 554 5.6.x for a message that cannot go as written, else 550 5.7.1.
+ */
+function refusal(error: unknown) {
+  if (!(error instanceof AppError) || error.status >= 500) return smtpError(451, '4.3.0 Temporary failure, try again later')
+  if (error.code === 'UNAUTHORIZED') return smtpError(535, `5.7.8 ${error.message}`)
+  if (error.code === 'MESSAGE_MALFORMED') return smtpError(554, `5.6.0 ${error.message}`)
+  if (error.code === 'SMTPUTF8_REQUIRED') return smtpError(554, `5.6.7 ${error.message}`)
+  return smtpError(550, `5.7.1 ${error.message}`)
+}
+
+/** The session's caller if it is still allowed to send: its key not revoked, its project not disabled. */
+async function standingCaller(authenticator: Authenticator, session: SMTPServerSession): Promise<Caller | undefined> {
+  const caller = callerOf(session)
+  if (caller) await authenticator.confirm(caller)
+  return caller
+}
 
 /**
  * The SMTP relay for applications: AUTH (PLAIN or LOGIN, any user name, a secret key as the
  * password), then mail from the key's project's verified domains to at most `maxRecipients`
  * envelope recipients. What it accepts goes through the same queue and events as the HTTP API;
- * the 250 names the email id. `secure` is TLS from the first byte (465); otherwise STARTTLS.
+ * the 250 names the email id. `secure` is TLS from the first byte (465); otherwise STARTTLS, and
+ * AUTH is neither offered nor taken before it (unless allowInsecureAuth), as Postfix does with
+ * smtpd_tls_auth_only. The key is confirmed again before every MAIL, RCPT and message.
  */
 export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMaterial, secure: boolean, observe: ObserveSessions): SMTPServer {
   const limit = connectionLimit(settings.maxConnectionsPerIp)
@@ -58,7 +75,15 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMa
     authOptional: true,
     allowInsecureAuth: settings.allowInsecureAuth,
     size: settings.maxMessageBytes,
-    onConnect: limit.onConnect,
+    onConnect(session, callback) {
+      // No AUTH before TLS: the key never travels in clear, and nothing prompts for it.
+      if (!session.secure && !settings.allowInsecureAuth) session.disabledCommands = ['AUTH']
+      limit.onConnect(session, callback)
+    },
+    onSecure(_socket, session, callback) {
+      session.disabledCommands = []
+      callback()
+    },
     onClose: limit.onClose,
     onAuth(auth: SMTPServerAuthentication, session, callback) {
       // After failed logins from the address, every login from it waits first: slowed, never refused.
@@ -74,22 +99,27 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMa
         })
     },
     onMailFrom(address, session, callback) {
-      const caller = callerOf(session)
-      if (!caller) return callback(smtpError(530, '5.7.0 Authentication required'))
-      if (!checkAddress(address.address).ok) return callback(smtpError(553, '5.1.7 The sender address is not valid'))
-      sendingDomain(deps.db, caller.project.id, address.address).then(() => callback(), (error) => callback(refusal(error)))
+      standingCaller(deps.authenticator, session)
+        .then(async (caller) => {
+          if (!caller) return callback(smtpError(530, '5.7.0 Authentication required'))
+          if (!checkAddress(address.address).ok) return callback(smtpError(553, '5.1.7 The sender address is not valid'))
+          await sendingDomain(deps.db, caller.project.id, address.address)
+          callback()
+        })
+        .catch((error) => callback(refusal(error)))
     },
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= settings.maxRecipients) return callback(smtpError(452, `4.5.3 At most ${settings.maxRecipients} recipients per message`))
       if (!checkAddress(address.address).ok) return callback(smtpError(553, '5.1.3 The recipient address is not valid'))
-      callback()
+      standingCaller(deps.authenticator, session).then(() => callback(), (error) => callback(refusal(error)))
     },
     onData(stream, session, callback) {
-      const caller = callerOf(session)!
       readMessage(stream, settings.maxMessageBytes)
         .then(async (raw) => {
           if (!raw) return callback(smtpError(552, '5.3.4 Message too big'))
-          const message = { envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', envelopeTo: session.envelope.rcptTo.map((r) => r.address), raw }
+          const caller = (await standingCaller(deps.authenticator, session))!
+          const { mailFrom, rcptTo, smtpUtf8 } = session.envelope
+          const message = { envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), smtpUtf8: smtpUtf8 ?? false, raw }
           const now = deps.clock.now()
           const prepared = await prepareRelayed(deps.db, caller.project.id, message, now)
           const { emailId } = await deps.write((trx) => enqueueEmail(trx, prepared, deps.sendSettings, now))
@@ -98,7 +128,9 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMa
           callback(null, `2.0.0 Queued as ${emailId}`)
         })
         .catch((error) => {
-          if (!(error instanceof AppError)) deps.logger.error('RELAY', 'a message could not be queued', { error: String((error as Error)?.stack ?? error) })
+          // A client that left (or was cut off at its deadline) in the middle of its message is no fault of ours.
+          const gone = (error as NodeJS.ErrnoException)?.code === 'ECONNECTION'
+          if (!(error instanceof AppError) && !gone) deps.logger.error('RELAY', 'a message could not be queued', { error: String((error as Error)?.stack ?? error) })
           callback(refusal(error))
         })
     },

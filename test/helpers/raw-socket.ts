@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net'
+import { connect as connectTls } from 'node:tls'
 
 /**
  * A TCP client for tests that must control each byte's timing (a message cut in the middle of
@@ -9,7 +10,11 @@ export class RawSocket {
   private waiting: Array<() => void> = []
   closed = false
 
-  private constructor(private readonly socket: Socket) {
+  private constructor(private socket: Socket) {
+    this.listen(socket)
+  }
+
+  private listen(socket: Socket) {
     socket.setEncoding('utf8')
     socket.on('data', (chunk: string) => {
       this.text += chunk
@@ -22,11 +27,37 @@ export class RawSocket {
     })
   }
 
-  static open(port: number, host = '127.0.0.1'): Promise<RawSocket> {
+  /** `from`: the local address to connect from (another loopback address, such as 127.0.0.2, is another client). */
+  static open(port: number, host = '127.0.0.1', from?: string): Promise<RawSocket> {
     return new Promise((resolve, reject) => {
-      const socket = connect(port, host)
+      const socket = connect({ port, host, ...(from && { localAddress: from }) })
       socket.once('connect', () => resolve(new RawSocket(socket)))
       socket.once('error', reject)
+    })
+  }
+
+  /** A connection with TLS from the first byte (port 465), any certificate accepted. */
+  static openTls(port: number, host = '127.0.0.1'): Promise<RawSocket> {
+    return new Promise((resolve, reject) => {
+      const socket = connectTls({ port, host, rejectUnauthorized: false })
+      socket.once('secureConnect', () => resolve(new RawSocket(socket)))
+      socket.once('error', reject)
+    })
+  }
+
+  /** Goes on over TLS on this connection (after the server's 220 to STARTTLS), any certificate accepted. */
+  startTls(): Promise<void> {
+    const plain = this.socket
+    plain.removeAllListeners('data')
+    plain.removeAllListeners('close')
+    return new Promise((resolve, reject) => {
+      const secure = connectTls({ socket: plain, rejectUnauthorized: false })
+      secure.once('secureConnect', () => {
+        this.socket = secure
+        this.listen(secure)
+        resolve()
+      })
+      secure.once('error', reject)
     })
   }
 
@@ -34,7 +65,7 @@ export class RawSocket {
     for (const wake of this.waiting.splice(0)) wake()
   }
 
-  write(data: string): void {
+  write(data: string | Uint8Array): void {
     this.socket.write(data)
   }
 

@@ -1,10 +1,12 @@
 import libmime from 'libmime'
 import addressparser from 'nodemailer/lib/addressparser'
 import type { Db } from '../../db/schema.ts'
-import { invalid } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../contacts/contact.ts'
-import { headerValue, parseHeaders, prependHeaders, splitHead } from './raw-message.ts'
+import { malformed } from './header-encoding.ts'
+import { lineProblem } from './message-lines.ts'
+import { headerValue, readHead, rewriteHead } from './raw-message.ts'
+import { planHeaders } from './relay-headers.ts'
 import { sendingDomain, uniqueRecipients, type PreparedEmail } from './send.ts'
 
 export interface RelayedMessage {
@@ -12,6 +14,8 @@ export interface RelayedMessage {
   envelopeFrom: string
   /** RCPT TO, in order: the recipients, Bcc included. */
   envelopeTo: string[]
+  /** MAIL FROM carried SMTPUTF8: 8-bit (UTF-8) headers may go out as they are. */
+  smtpUtf8?: boolean
   raw: Uint8Array
 }
 
@@ -19,21 +23,28 @@ const addressesIn = (value: string | undefined) =>
   value === undefined ? [] : addressparser(value, { flatten: true }).flatMap((a) => (a.address ? [a.address] : []))
 
 /**
- * A message an application handed to the SMTP relay, made ready for the queue: kept as written,
- * with only the headers it lacks added (Message-ID, Date). The envelope sender's domain and the
- * From header's domain must both be verified domains of the project.
+ * A message an application handed to the SMTP relay, made ready for the queue: kept as written but
+ * for what the relay's rules take out or rewrite (planHeaders), with the headers it lacks added
+ * (Message-ID, Date). The envelope sender's domain, and that of every From, Sender and Resent-
+ * address, must be verified domains of the project.
  */
 export async function prepareRelayed(db: Db, projectId: number, message: RelayedMessage, now: number): Promise<PreparedEmail> {
   const envelopeFrom = requireAddress(message.envelopeFrom, 'MAIL FROM')
   const envelopeDomain = await sendingDomain(db, projectId, envelopeFrom.address)
-  const headers = parseHeaders(splitHead(message.raw).head)
-  const value = (name: string) => headerValue(headers, name)
-  const fromHeader = value('from')
-  const from = addressesIn(fromHeader)
-  if (from.length === 0) throw invalid('From', 'the message has no From header')
-  const author = requireAddress(from[0]!, 'From')
+  const problem = lineProblem(message.raw)
+  if (problem) throw malformed(`The message cannot be sent as it is: ${problem}`)
+  const head = readHead(message.raw)
+  const plan = planHeaders(head, message.smtpUtf8 ?? false)
+  const author = plan.from[0]!
   // Most messages are from the envelope sender's domain: it is looked up once.
   const domain = author.asciiDomain === envelopeFrom.asciiDomain ? envelopeDomain : await sendingDomain(db, projectId, author.address)
+  const verified = new Set([domain.name, envelopeDomain.name])
+  for (const address of [...plan.from, ...(plan.sender ? [plan.sender] : []), ...plan.resent]) {
+    if (verified.has(address.asciiDomain)) continue
+    await sendingDomain(db, projectId, address.address)
+    verified.add(address.asciiDomain)
+  }
+  const value = (name: string) => headerValue(head.fields, name)
   const id = newId()
   const givenId = value('message-id')
   const messageId = givenId ?? `<${id}@${domain.name}>`
@@ -49,19 +60,14 @@ export async function prepareRelayed(db: Db, projectId: number, message: Relayed
     id,
     projectId,
     domainId: domain.id,
-    from: decodeWords(fromHeader ?? from[0]!),
-    recipients: {
-      to,
-      cc,
-      bcc: message.envelopeTo.filter((a) => !shown.has(a.toLowerCase())),
-      replyTo: addressesIn(value('reply-to')),
-    },
+    from: decodeWords(plan.fromValue),
+    recipients: { to, cc, bcc: message.envelopeTo.filter((a) => !shown.has(a.toLowerCase())), replyTo: plan.replyTo },
     subject: subject === undefined ? '' : decodeWords(subject),
     html: null,
     text: null,
     messageId,
-    // As sent, with only the headers it lacks added at the top: never rebuilt.
-    mime: prependHeaders(message.raw, added),
+    // As sent, with only the headers it lacks added at the top and the fields the rules edit: never rebuilt.
+    mime: rewriteHead(message.raw, added, plan.edits),
     scheduledAt: null,
     envelope: uniqueRecipients(message.envelopeTo),
   }

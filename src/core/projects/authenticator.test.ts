@@ -7,7 +7,7 @@ import { openDatabase, type Database } from '../../db/client.ts'
 import { migrate } from '../../db/migrator.ts'
 import { systemClock } from '../../lib/clock.ts'
 import { createAuthenticator } from './authenticator.ts'
-import { createProject, listKeys, revokeKey, setProjectRateLimit } from './projects.service.ts'
+import { createProject, listKeys, revokeKey, setProjectDisabled, setProjectRateLimit } from './projects.service.ts'
 
 let server: Database
 let cliProcess: Database
@@ -51,5 +51,21 @@ describe('the authenticator', () => {
     const authenticator = createAuthenticator(server.db, systemClock)
     await expect(authenticator.authenticate('sk_' + 'x'.repeat(43))).rejects.toThrow('Invalid API key')
     await expect(authenticator.authenticate(undefined)).rejects.toThrow('Missing API key')
+  })
+
+  test('a caller is confirmed until another connection revokes its key or disables its project', async () => {
+    const [first, second] = [await createProject(server.db, 'P', 0), await createProject(server.db, 'Q', 0)]
+    const authenticator = createAuthenticator(server.db, systemClock)
+    const [callerOne, callerTwo] = [await authenticator.authenticate(first.secretKey), await authenticator.authenticate(second.secretKey)]
+    await authenticator.confirm(callerOne)
+    await authenticator.confirm(callerOne)
+
+    const [secret] = await listKeys(cliProcess.db, first.id)
+    await revokeKey(cliProcess.db, secret!.id, 0)
+    await expect(authenticator.confirm(callerOne)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('revoked') })
+    await authenticator.confirm(callerTwo)
+
+    await setProjectDisabled(cliProcess.db, second.id, true, 0)
+    await expect(authenticator.confirm(callerTwo)).rejects.toMatchObject({ status: 403, code: 'PROJECT_DISABLED' })
   })
 })

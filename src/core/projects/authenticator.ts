@@ -2,7 +2,9 @@ import { dataVersion } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { sha256Hex } from '../../lib/crypto.ts'
+import { AppError } from '../../lib/errors.ts'
 import { TtlCache } from '../../lib/ttl-cache.ts'
+import { findKeyStanding } from './projects.repository.ts'
 import { authenticate, projectChanges, type Caller } from './projects.service.ts'
 
 const REMEMBER_MS = 60_000
@@ -16,14 +18,19 @@ const REMEMBER_MS = 60_000
  */
 export function createAuthenticator(db: Db, clock: Clock) {
   const accepted = new TtlCache<Caller>(clock, REMEMBER_MS)
+  const standing = new TtlCache<true>(clock, REMEMBER_MS)
   let seenVersion = ''
+  // Another process's commit (the CLI) shows in data_version; this process's own changes in projectChanges().
+  const forgetIfChanged = async () => {
+    const version = `${await dataVersion(db)} ${projectChanges()}`
+    if (version === seenVersion) return
+    accepted.clear()
+    standing.clear()
+    seenVersion = version
+  }
   return {
     async authenticate(apiKey: string | undefined): Promise<Caller> {
-      const version = `${await dataVersion(db)} ${projectChanges()}`
-      if (version !== seenVersion) {
-        accepted.clear()
-        seenVersion = version
-      }
+      await forgetIfChanged()
       const cacheKey = apiKey ? sha256Hex(apiKey) : ''
       const known = accepted.get(cacheKey)
       if (known) return known
@@ -31,7 +38,24 @@ export function createAuthenticator(db: Db, clock: Clock) {
       accepted.set(cacheKey, caller)
       return caller
     },
-    forget: () => accepted.clear(),
+    /**
+     * Throws as `authenticate` would if the caller's key has been revoked or its project disabled
+     * since: what a session that authenticated once (SMTP) asks before each command. Costs one
+     * PRAGMA while nothing has changed.
+     */
+    async confirm(caller: Caller): Promise<void> {
+      await forgetIfChanged()
+      const cacheKey = String(caller.keyId)
+      if (standing.get(cacheKey)) return
+      const row = await findKeyStanding(db, caller.keyId)
+      if (!row || row.revoked_at !== null) throw new AppError(401, 'UNAUTHORIZED', 'The API key this session logged in with has been revoked')
+      if (row.disabled === 1) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled')
+      standing.set(cacheKey, true)
+    },
+    forget: () => {
+      accepted.clear()
+      standing.clear()
+    },
   }
 }
 

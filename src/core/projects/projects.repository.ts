@@ -67,3 +67,14 @@ export const revokeKey = (db: Db, id: number, now: number) =>
 
 export const findKey = (db: Db, id: number) =>
   db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+
+/** Whether a key still stands: its revocation and its project's switch. */
+export const findKeyStanding = (db: Db, keyId: number) => selectKeyStanding(db, { keyId }).then((rows) => rows[0])
+
+const selectKeyStanding = prepared((db, p: { keyId: number }) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('projects', 'projects.id', 'api_keys.project_id')
+    .select(['api_keys.revoked_at', 'projects.disabled'])
+    .where('api_keys.id', '=', p.keyId),
+)

@@ -18,6 +18,17 @@ export const bodyLimitFor = (path: string) =>
 
 export const streamsItsBody = (path: string) => STREAMED_ROUTES.has(path)
 
+/** PUT and PATCH routes that act on what their path names and take no body. */
+const BODILESS_UPDATES = [/^\/api\/v1\/domains\/[^/]+\/verify$/]
+
+/** The request's path, without parsing the whole URL. */
+export const pathOf = (request: Request) => {
+  const url = request.url
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const end = url.indexOf('?', start)
+  return url.slice(start, end < 0 ? undefined : end)
+}
+
 const tooLarge = (limit: number) =>
   new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limit / 1024 / 1024} MiB`)
 
@@ -25,6 +36,24 @@ const tooLarge = (limit: number) =>
 export function checkDeclaredLength(request: Request, limit: number): void {
   const declared = Number(request.headers.get('content-length') ?? 0)
   if (declared > limit) throw tooLarge(limit)
+}
+
+/**
+ * The body of a request as Elysia's parse hook gives it: `null` (a parsed body to Elysia) for a
+ * route that reads its stream itself, else parseBody's answer within the route's limit. A PUT or
+ * PATCH that takes a body must send an object: without one a schema of optional fields, filled
+ * with its defaults, would pass as an update of nothing.
+ */
+export async function readBody(request: Request, contentType: string): Promise<unknown> {
+  const path = pathOf(request)
+  if (streamsItsBody(path)) return null
+  const body = await parseBody(request, contentType, bodyLimitFor(path))
+  const update = request.method === 'PUT' || request.method === 'PATCH'
+  if (update && !BODILESS_UPDATES.some((route) => route.test(path)) && !/^multipart\/form-data\b/i.test(contentType)) {
+    if (body === undefined) throw invalid('body', 'is required: a JSON object of the fields to change')
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('body', 'must be a JSON object')
+  }
+  return body
 }
 
 /**

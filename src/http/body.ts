@@ -47,7 +47,8 @@ export function checkDeclaredLength(request: Request, limit: number): void {
 export async function readBody(request: Request, contentType: string): Promise<unknown> {
   const path = pathOf(request)
   if (streamsItsBody(path)) return null
-  const body = await parseBody(request, contentType, bodyLimitFor(path))
+  // Elysia gives the media type without its parameters: the charset is read from the header.
+  const body = await parseBody(request, request.headers.get('content-type') ?? contentType, bodyLimitFor(path))
   const update = request.method === 'PUT' || request.method === 'PATCH'
   if (update && !BODILESS_UPDATES.some((route) => route.test(path)) && !/^multipart\/form-data\b/i.test(contentType)) {
     if (body === undefined) throw invalid('body', 'is required: a JSON object of the fields to change')
@@ -93,11 +94,11 @@ const tooDeep = (field: string) => invalid(field, `is nested more than ${MAX_BOD
  * Refuses what would crash or corrupt something further on: nesting that recursive code (schema
  * validation, JSON.stringify, SQLite's JSON functions) cannot follow, and lone UTF-16 surrogates,
  * which no UTF-8 column, header or DNS query can hold. The depth is named by the top-level field it
- * is under; an ill-formed string by its own path.
+ * is under (`data`, or `[3].properties` in a list); an ill-formed string by its own path.
  */
 function checkJson(value: unknown): unknown {
   const flaw = findJsonFlaw(value, MAX_BODY_DEPTH)
-  if (flaw?.problem === 'too-deep') throw tooDeep(/^[^.[]+/.exec(flaw.path)?.[0] ?? 'body')
+  if (flaw?.problem === 'too-deep') throw tooDeep(/^(\[\d+\])?\.?[^.[]*/.exec(flaw.path)![0] || 'body')
   if (flaw) throw invalid(flaw.path || 'body', 'is not well-formed Unicode: it holds a lone UTF-16 surrogate')
   return value
 }

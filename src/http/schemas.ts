@@ -17,9 +17,9 @@ export const DataField = t.Record(t.String(), t.Any(), {
  * parameter that means a count or an id is refused rather than guessed at.
  */
 export const decimalParam = (name: string, min: number, max: number, description: string) => {
-  const error = `must be a whole number from ${min} to ${max}`
+  const error = max === Number.MAX_SAFE_INTEGER ? `must be a whole number from ${min} up` : `must be a whole number from ${min} to ${max}`
   return t
-    .Transform(t.String({ pattern: '^[0-9]{1,16}$', description: `${description} (${min} to ${max})`, error, 'x-field': name }))
+    .Transform(t.String({ pattern: '^[0-9]{1,16}$', description: `${description}: ${error.replace('must be ', '')}`, error, 'x-field': name }))
     .Decode((text) => {
       const value = Number(text)
       if (value < min || value > max) throw invalid(name, error)

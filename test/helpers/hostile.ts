@@ -108,6 +108,9 @@ export const HOSTILE_QUERY_VALUES: readonly string[] = [
   'a'.repeat(100_000),
 ]
 
+/** Parameters no route takes, in the forms that pollute prototypes in careless query parsers. */
+export const POLLUTING_QUERIES = ['__proto__=1', '__proto__[polluted]=1', 'constructor[prototype][polluted]=1', '__proto__.polluted=1']
+
 /** The same parameter twice, or in the bracket forms some parsers turn into arrays and objects. */
 export const hostileQueries = (name: string) => [
   ...HOSTILE_QUERY_VALUES.map((value) => `${name}=${value}`),

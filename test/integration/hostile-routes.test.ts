@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createLogger } from '../../src/lib/logger.ts'
-import { HOSTILE_BODIES, HOSTILE_SEGMENTS, hostileQueries } from '../helpers/hostile.ts'
+import { HOSTILE_BODIES, HOSTILE_SEGMENTS, hostileQueries, POLLUTING_QUERIES } from '../helpers/hostile.ts'
 import { clearCapped, createFixtures, SEEDS, type Ids } from '../helpers/hostile-fixtures.ts'
 import { mutatedBodies, pathOf, routesOf, Walker, type Route } from '../helpers/hostile-walk.ts'
 import { fieldsOf, sampleOf } from '../helpers/openapi-sample.ts'
@@ -39,6 +39,8 @@ async function walk(each: (walker: Walker, route: Route, ids: Ids) => Promise<vo
     await clearCapped(w)
   }
   await w.deliver()
+  // A body or query that reached Object.prototype would show on every object from then on.
+  expect(({} as Record<string, unknown>).polluted ?? ({} as Record<string, unknown>).admin).toBeUndefined()
   return walker
 }
 
@@ -95,12 +97,11 @@ describe('every route of the OpenAPI document, attacked with a valid key', () =>
     expect(logged).toEqual([])
   }, TIMEOUT)
 
-  test('hostile query parameters', async () => {
+  test('hostile query parameters, and parameters that would pollute prototypes', async () => {
     const walker = await walk(async (walker, route, ids) => {
-      for (const param of route.params.filter((p) => p.in === 'query')) {
-        for (const query of hostileQueries(param.name)) {
-          await walker.send(route.method, `${pathOf(route.template, ids)}?${query}`, {}, query.slice(0, 60))
-        }
+      const names = route.params.filter((p) => p.in === 'query').map((p) => p.name)
+      for (const query of [...names.flatMap(hostileQueries), ...POLLUTING_QUERIES]) {
+        await walker.send(route.method, `${pathOf(route.template, ids)}?${query}`, {}, query.slice(0, 60))
       }
     })
     expect(walker.problems).toEqual([])

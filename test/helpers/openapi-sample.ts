@@ -12,6 +12,7 @@ export interface JsonSchema {
   minimum?: number
   examples?: unknown[]
   format?: string
+  pattern?: string
 }
 
 const ADDRESS_FIELD = /email|^to$|^from$|reply|^cc$|^bcc$/i

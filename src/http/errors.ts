@@ -3,7 +3,10 @@ import type { Logger } from '../lib/logger.ts'
 
 const MAX_MESSAGE = 1000
 const MAX_ERRORS = 20
-const MAX_FIELD = 100
+// Room for the deepest path a rule names (a segment condition ten levels down), not for an echo.
+const MAX_FIELD = 300
+/** Schema paths are cut shorter: past this, they are the attacker's nesting, not a field. */
+const MAX_SCHEMA_PATH = 100
 
 /** Messages quote what was sent: a megabyte sent is not a megabyte answered. A cut never splits a character. */
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : text)
@@ -35,7 +38,7 @@ export function fieldErrors(on: string, issues: ValidationIssue[]): FieldError[]
   const byField = new Map<string, string>()
   for (const issue of issues) {
     const path = issue.path.split('/').filter(Boolean).join('.') || issue.schema?.['x-field'] || on
-    const field = cut(path, MAX_FIELD)
+    const field = cut(path, MAX_SCHEMA_PATH)
     const custom = issue.schema?.error
     if (!byField.has(field)) byField.set(field, typeof custom === 'string' ? custom : inWords(issue.message))
   }

@@ -33,7 +33,7 @@ export function requireAddress(email: string, field = 'email'): Address {
 const MAX_DATA_BYTES = 64 * 1024
 const MAX_KEY_LENGTH = 200
 /** Levels of objects and arrays, the data object itself the first: segment conditions and SQLite's JSON functions walk them. */
-export const MAX_DATA_DEPTH = 32
+const MAX_DATA_DEPTH = 32
 
 /**
  * Contact data is a JSON object of bounded size and depth whose keys are short, printable names

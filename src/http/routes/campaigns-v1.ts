@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { pauseCampaign, resumeCampaign, sendCampaign } from '../../core/campaigns/campaign-actions.ts'
 import { guardrailSettingsOf } from '../../core/guardrails/guard.ts'
-import { toV1Campaign, type CampaignInput } from '../../core/campaigns/campaign.ts'
+import { MAX_BATCH_SIZE, toV1Campaign, type CampaignInput } from '../../core/campaigns/campaign.ts'
 import * as campaigns from '../../core/campaigns/campaigns.service.ts'
 import { getBook } from '../../core/segments/contact-books.service.ts'
 import type { Db } from '../../db/schema.ts'
@@ -14,7 +14,7 @@ import { mailboxOf } from '../../core/emails/mailbox.ts'
 import { listOf, timeOf } from './send-schemas.ts'
 
 const Addresses = t.Union([t.String(), t.Array(t.String())])
-const BatchSize = intField(1, 100_000)
+const BatchSize = intField(1, MAX_BATCH_SIZE)
 
 const NewCampaign = strictObject({
   name: t.String({ minLength: 1 }),

@@ -1,7 +1,6 @@
 import { Elysia, t } from 'elysia'
 import * as domains from '../../core/domains/domains.service.ts'
 import { guardrailSettingsOf, guardrailVerdict } from '../../core/guardrails/guard.ts'
-import { notFound } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, ErrorSchema, numericId } from '../schemas.ts'
@@ -24,7 +23,6 @@ const DomainStatsSchema = t.Object({
   over: t.Array(Breach, { description: 'The limits passed: campaigns from the domain pause while any is' }),
   message: t.Union([t.String(), t.Null()]),
 })
-
 
 /** The sending guardrails' view of a domain: its counts and rates over the window, and the limits. */
 export const domainStatsRoutes = (deps: HttpDeps) => {

@@ -3,7 +3,6 @@ import { dayRange, dmarcSummary } from '../../core/dmarc/summary.ts'
 import { toDomain } from '../../core/domains/domain.ts'
 import * as domains from '../../core/domains/domains.service.ts'
 import { listDomains } from '../../core/domains/domains.repository.ts'
-import { notFound } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, ErrorSchema, numericId, strictObject } from '../schemas.ts'
@@ -81,7 +80,6 @@ const DateQuery = (name: string, description: string) =>
 
 const IdParams = t.Object({ id: numericId('Domain id') })
 const tags = ['Domains']
-
 
 export const domainRoutes = (deps: HttpDeps) => {
   const { hostname } = deps.domainSettings

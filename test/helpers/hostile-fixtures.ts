@@ -59,9 +59,9 @@ async function importId(w: World) {
   return ((await upload.json()) as { id: string }).id
 }
 
-async function workflowIds(w: World) {
+async function workflowIds(w: World, n: number) {
   const call = caller(w)
-  const contact = await call('POST', '/contacts', { email: `runner${Math.random()}@example.net` })
+  const contact = await call('POST', '/contacts', { email: `runner${n}@example.net` })
   const flow = await call('POST', '/workflows', { ...(SEEDS['post /workflows'] as object), triggerType: 'MANUAL', triggerConfig: {} })
   await call('POST', `/workflows/${flow.id}/trigger`, { contactIds: [contact.id] })
   const execution = (await call('GET', `/workflows/${flow.id}/executions`)).executions[0]
@@ -107,7 +107,7 @@ export async function createFixtures(w: World, template: string, n: number): Pro
       }
       return { id: (await call('POST', '/campaigns', SEEDS['post /campaigns'])).data.id }
     case 'workflows':
-      return workflowIds(w)
+      return workflowIds(w, n)
     case 'webhooks':
       return { id: (await call('POST', '/webhooks', SEEDS['post /webhooks'])).id }
     default:

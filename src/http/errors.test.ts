@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { createLogger } from '../lib/logger.ts'
-import { toAppError } from './errors.ts'
+import { AppError, invalid } from '../lib/errors.ts'
+import { errorBody, toAppError } from './errors.ts'
 
 /** An app whose errors are handled and logged as the server's are, into `lines`. */
 const appLogging = (lines: string[]) => {
@@ -34,5 +35,27 @@ describe('errors in the log', () => {
     expect((await app.handle(new Request('http://localhost/unsubscribe/tok-secret-123'))).status).toBe(500)
     expect(JSON.parse(lines[0]!)).toMatchObject({ tag: 'HTTP', msg: 'unhandled error', route: 'GET /unsubscribe/:token' })
     expect(lines[0]).not.toContain('tok-secret-123')
+  })
+})
+
+describe('the error body', () => {
+  test('quotes at most a kilobyte of what was sent, however much the message would quote', () => {
+    const huge = 'x'.repeat(900_000)
+    const body = errorBody('req_1', invalid(`steps[0].${huge}`, `goes to '${huge}'`))
+    expect(JSON.stringify(body).length).toBeLessThan(4096)
+    expect(body.message).toEndWith('…')
+    expect(body.errors![0]!.field).toHaveLength(300)
+    expect(body.error.message).toBe(body.message)
+  })
+
+  test('a cut never leaves half of a surrogate pair', () => {
+    const body = errorBody('req_1', new AppError(422, 'VALIDATION_ERROR', 'x'.repeat(998) + '📰📰'))
+    expect(body.message.isWellFormed()).toBe(true)
+    expect(body.message).toHaveLength(999)
+  })
+
+  test('lists at most 20 field errors', () => {
+    const errors = Array.from({ length: 500 }, (_, i) => ({ field: `[${i}].email`, message: 'is not valid' }))
+    expect(errorBody('req_1', new AppError(422, 'VALIDATION_ERROR', 'many', { errors })).errors).toHaveLength(20)
   })
 })

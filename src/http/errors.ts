@@ -1,17 +1,29 @@
 import { AppError, type FieldError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 
+const MAX_MESSAGE = 1000
+const MAX_ERRORS = 20
+// Room for the deepest path a rule names (a segment condition ten levels down), not for an echo.
+const MAX_FIELD = 300
+/** Schema paths are cut shorter: past this, they are the attacker's nesting, not a field. */
+const MAX_SCHEMA_PATH = 100
+
+/** Messages quote what was sent: a megabyte sent is not a megabyte answered. A cut never splits a character. */
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : text)
+
 /** The error body of DESIGN.md: the interface's fields, plus `error` for useSend's clients. */
 export function errorBody(requestId: string, error: AppError) {
+  const message = cut(error.message, MAX_MESSAGE)
+  const errors = error.details.errors?.slice(0, MAX_ERRORS).map((e) => ({ field: cut(e.field, MAX_FIELD), message: cut(e.message, MAX_MESSAGE) }))
   return {
     success: false,
     code: error.code,
-    message: error.message,
+    message,
     statusCode: error.status,
     requestId,
-    ...(error.details.errors && { errors: error.details.errors }),
-    ...(error.details.suggestion && { suggestion: error.details.suggestion }),
-    error: { code: error.code, message: error.message },
+    ...(errors && { errors }),
+    ...(error.details.suggestion && { suggestion: cut(error.details.suggestion, MAX_MESSAGE) }),
+    error: { code: error.code, message },
   }
 }
 
@@ -21,14 +33,12 @@ interface ValidationIssue {
   schema?: { error?: unknown; 'x-field'?: string }
 }
 
-const MAX_FIELD_LENGTH = 100
-
 /** Elysia's validation error as our field list, one message per field: `/data/plan` is `data.plan`. */
 export function fieldErrors(on: string, issues: ValidationIssue[]): FieldError[] {
   const byField = new Map<string, string>()
   for (const issue of issues) {
     const path = issue.path.split('/').filter(Boolean).join('.') || issue.schema?.['x-field'] || on
-    const field = path.length > MAX_FIELD_LENGTH ? `${path.slice(0, MAX_FIELD_LENGTH)}…` : path
+    const field = cut(path, MAX_SCHEMA_PATH)
     const custom = issue.schema?.error
     if (!byField.has(field)) byField.set(field, typeof custom === 'string' ? custom : inWords(issue.message))
   }

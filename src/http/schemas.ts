@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { invalid } from '../lib/errors.ts'
 
 /** Request bodies reject fields they do not know, so a typo is an error instead of being ignored. */
 export const strictObject: typeof t.Object = ((properties: any, options: any) =>
@@ -10,16 +11,35 @@ export const DataField = t.Record(t.String(), t.Any(), {
   description: 'Free-form key/value metadata; in updates a null value removes the key',
 })
 
-/** An integer query parameter with a range, named in its error. */
-export const intQuery = (name: string, min: number, max: number, description: string) =>
-  t.Numeric({
-    minimum: min,
-    maximum: max,
-    multipleOf: 1,
-    description,
-    error: `must be a whole number from ${min} to ${max}`,
-    'x-field': name,
-  })
+/**
+ * A whole number in a query or path parameter: plain decimal digits only, in a range, named in its
+ * error. Elysia's t.Numeric takes whatever Number() takes (`0x10`, ` 5`, `1\r\n`, `1e3`); a
+ * parameter that means a count or an id is refused rather than guessed at.
+ */
+export const decimalParam = (name: string, min: number, max: number, description: string) => {
+  const error = max === Number.MAX_SAFE_INTEGER ? `must be a whole number from ${min} up` : `must be a whole number from ${min} to ${max}`
+  return t
+    .Transform(t.String({ pattern: '^[0-9]{1,16}$', description: `${description}: ${error.replace('must be ', '')}`, error, 'x-field': name }))
+    .Decode((text) => {
+      const value = Number(text)
+      if (value < min || value > max) throw invalid(name, error)
+      return value
+    })
+    .Encode((value) => String(value))
+}
+
+/** An integer query parameter with a range. */
+export const intQuery = decimalParam
+
+/** A numeric id in the path (domains have them): decimal digits, 1 and up. */
+export const numericId = (description: string) => decimalParam('id', 1, Number.MAX_SAFE_INTEGER, description)
+
+/**
+ * A whole number in a JSON body: a JSON number, never a string. Elysia's t.Integer would also take
+ * strings as Number() reads them (`"0x10"` is 16).
+ */
+export const intField = (min: number, max: number, description?: string) =>
+  t.Number({ multipleOf: 1, minimum: min, maximum: max, error: `must be a whole number from ${min} to ${max}`, ...(description && { description }) })
 
 /**
  * One of `values`. Elysia's UnionEnum defaults to its first value, which it fills in where an

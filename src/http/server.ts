@@ -1,6 +1,6 @@
 import { swagger } from '@elysiajs/swagger'
 import { Elysia } from 'elysia'
-import { bodyLimitFor, checkDeclaredLength, parseBody, streamsItsBody } from './body.ts'
+import { bodyLimitFor, checkDeclaredLength, pathOf, readBody } from './body.ts'
 import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
 import { observeRequests } from './observe.ts'
@@ -28,13 +28,6 @@ import { verifyRoutes } from './routes/verify.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 
-const pathOf = (request: Request) => {
-  const url = request.url
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  const end = url.indexOf('?', start)
-  return url.slice(start, end < 0 ? undefined : end)
-}
-
 /** The whole HTTP API as one Elysia instance; `handle(Request)` serves it in tests and in Bun.serve. */
 export function createHttpApp(deps: HttpDeps) {
   return new Elysia({ normalize: false })
@@ -44,11 +37,7 @@ export function createHttpApp(deps: HttpDeps) {
       set.headers['x-request-id'] = requestIdFor(request)
       checkDeclaredLength(request, bodyLimitFor(pathOf(request)))
     })
-    .onParse({ as: 'global' }, ({ request, contentType }) => {
-      const path = pathOf(request)
-      // null is a parsed body to Elysia: the route reads the stream itself.
-      return streamsItsBody(path) ? null : parseBody(request, contentType, bodyLimitFor(path))
-    })
+    .onParse({ as: 'global' }, ({ request, contentType }) => readBody(request, contentType))
     .onError({ as: 'global' }, ({ code, error, set, request, route }) => {
       const failure = toAppError(code, error, request, deps.logger, route)
       set.status = failure.status

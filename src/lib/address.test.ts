@@ -9,6 +9,7 @@ describe('checkAddress', () => {
     ['"john doe"@example.com', '"john doe"@example.com'],
     ['jane@bücher.de', 'jane@xn--bcher-kva.de'],
     ['ü@example.com', 'ü@example.com'],
+    ['📰@example.com', '📰@example.com'],
     ['a@sub.domain.example.co.uk', 'a@sub.domain.example.co.uk'],
     [`${'a'.repeat(64)}@example.com`, `${'a'.repeat(64)}@example.com`],
   ])('accepts %s, matched as %s', (input, key) => {
@@ -44,6 +45,11 @@ describe('checkAddress', () => {
     [`jane@${'a'.repeat(64)}.com`, 'host name'],
     ['jane@192.168.1.1', 'IP address'],
     ['jane@[192.168.1.1]', 'literals'],
+    ['ja\ud800ne@example.com', 'lone UTF-16 surrogate'],
+    ['jane\udc00@example.com', 'lone UTF-16 surrogate'],
+    ['"ja\ud800ne"@example.com', 'lone UTF-16 surrogate'],
+    ['jane@exa\udfffmple.com', 'lone UTF-16 surrogate'],
+    ['\udc00\ud800@example.com', 'lone UTF-16 surrogate'],
   ])('refuses %j (%s)', (input, why) => {
     const result = checkAddress(input)
     expect(result.ok).toBe(false)

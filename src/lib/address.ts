@@ -24,11 +24,13 @@ const CONTROL_OR_SPACE = /[\u0000-\u0020\u007F-\u009F\u2028\u2029\uFEFF]/
 
 /**
  * Checks an addr-spec (RFC 5321/5322, with RFC 6531 internationalisation) the way it must be for an
- * address we store and send to: no display name, no comments, no whitespace, local part at most 64
+ * address we store and send to: well-formed Unicode, no display name, no comments, no whitespace, local part at most 64
  * octets, whole address at most 254, a domain of LDH labels with a non-numeric top-level label.
  * Header parsers accept much more than this, which is why this is not left to one.
  */
 export function checkAddress(input: string): AddressCheck {
+  // A lone UTF-16 surrogate has no UTF-8 form: no column, SMTP command or DNS query can carry it.
+  if (!input.isWellFormed()) return fail('it is not well-formed Unicode (it holds a lone UTF-16 surrogate)')
   if (CONTROL_OR_SPACE.test(input.replace(/^"[^"]*"@/, '""@'))) {
     return fail('it contains spaces or control characters')
   }
@@ -54,6 +56,7 @@ export type DomainCheck = { ok: true; value: string } | { ok: false; reason: str
  */
 export function checkDomain(domain: string): DomainCheck {
   const no = (reason: string) => ({ ok: false as const, reason })
+  if (!domain.isWellFormed()) return no('the domain is not well-formed Unicode')
   if (domain.startsWith('[')) return no('address literals such as [192.0.2.1] are not accepted')
   if (domain.endsWith('.')) return no('the domain must not end with a dot')
   const ascii = domainToASCII(domain).toLowerCase()

@@ -94,11 +94,41 @@ describe('contacts of a book', () => {
     expect((await t.request('GET', `/contacts/${contactId}`, { key: project.secretKey })).status).toBe(200)
   })
 
-  test('PUT upserts by email, as useSend does', async () => {
-    const created = await book('Upserts')
-    const put = await call('PUT', `/${created.id}/contacts/anything`, { email: 'put@example.com', firstName: 'Put' })
+  test('PUT changes the contact its path names: its address, names and properties, never another contact', async () => {
+    const created = await book('Puts')
+    const { contactId } = (await call('POST', `/${created.id}/contacts`, { email: 'put@example.com', properties: { plan: 'free' } })).body
+    const other = (await call('POST', `/${created.id}/contacts`, { email: 'other@example.com', firstName: 'Other' })).body.contactId
+    const put = await call('PUT', `/${created.id}/contacts/${contactId}`, { email: 'moved@example.com', firstName: 'Put', properties: { plan: 'pro' }, subscribed: false })
     expect(put.status).toBe(200)
-    expect((await call('GET', `/${created.id}/contacts/${put.body.contactId}`)).body.firstName).toBe('Put')
+    expect(put.body).toEqual({ contactId })
+    expect((await call('GET', `/${created.id}/contacts/${contactId}`)).body).toMatchObject({ email: 'moved@example.com', firstName: 'Put', subscribed: false, properties: { plan: 'pro' } })
+    // The body names the other contact's address: the path's contact is the one PUT, so it is a conflict, not an edit of the other one.
+    const clash = await call('PUT', `/${created.id}/contacts/${contactId}`, { email: 'OTHER@example.com', firstName: 'Hijack' })
+    expect(clash.status).toBe(409)
+    expect((await call('GET', `/${created.id}/contacts/${other}`)).body).toMatchObject({ email: 'other@example.com', firstName: 'Other' })
+  })
+
+  test('PUT to a contact that is not in the book, or to no contact, is a 404 and creates nothing', async () => {
+    const created = await book('Put nowhere')
+    const elsewhere = (await t.request('POST', '/contacts', { key: project.secretKey, body: { email: 'elsewhere@example.com' } })).body.id
+    for (const id of ['anything', elsewhere]) {
+      const put = await call('PUT', `/${created.id}/contacts/${id}`, { email: 'new-by-put@example.com' })
+      expect(put.status).toBe(404)
+    }
+    expect(await emailsIn(created.id)).toEqual([])
+    expect((await t.request('GET', '/contacts?search=new-by-put', { key: project.secretKey })).body.contacts).toEqual([])
+  })
+
+  test('PUT and PATCH without a body, or with one that is not an object, are 422', async () => {
+    const created = await book('Bodies')
+    const { contactId } = (await call('POST', `/${created.id}/contacts`, { email: 'body@example.com' })).body
+    for (const method of ['PUT', 'PATCH']) {
+      for (const raw of [undefined, '', 'null', '[]', '"body@example.com"', '42']) {
+        const headers: Record<string, string> = raw === undefined ? {} : { 'content-type': 'application/json' }
+        const response = await t.request(method, `${BASE}/${created.id}/contacts/${contactId}`, { key: project.secretKey, raw, headers })
+        expect({ method, raw, status: response.status, field: response.body.errors?.[0]?.field }).toEqual({ method, raw, status: 422, field: 'body' })
+      }
+    }
   })
 
   test('bulk add takes up to 1,000 at once; the count follows', async () => {

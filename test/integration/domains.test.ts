@@ -153,8 +153,13 @@ describe('the other domain routes', () => {
     expect((await t.request('GET', `/api/v1/domains/${created.id}`, { key: project.secretKey })).status).toBe(404)
   })
 
-  test.each(['abc', '0', '-1', '1.5', '99999999'])('a domain id of %j is a 404', async (id) => {
-    expect((await t.request('GET', `/api/v1/domains/${id}`, { key: project.secretKey })).status).toBe(404)
+  test.each(['abc', '0', '-1', '1.5', '0x10', '1e3'])('a domain id of %j is not a whole number from 1 up: a 422 naming it', async (id) => {
+    const response = await t.request('GET', `/api/v1/domains/${id}`, { key: project.secretKey })
+    expect([response.status, response.body.errors?.[0]?.field]).toEqual([422, 'id'])
+  })
+
+  test('a domain id that names no domain is a 404', async () => {
+    expect((await t.request('GET', '/api/v1/domains/99999999', { key: project.secretKey })).status).toBe(404)
   })
 
   test('PUT verify starts a check and answers at once', async () => {

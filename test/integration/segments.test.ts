@@ -109,7 +109,8 @@ describe('segments: conditions that are refused', () => {
   const nested = (depth: number): unknown => (depth === 1 ? plan('x') : { logic: 'OR', groups: [{ filters: [], conditions: nested(depth - 1) }] })
 
   test.each([
-    ['nested 100 deep', nested(100), 'condition' + '.groups[0].conditions'.repeat(10), 'at most 10 levels'],
+    ['nested 11 deep', nested(11), 'condition' + '.groups[0].conditions'.repeat(10), 'at most 10 levels'],
+    ['nested 100 deep, past what any body may hold', nested(100), 'condition', 'is nested more than 64 levels deep'],
     ['an unknown field', one({ field: 'firstName', operator: 'equals', value: 'x' }), 'condition.groups[0].filters[0].field', 'must be email'],
     ['an unknown operator', one({ field: 'email', operator: 'matches', value: 'x' }), 'condition.groups[0].filters[0].operator', 'must be one of'],
     ['an operator of another field', one({ field: 'subscribed', operator: 'within', value: 1, unit: 'days' }), 'condition.groups[0].filters[0].operator', 'does not apply'],

@@ -29,4 +29,16 @@ describe('checkContactData', () => {
     expect(() => checkContactData({ '': 1 })).toThrow('keys')
     expect(() => checkContactData({ ['k'.repeat(201)]: 1 })).toThrow('keys')
   })
+
+  test('data itself and 31 levels inside it pass; one more is refused, naming the field', () => {
+    const nested = (depth: number) => JSON.parse('{"a":'.repeat(depth) + '1' + '}'.repeat(depth))
+    expect(() => checkContactData({ x: nested(31) })).not.toThrow()
+    expect(() => checkContactData({ x: nested(32) }, 'properties')).toThrow('properties: is nested more than 32 levels deep')
+    expect(() => checkContactData({ x: JSON.parse('['.repeat(5000) + ']'.repeat(5000)) })).toThrow('32 levels')
+  })
+
+  test('refuses a lone surrogate in a value or a key, naming where', () => {
+    expect(() => checkContactData({ tags: ['ok', 'a\ud800'] })).toThrow('data.tags[1]: is not well-formed Unicode')
+    expect(() => checkContactData({ nested: { '\udc00': 1 } })).toThrow('well-formed Unicode')
+  })
 })

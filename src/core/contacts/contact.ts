@@ -3,6 +3,7 @@ import { isoTime } from '../../lib/clock.ts'
 import { invalid } from '../../lib/errors.ts'
 import { checkAddress, type Address } from '../../lib/address.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { findJsonFlaw } from '../../lib/json-check.ts'
 
 export interface Contact {
   id: string
@@ -31,14 +32,22 @@ export function requireAddress(email: string, field = 'email'): Address {
 
 const MAX_DATA_BYTES = 64 * 1024
 const MAX_KEY_LENGTH = 200
+/** Levels of objects and arrays, the data object itself the first: segment conditions and SQLite's JSON functions walk them. */
+const MAX_DATA_DEPTH = 32
 
-/** Contact data is a JSON object of bounded size whose keys are short, printable names. */
+/**
+ * Contact data is a JSON object of bounded size and depth whose keys are short, printable names
+ * and whose strings are well-formed Unicode.
+ */
 export function checkContactData(data: Record<string, unknown>, field = 'data'): void {
   for (const key of Object.keys(data)) {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH || /[\u0000-\u001f]/.test(key)) {
       throw invalid(`${field}.${key}`, `keys must be 1 to ${MAX_KEY_LENGTH} printable characters`)
     }
   }
+  const flaw = findJsonFlaw(data, MAX_DATA_DEPTH)
+  if (flaw?.problem === 'too-deep') throw invalid(field, `is nested more than ${MAX_DATA_DEPTH} levels deep`)
+  if (flaw) throw invalid(`${field}.${flaw.path}`, 'is not well-formed Unicode: it holds a lone UTF-16 surrogate')
   if (Buffer.byteLength(JSON.stringify(data)) > MAX_DATA_BYTES) {
     throw invalid(field, `must be at most ${MAX_DATA_BYTES / 1024} KiB as JSON`)
   }

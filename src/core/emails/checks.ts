@@ -8,6 +8,13 @@ const RESERVED_HEADERS = new Set([
 
 const HEADER_NAME = /^[!-9;-~]{1,100}$/
 
+/**
+ * What may not stand in a header line: line breaks, the other control characters (RFC 5322 2.2
+ * allows printable characters and whitespace) and Unicode's line and paragraph separators. A tab
+ * is whitespace, so it may.
+ */
+export const NOT_IN_ONE_LINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/
+
 /** Custom headers: printable names, one-line values (no header injection), none of the built ones. */
 export function checkHeaders(headers: Record<string, unknown>, field = 'headers'): Record<string, string> {
   const entries = Object.entries(headers)
@@ -15,7 +22,7 @@ export function checkHeaders(headers: Record<string, unknown>, field = 'headers'
   for (const [name, value] of entries) {
     if (!HEADER_NAME.test(name)) throw invalid(`${field}.${name.slice(0, 100)}`, 'is not a valid header name')
     if (typeof value !== 'string') throw invalid(`${field}.${name}`, 'must be a string')
-    if (/[\r\n\u0000]/.test(value)) throw invalid(`${field}.${name}`, 'must not contain line breaks')
+    if (NOT_IN_ONE_LINE.test(value) || !value.isWellFormed()) throw invalid(`${field}.${name}`, 'must be one line of text: no line breaks or control characters')
     if (value.length > 2000) throw invalid(`${field}.${name}`, 'must be at most 2000 characters')
     if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid(`${field}.${name}`, 'is set by Mailstead and cannot be given')
   }
@@ -55,10 +62,15 @@ export function checkAttachments(attachments: readonly Attachment[], field = 'at
   })
 }
 
-/** A subject is one line of at most 998 characters (RFC 5322 line limit). */
-export function checkSubject(subject: string): string {
-  if (subject.trim() === '') throw invalid('subject', 'must not be empty')
-  if (/[\r\n\u0000]/.test(subject)) throw invalid('subject', 'must not contain line breaks')
-  if (subject.length > 998) throw invalid('subject', 'must be at most 998 characters')
+/**
+ * A subject is one line of at most 998 characters (RFC 5322 line limit) of well-formed text. What
+ * stores a subject to send later (templates, campaigns, workflow steps) checks it with this when it
+ * is saved, so that it is not refused on every send instead.
+ */
+export function checkSubject(subject: string, field = 'subject'): string {
+  if (subject.trim() === '') throw invalid(field, 'must not be empty')
+  if (NOT_IN_ONE_LINE.test(subject)) throw invalid(field, 'must be one line: no line breaks, NUL or other control characters')
+  if (!subject.isWellFormed()) throw invalid(field, 'is not well-formed Unicode: it holds a lone UTF-16 surrogate')
+  if (subject.length > 998) throw invalid(field, 'must be at most 998 characters')
   return subject
 }

@@ -167,6 +167,17 @@ export async function updateBookContact(db: Db, projectId: number, bookId: strin
   return { contactId }
 }
 
+/**
+ * PUT of the book's contact named by the path: its address becomes `email` (409 if another
+ * contact has it), the rest as in an update. useSend upserts by email whatever the path says; the
+ * path names the contact here, so a request cannot change some other contact than the one it names.
+ */
+export async function putBookContact(db: Db, projectId: number, bookId: string, contactId: string, input: BookContactInput, now: number) {
+  await requireBookContact(db, projectId, bookId, contactId)
+  await updateContact(db, projectId, contactId, { email: input.email, subscribed: input.subscribed, data: dataOf(input) }, now)
+  return { contactId }
+}
+
 /** Takes one contact out of the book; it stays a contact of the project. */
 export async function removeBookContact(db: Db, projectId: number, bookId: string, contactId: string, now: number) {
   await requireBookContact(db, projectId, bookId, contactId)

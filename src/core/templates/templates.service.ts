@@ -3,6 +3,7 @@ import { isoTime } from '../../lib/clock.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { pageOf } from '../../db/paging.ts'
+import { checkSubject } from '../emails/checks.ts'
 
 export interface TemplateInput {
   name: string
@@ -21,8 +22,7 @@ export const toTemplate = (row: TemplateTable) => ({
 
 function checkTemplate(input: Partial<TemplateInput>): void {
   if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 200)) throw invalid('name', 'must be 1 to 200 characters')
-  if (input.subject !== undefined && (input.subject.trim() === '' || input.subject.length > 998)) throw invalid('subject', 'must be 1 to 998 characters')
-  if (input.subject !== undefined && /[\r\n]/.test(input.subject)) throw invalid('subject', 'must be one line')
+  if (input.subject !== undefined) checkSubject(input.subject)
   if (input.body !== undefined && input.body.trim() === '') throw invalid('body', 'must not be empty')
 }
 

@@ -1,6 +1,7 @@
 import { checkAddress } from '../../lib/address.ts'
 import { invalid } from '../../lib/errors.ts'
 import { checkContactData } from '../contacts/contact.ts'
+import { checkSubject } from '../emails/checks.ts'
 import { mailboxOf } from '../emails/mailbox.ts'
 import { checkCondition } from '../segments/condition.ts'
 import { checkWorkflowEvent } from './trigger.ts'
@@ -52,9 +53,8 @@ function checkSendEmail(config: Json, path: string): SendEmailConfig {
     return { templateId: config.templateId, from }
   }
   if (!given(config.subject) && !given(config.body)) throw invalid(path, 'give a templateId, or a subject and body')
-  if (typeof config.subject !== 'string' || config.subject.trim() === '' || config.subject.length > 998 || /[\r\n\u0000]/.test(config.subject)) {
-    throw invalid(`${path}.subject`, 'must be one line of 1 to 998 characters')
-  }
+  if (typeof config.subject !== 'string') throw invalid(`${path}.subject`, 'must be one line of 1 to 998 characters')
+  checkSubject(config.subject, `${path}.subject`)
   if (typeof config.body !== 'string' || config.body.trim() === '') throw invalid(`${path}.body`, 'must be the HTML body of the email')
   return { subject: config.subject, body: config.body, from }
 }
@@ -100,6 +100,8 @@ function checkUpdate(config: Json, path: string): Step['config'] {
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/
 /** Set by the request itself, or by Mailstead when it signs it. */
 const RESERVED_HEADERS = /^(host|content-length|transfer-encoding|connection|x-mailstead-.*)$/i
+// fetch refuses anything else in a header value, at every run: refused here, once, when saved.
+const HTTP_HEADER_VALUE = /^[\t\u0020-\u007e\u00a0-\u00ff]*$/
 const MAX_BODY_BYTES = 64 * 1024
 
 function checkWebhook(config: Json, path: string): WebhookConfig {
@@ -125,7 +127,9 @@ function checkWebhookHeaders(input: unknown, path: string): Record<string, strin
   for (const [name, value] of entries) {
     if (!HEADER_NAME.test(name)) throw invalid(`${path}.${name.slice(0, 100)}`, 'is not a valid header name')
     if (RESERVED_HEADERS.test(name)) throw invalid(`${path}.${name}`, 'is set by Mailstead and cannot be given')
-    if (typeof value !== 'string' || value.length > 2000 || /[\r\n\u0000]/.test(value)) throw invalid(`${path}.${name}`, 'must be one line of at most 2000 characters')
+    if (typeof value !== 'string' || value.length > 2000 || !HTTP_HEADER_VALUE.test(value)) {
+      throw invalid(`${path}.${name}`, 'must be one line of at most 2000 characters of printable Latin-1 text (what an HTTP header carries)')
+    }
   }
   return input as Record<string, string>
 }

@@ -1,20 +1,20 @@
 import { Elysia, t } from 'elysia'
 import { pauseCampaign, resumeCampaign, sendCampaign } from '../../core/campaigns/campaign-actions.ts'
 import { guardrailSettingsOf } from '../../core/guardrails/guard.ts'
-import { toV1Campaign, type CampaignInput } from '../../core/campaigns/campaign.ts'
+import { MAX_BATCH_SIZE, toV1Campaign, type CampaignInput } from '../../core/campaigns/campaign.ts'
 import * as campaigns from '../../core/campaigns/campaigns.service.ts'
 import { getBook } from '../../core/segments/contact-books.service.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
+import { authErrors, ErrorSchema, intField, intQuery, strictObject } from '../schemas.ts'
 import { StatusField, V1CampaignSchema } from './campaign-schemas.ts'
 import { mailboxOf } from '../../core/emails/mailbox.ts'
 import { listOf, timeOf } from './send-schemas.ts'
 
 const Addresses = t.Union([t.String(), t.Array(t.String())])
-const BatchSize = t.Integer({ minimum: 1, maximum: 100_000, error: 'must be a whole number from 1 to 100000' })
+const BatchSize = intField(1, MAX_BATCH_SIZE)
 
 const NewCampaign = strictObject({
   name: t.String({ minLength: 1 }),
@@ -30,7 +30,7 @@ const NewCampaign = strictObject({
   sendNow: t.Optional(t.Boolean()),
   scheduledAt: t.Optional(t.String({ description: 'ISO 8601' })),
   batchSize: t.Optional(BatchSize),
-  batchWindowMinutes: t.Optional(t.Integer({ minimum: 0, maximum: 1440, error: 'must be a whole number from 0 to 1440' })),
+  batchWindowMinutes: t.Optional(intField(0, 1440)),
 })
 
 type NewBody = typeof NewCampaign.static

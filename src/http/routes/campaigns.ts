@@ -1,14 +1,14 @@
 import { Elysia, t } from 'elysia'
 import { campaignStatsOf, cancelCampaign, pauseCampaign, resumeCampaign, sendCampaign } from '../../core/campaigns/campaign-actions.ts'
 import { guardrailSettingsOf } from '../../core/guardrails/guard.ts'
-import type { CampaignInput, CampaignRow } from '../../core/campaigns/campaign.ts'
+import { MAX_BATCH_SIZE, type CampaignInput, type CampaignRow } from '../../core/campaigns/campaign.ts'
 import * as campaigns from '../../core/campaigns/campaigns.service.ts'
 import { prepareCampaignTest } from '../../core/campaigns/campaign-test.ts'
 import { enqueueEmail } from '../../core/emails/send.ts'
 import type { Db } from '../../db/schema.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, EmailField, ErrorSchema, intQuery, oneOf, strictObject } from '../schemas.ts'
+import { authErrors, EmailField, ErrorSchema, intField, intQuery, oneOf, strictObject } from '../schemas.ts'
 import { CampaignSchema, StatsSchema, StatusField } from './campaign-schemas.ts'
 import { timeOf } from './send-schemas.ts'
 import { ConditionSchema } from './segments.ts'
@@ -25,8 +25,8 @@ const Fields = {
   segmentId: t.Optional(t.Union([t.String(), t.Null()])),
   audienceCondition: t.Optional(ConditionSchema),
   previewText: t.Optional(t.Union([t.String(), t.Null()])),
-  batchSize: t.Optional(t.Integer({ description: 'Emails per batch, 500 when absent' })),
-  batchWindowMinutes: t.Optional(t.Integer({ description: 'Minutes at least between batches, 0 when absent' })),
+  batchSize: t.Optional(intField(1, MAX_BATCH_SIZE, 'Emails per batch, 500 when absent')),
+  batchWindowMinutes: t.Optional(intField(0, 1440, 'Minutes at least between batches, 0 when absent')),
 }
 const NewCampaign = strictObject(Fields)
 const CampaignChanges = t.Partial(NewCampaign, { additionalProperties: false })

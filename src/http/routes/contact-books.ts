@@ -128,12 +128,12 @@ export const contactBookRoutes = (deps: HttpDeps) => {
     })
     .put(
       '/:contactBookId/contacts/:contactId',
-      ({ params, body, caller }) => write((trx, now) => books.addBookContact(trx, caller.project.id, params.contactBookId, body, now)),
+      ({ params, body, caller }) => write((trx, now) => books.putBookContact(trx, caller.project.id, params.contactBookId, params.contactId, body, now)),
       {
         params: ContactParams,
         body: NewContact,
-        response: { 200: ContactId, ...withNotFound },
-        detail: { summary: 'Upsert a contact of the book by email, as useSend does', tags },
+        response: { 200: ContactId, ...withNotFound, 409: ErrorSchema },
+        detail: { summary: "Set the address and fields of the book's contact named by the path", tags },
       },
     )
     .patch(

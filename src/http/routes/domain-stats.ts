@@ -1,10 +1,9 @@
 import { Elysia, t } from 'elysia'
 import * as domains from '../../core/domains/domains.service.ts'
 import { guardrailSettingsOf, guardrailVerdict } from '../../core/guardrails/guard.ts'
-import { notFound } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, ErrorSchema } from '../schemas.ts'
+import { authErrors, ErrorSchema, numericId } from '../schemas.ts'
 
 const Breach = t.UnionEnum(['complaint_rate', 'hard_bounce_rate'])
 
@@ -25,19 +24,13 @@ const DomainStatsSchema = t.Object({
   message: t.Union([t.String(), t.Null()]),
 })
 
-/** Path ids are numbers; anything else names no domain. */
-const domainId = (text: string) => {
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw notFound('Domain')
-  return Number(text)
-}
-
 /** The sending guardrails' view of a domain: its counts and rates over the window, and the limits. */
 export const domainStatsRoutes = (deps: HttpDeps) => {
   const settings = guardrailSettingsOf(deps.config)
   return new Elysia().use(requireKey(deps)).get(
     '/api/v1/domains/:id/stats',
     async ({ params, caller }) => {
-      const domain = await domains.getDomain(deps.db, caller.project.id, domainId(params.id))
+      const domain = await domains.getDomain(deps.db, caller.project.id, params.id)
       const verdict = await guardrailVerdict(deps.db, caller.project.id, domain, settings, deps.clock.now())
       const { rates } = verdict
       return {
@@ -58,7 +51,7 @@ export const domainStatsRoutes = (deps: HttpDeps) => {
       }
     },
     {
-      params: t.Object({ id: t.String({ description: 'Domain id' }) }),
+      params: t.Object({ id: numericId('Domain id') }),
       response: { 200: DomainStatsSchema, ...authErrors, 404: ErrorSchema },
       detail: { summary: "The domain's complaint and hard-bounce rates over the guardrails' window, and their limits", tags: ['Domains'] },
     },

@@ -3,10 +3,9 @@ import { dayRange, dmarcSummary } from '../../core/dmarc/summary.ts'
 import { toDomain } from '../../core/domains/domain.ts'
 import * as domains from '../../core/domains/domains.service.ts'
 import { listDomains } from '../../core/domains/domains.repository.ts'
-import { notFound } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, ErrorSchema, strictObject } from '../schemas.ts'
+import { authErrors, ErrorSchema, numericId, strictObject } from '../schemas.ts'
 
 const DnsRecordSchema = t.Object({
   type: t.UnionEnum(['TXT', 'MX']),
@@ -79,14 +78,8 @@ const DmarcSummarySchema = t.Object({
 const DateQuery = (name: string, description: string) =>
   t.Optional(t.String({ maxLength: 40, description, error: 'must be a date as YYYY-MM-DD', 'x-field': name }))
 
-const IdParams = t.Object({ id: t.String({ description: 'Domain id' }) })
+const IdParams = t.Object({ id: numericId('Domain id') })
 const tags = ['Domains']
-
-/** Path ids are numbers; anything else names no domain. */
-const domainId = (text: string) => {
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw notFound('Domain')
-  return Number(text)
-}
 
 export const domainRoutes = (deps: HttpDeps) => {
   const { hostname } = deps.domainSettings
@@ -113,7 +106,7 @@ export const domainRoutes = (deps: HttpDeps) => {
       response: { 200: t.Array(DomainSchema), ...authErrors },
       detail: { summary: "List the project's sending domains", tags },
     })
-    .get('/api/v1/domains/:id', async ({ params, caller }) => toDomain(await domains.getDomain(deps.db, caller.project.id, domainId(params.id)), hostname), {
+    .get('/api/v1/domains/:id', async ({ params, caller }) => toDomain(await domains.getDomain(deps.db, caller.project.id, params.id), hostname), {
       params: IdParams,
       response: { 200: DomainSchema, ...authErrors, 404: ErrorSchema },
       detail: { summary: 'Get a sending domain with its records and their status', tags },
@@ -121,9 +114,8 @@ export const domainRoutes = (deps: HttpDeps) => {
     .get(
       '/api/v1/domains/:id/dmarc',
       ({ params, query, caller }) => {
-        const id = domainId(params.id)
         const range = dayRange(query, deps.clock.now())
-        return dmarcSummary(deps.db, caller.project.id, id, range, deps.serverIps())
+        return dmarcSummary(deps.db, caller.project.id, params.id, range, deps.serverIps())
       },
       {
         params: IdParams,
@@ -143,7 +135,7 @@ export const domainRoutes = (deps: HttpDeps) => {
     .put(
       '/api/v1/domains/:id/verify',
       async ({ params, caller }) => {
-        const domain = await domains.getDomain(deps.db, caller.project.id, domainId(params.id))
+        const domain = await domains.getDomain(deps.db, caller.project.id, params.id)
         if (domain.is_verifying === 1) return { message: 'Verification is already running' }
         deps.checker.check(domain.id).catch((error) => deps.logger.error('DOMAIN', 'check failed', { error: String(error) }))
         return { message: 'Verification started' }
@@ -154,7 +146,7 @@ export const domainRoutes = (deps: HttpDeps) => {
         detail: { summary: "Check the domain's DNS records now", tags },
       },
     )
-    .delete('/api/v1/domains/:id', ({ params, caller }) => deps.writer.run((trx) => domains.removeDomain(trx, caller.project.id, domainId(params.id))), {
+    .delete('/api/v1/domains/:id', ({ params, caller }) => deps.writer.run((trx) => domains.removeDomain(trx, caller.project.id, params.id)), {
       params: IdParams,
       response: { 200: t.Object({ id: t.Integer(), success: t.Boolean(), message: t.String() }), ...authErrors, 404: ErrorSchema },
       detail: { summary: 'Remove a sending domain', tags },
@@ -163,7 +155,7 @@ export const domainRoutes = (deps: HttpDeps) => {
       '/domains/:id',
       async ({ params, body, caller }) => {
         const now = deps.clock.now()
-        const row = await deps.writer.run((trx) => domains.setTracking(trx, caller.project.id, domainId(params.id), body, now))
+        const row = await deps.writer.run((trx) => domains.setTracking(trx, caller.project.id, params.id, body, now))
         return toDomain(row, hostname)
       },
       {

@@ -5,7 +5,7 @@ import type { Db } from '../../db/schema.ts'
 import { invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, ErrorSchema, intQuery, oneOf, strictObject } from '../schemas.ts'
+import { authErrors, ErrorSchema, intField, intQuery, oneOf, strictObject } from '../schemas.ts'
 
 const EventsField = t.Array(oneOf([...EVENT_TYPES, ALL_EVENTS]), {
   maxItems: 50,
@@ -116,7 +116,7 @@ export const webhookRoutes = (deps: HttpDeps) => {
         params: IdParams,
         body: t.Optional(
           strictObject({
-            overlapHours: t.Optional(t.Integer({ minimum: 0, maximum: 168, description: 'How long the old secret signs too, 24 when absent; 0 ends it now' })),
+            overlapHours: t.Optional(intField(0, 168, 'How long the old secret signs too, 24 when absent; 0 ends it now')),
           }),
         ),
         response: { 200: t.Object({ secret: t.String({ description: 'Shown this once' }), previousSecretExpiresAt: Time }), ...errors },

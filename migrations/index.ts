@@ -15,6 +15,7 @@ import * as serverChecks from './0013_server_checks.ts'
 import * as sendingCounters from './0014_sending_counters.ts'
 import * as mtaSts from './0015_mta_sts.ts'
 import * as receivedReports from './0016_received_reports.ts'
+import * as reportFingerprints from './0018_report_fingerprints.ts'
 
 /**
  * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
@@ -37,4 +38,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0014_sending_counters', ...sendingCounters },
   { name: '0015_mta_sts', ...mtaSts },
   { name: '0016_received_reports', ...receivedReports },
+  { name: '0018_report_fingerprints', ...reportFingerprints },
 ]

@@ -211,7 +211,7 @@ export interface IdempotencyKeyTable {
 }
 
 export interface InboundReportTable {
-  /** What a report is about: delivery, effect and its detail (a DSN's status), so a report sent again is applied once. */
+  /** What a report is about: the delivery and the class of its effect (`delivery:7|complaint`), so a report sent again is applied once. */
   fingerprint: string
   created_at: number
 }

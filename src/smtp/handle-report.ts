@@ -45,8 +45,8 @@ export type ReportResult = { outcome: ReceivedOutcome; applied: number } | { ret
  * Handles the bounces and complaints the MX listener takes. A report changes a delivery only when
  * it proves it is about it: a signed return-path token (at the envelope, or in the original at
  * the feedback address) at that delivery's own return-path host, or a complaint DKIM-signed by a
- * listed feedback-loop sender that names the message and its recipient; and then only what it
- * says of that delivery's recipient. Every report is kept with what became of it, in the same
+ * listed feedback-loop sender that names the message (and its recipient, unless it went to one);
+ * and then only what it says of that delivery's recipient. Every report is kept with what became of it, in the same
  * transaction as what it changed.
  */
 export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings) {
@@ -91,7 +91,7 @@ export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings
     }
     if (!atFeedbackAddress || claims.some((c) => c.via === 'original')) return verdicts
     if (sender?.domain && report.kind === 'arf') {
-      verdicts.push(...(await judgeListedSender(db, { messageId: report.original.messageId, rcptTo: report.originalRcptTo }, findings, sender.domain, now)))
+      verdicts.push(...(await judgeListedSender(db, report.original, findings, sender.domain, now)))
       return verdicts
     }
     const why = report.kind === 'arf' ? `and it is not from a listed feedback-loop sender: ${sender?.reason}` : 'and a bounce there proves itself only by a token'
@@ -125,7 +125,7 @@ const ORDER: ReceivedOutcome[] = ['applied', 'duplicate', 'untrusted', 'ignored'
 function summary(verdicts: Verdict[]): { outcome: ReceivedOutcome; reason: string | null } {
   const outcome = ORDER.find((o) => verdicts.some((v) => v.result === o)) ?? 'untrusted'
   if (outcome === 'applied') return { outcome, reason: null }
-  if (outcome === 'duplicate') return { outcome, reason: 'what it says was already applied (the same delivery, effect and status)' }
+  if (outcome === 'duplicate') return { outcome, reason: 'what it says was already applied (the same delivery and effect)' }
   return { outcome, reason: verdicts.find((v) => v.result === outcome)?.reason ?? 'it came with no token of this server' }
 }
 

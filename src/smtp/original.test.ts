@@ -8,6 +8,7 @@ describe('originalOf', () => {
     const headers = [
       'Return-Path: <bounces+1a2b-k3m7q2xvnrt4wz6a@mst.sender.example.com>',
       'Message-ID: <0193a1b2-7c4d@sender.example.com>',
+      'From: Sender <Hello@Sender.Example.com>',
       'To: "Doe, Jane" <Jane.Doe@Example.org>, team: b@x.example, B@X.example;, undisclosed-recipients:;',
       '',
       'Body text that is not read',
@@ -16,6 +17,7 @@ describe('originalOf', () => {
       messageId: '<0193a1b2-7c4d@sender.example.com>',
       returnPath: 'bounces+1a2b-k3m7q2xvnrt4wz6a@mst.sender.example.com',
       to: ['jane.doe@example.org', 'b@x.example'],
+      fromDomain: 'sender.example.com',
     })
   })
 
@@ -24,6 +26,7 @@ describe('originalOf', () => {
       messageId: '<x@y.example>',
       returnPath: 'bounces+1a2e-h4q7rx2bmw6ztc3n@mst.sender.example.com',
       to: [],
+      fromDomain: null,
     })
   })
 
@@ -35,9 +38,15 @@ describe('originalOf', () => {
     expect((await of('To: Jörg Müller <Jörg@Exämple.example>\r\n\r\n')).to).toEqual(['jörg@exämple.example'])
   })
 
+  test("the From domain is the first From address's, in ASCII: whose mail it was", async () => {
+    expect((await of('From: a@Exämple.example, b@other.example\r\n\r\n')).fromDomain).toBe('xn--exmple-cua.example')
+    expect((await of('From: "Ada" <ada@sender.example.com>\r\n\r\n')).fromDomain).toBe('sender.example.com')
+    expect((await of('From: undisclosed\r\n\r\n')).fromDomain).toBeNull()
+  })
+
   test('an empty Return-Path (<>) and absent headers give null and nothing', async () => {
-    expect(await of('Return-Path: <>\r\nSubject: hi\r\n\r\n')).toEqual({ messageId: null, returnPath: null, to: [] })
-    expect(await of('')).toEqual({ messageId: null, returnPath: null, to: [] })
+    expect(await of('Return-Path: <>\r\nSubject: hi\r\n\r\n')).toEqual({ messageId: null, returnPath: null, to: [], fromDomain: null })
+    expect(await of('')).toEqual({ messageId: null, returnPath: null, to: [], fromDomain: null })
   })
 
   test('headers in the body are not taken for the original', async () => {

@@ -1,4 +1,5 @@
 import { simpleParser, type AddressObject, type HeaderValue } from 'mailparser'
+import { checkAddress } from '../lib/address.ts'
 
 /** What the report says of the message it is about, from the returned message or headers. */
 export interface OriginalMessage {
@@ -8,9 +9,11 @@ export interface OriginalMessage {
   returnPath: string | null
   /** The addresses of the original's To and Cc headers, lower-cased, for matching; empty when not found. */
   to: string[]
+  /** The domain of its (first) From address, ASCII and lower case: whose mail it was; null when not found. */
+  fromDomain: string | null
 }
 
-export const noOriginal = (): OriginalMessage => ({ messageId: null, returnPath: null, to: [] })
+export const noOriginal = (): OriginalMessage => ({ messageId: null, returnPath: null, to: [], fromDomain: null })
 
 /**
  * What the header section of a returned message (message/rfc822, message/global,
@@ -23,7 +26,15 @@ export async function originalOf(message: Buffer): Promise<OriginalMessage> {
     messageId: parsed.messageId ?? null,
     returnPath: addressesOf(parsed.headers.get('return-path'))[0] ?? null,
     to: [...new Set([...addressesOf(parsed.to), ...addressesOf(parsed.cc)].map((address) => address.toLowerCase()))],
+    fromDomain: domainOf(addressesOf(parsed.from)[0]),
   }
+}
+
+/** An address's domain, ASCII and lower case (as it was written, lower-cased, when it is no domain we could send to). */
+function domainOf(address: string | undefined): string | null {
+  if (address === undefined) return null
+  const checked = checkAddress(address)
+  return checked.ok ? checked.value.asciiDomain : address.slice(address.lastIndexOf('@') + 1).toLowerCase() || null
 }
 
 /** The bytes up to and including the blank line that ends the header section (all when none does). */

@@ -1,4 +1,5 @@
 import type { ReportFacts } from '../core/emails/feedback.ts'
+import type { Fingerprint } from '../core/inbound/fingerprints.repository.ts'
 import { classifyReply } from '../delivery/classify.ts'
 import type { InboundReport } from './report.ts'
 
@@ -6,11 +7,13 @@ export type Effect = 'bounce' | 'hard-bounce' | 'delay' | 'complaint'
 
 /** One thing a report says about one recipient. */
 export interface Finding {
-  /** The addresses it says it is about: one of them must be the delivery's recipient. */
+  /**
+   * The addresses it says it is about. A bounce must name the delivery's recipient among them; a
+   * complaint must not name someone else, but may name no one (feedback loops hide the recipient).
+   */
   names: string[]
   effect: Effect
-  /** What tells it from another finding of the same effect: a status code, a feedback type. */
-  detail: string
+  /** What the report said (status, diagnostic, feedback type): kept in the event, never part of the fingerprint. */
   facts: ReportFacts
 }
 
@@ -19,14 +22,14 @@ export type ActionableReport = Exclude<InboundReport, { kind: 'other' }>
 /**
  * What a report says, one finding per recipient it is about, each with the addresses that say
  * whom: a DSN's Final-Recipient and Original-Recipient (not the returned message's To, which
- * names every recipient); an ARF's Original-Rcpt-To, or when it has none the original's To and
- * Cc; the addresses a plain bounce's notice quotes.
+ * names every recipient); an ARF's Original-Rcpt-To alone (the original's To and Cc say whom
+ * the message was shown to: a Bcc recipient is in neither, a co-recipient in both); the
+ * addresses a plain bounce's notice quotes.
  */
 export function findingsOf(report: ActionableReport): Finding[] {
   if (report.kind === 'arf') {
     const facts = { feedbackType: report.feedbackType, reportingMta: report.reportingMta ?? report.userAgent, source: 'arf' }
-    const names = report.originalRcptTo ? [report.originalRcptTo] : report.original.to
-    return [{ names, effect: 'complaint', detail: report.feedbackType, facts }]
+    return [{ names: report.originalRcptTo ? [report.originalRcptTo] : [], effect: 'complaint', facts }]
   }
   if (report.kind === 'plain-bounce') return plainFindings(report)
   return report.recipients.flatMap((r): Finding[] => {
@@ -35,7 +38,7 @@ export function findingsOf(report: ActionableReport): Finding[] {
     if (!failed && !delayed) return []
     const facts = { action: r.action, status: r.status, diagnostic: r.diagnostic, remoteMta: r.remoteMta, reportingMta: report.reportingMta, source: 'dsn' }
     const names = [r.recipient, r.originalRecipient].filter((name): name is string => Boolean(name))
-    return [{ names, effect: failed ? 'hard-bounce' : 'delay', detail: r.status ?? '', facts }]
+    return [{ names, effect: failed ? 'hard-bounce' : 'delay', facts }]
   })
 }
 
@@ -46,12 +49,18 @@ function plainFindings(report: Extract<InboundReport, { kind: 'plain-bounce' }>)
   if (outcome.kind === 'delivered') return []
   const facts = { status: enhanced ?? null, diagnostic: report.text.slice(0, 500), category: outcome.category, source: 'plain' }
   const effect: Effect = outcome.kind === 'deferred' ? 'delay' : outcome.hard ? 'hard-bounce' : 'bounce'
-  return [{ names: report.quoted, effect, detail: enhanced ?? String(code), facts }]
+  return [{ names: report.quoted, effect, facts }]
 }
 
 /**
- * What a finding is about, for applying it once: the delivery, the effect and its detail. The
- * report's own Message-ID is not part of it, so the same bounce sent again under a new one
- * (or as a plain bounce after a DSN) changes nothing more.
+ * What a finding is about, for applying it once: the delivery and the class of its effect, and
+ * nothing the report writes itself. A status or a feedback type in the key would let whoever holds
+ * a token apply it again and again ("abuse1", "abuse2"...), and would let the DSN and the
+ * plain-text copy of one bounce, classified apart, both count. A bounce, hard or not, is one
+ * class; a hard bounce also covers the soft one, so a soft bounce after it changes nothing, while
+ * a hard bounce after a soft one is applied once more: it is what suppresses the address.
  */
-export const fingerprintOf = (deliveryId: number, finding: Finding) => `delivery:${deliveryId}|${finding.effect}|${finding.detail}`
+export function fingerprintOf(deliveryId: number, finding: Pick<Finding, 'effect'>): Fingerprint {
+  const key = (effect: Effect) => `delivery:${deliveryId}|${effect}`
+  return finding.effect === 'hard-bounce' ? { key: key('hard-bounce'), covers: [key('bounce')] } : { key: key(finding.effect), covers: [] }
+}

@@ -29,7 +29,7 @@ describe('parseReport on damaged or odd input', () => {
       reportingMta: 'mx1.example.net',
       recipients: [{ recipient: 'nobody@example.net', originalRecipient: 'nobody@example.net', action: 'failed', status: null, diagnostic: null, remoteMta: null }],
       // Nothing was returned, but Postfix names the envelope sender in the report itself.
-      original: { messageId: null, returnPath: 'bounces+1a2b-k3m7q2xvnrt4wz6a@mst.sender.example.com', to: [] },
+      original: { messageId: null, returnPath: 'bounces+1a2b-k3m7q2xvnrt4wz6a@mst.sender.example.com', to: [], fromDomain: null },
     })
   })
 

@@ -1,17 +1,11 @@
-import {
-  addressKey,
-  applyBounce,
-  applyComplaint,
-  applyDelay,
-  deliveriesTo,
-  findReportedDelivery,
-  firstSighting,
-  type DeliveryRow,
-} from '../core/emails/feedback.ts'
+import { addressKey, applyBounce, applyComplaint, applyDelay, deliveriesOfMessage, findReportedDelivery, type DeliveryRow } from '../core/emails/feedback.ts'
+import { firstSighting } from '../core/inbound/fingerprints.repository.ts'
 import type { Verdict } from '../core/inbound/received-reports.repository.ts'
 import type { Db } from '../db/schema.ts'
 import type { ReturnPathToken } from '../delivery/verp.ts'
+import type { OriginalMessage } from './original.ts'
 import { fingerprintOf, type Finding } from './report-findings.ts'
+import { namedAddresses, namesRecipient } from './report-names.ts'
 
 /** A signed return-path token a report came with, and where: its envelope recipient, or the original it returns. */
 export interface TokenClaim extends ReturnPathToken {
@@ -37,27 +31,40 @@ export async function judgeToken(db: Db, claim: TokenClaim, findings: Finding[],
 }
 
 /**
- * What a complaint from a listed feedback-loop sender (its DKIM passed) changes: it proves no
- * delivery by token, so it must name the message (Message-ID) and the recipient the receiver
- * took it for (Original-Rcpt-To: the original's To names every recipient), and they must name
- * exactly one delivery.
+ * What a complaint from a listed feedback-loop sender (its DKIM passed) changes. It proves no
+ * delivery by token, so it names one by the original's Message-ID among the mail sent from the
+ * original's From domain (another project's mail under the same Message-ID is not looked at),
+ * and by its Original-Rcpt-To, or, when the loop hid or left that out, by the message having had
+ * one recipient: the original's To and Cc say whom it was shown to, not who complained. A
+ * project that sent one Message-ID to the same recipient twice is not let off by it: its newest
+ * delivery takes the complaint.
  */
-export async function judgeListedSender(db: Db, about: { messageId: string | null; rcptTo: string | null }, findings: Finding[], sender: string, now: number): Promise<Verdict[]> {
+export async function judgeListedSender(db: Db, original: OriginalMessage, findings: Finding[], sender: string, now: number): Promise<Verdict[]> {
   const from = `a complaint from the feedback loop ${sender}`
-  if (!about.messageId || !about.rcptTo) return [untrusted(null, `${from} names ${about.messageId ? 'no Original-Rcpt-To' : 'no Message-ID of the original'}, and no token: it proves no delivery`)]
-  const found = await deliveriesTo(db, about.messageId, about.rcptTo)
-  if (found.length !== 1) return [untrusted(null, `${from} names ${found.length === 0 ? 'no delivery' : `${found.length} deliveries`} of ${about.messageId} to ${about.rcptTo}`)]
-  return applyFindings(db, found[0]!.delivery, findings, now)
+  if (!original.messageId || !original.fromDomain) {
+    return [untrusted(null, `${from} names no ${original.messageId ? 'From' : 'Message-ID'} of the original, and no token: it proves no delivery`)]
+  }
+  const named = namedAddresses(findings[0]?.names ?? [])
+  const sent = await deliveriesOfMessage(db, original.messageId, original.fromDomain)
+  const candidates = named.length > 0 ? sent.filter((d) => namesRecipient(named, d.recipient)) : sent
+  const about = `${original.messageId} from ${original.fromDomain}${named.length > 0 ? ` to ${named.join(', ')}` : ''}`
+  const recipients = new Set(candidates.map((d) => `${d.project_id} ${addressKey(d.recipient)}`)).size
+  if (recipients === 0) return [untrusted(null, `${from} names no delivery of ${about}`)]
+  if (recipients > 1) {
+    const why = named.length > 0 ? `${about} was sent by ${recipients} projects` : `its Original-Rcpt-To is hidden or missing and ${about} went to ${recipients} recipients`
+    return [untrusted(null, `${from} cannot tell whose complaint it is: ${why}`)]
+  }
+  return applyFindings(db, candidates[0]!, findings, now)
 }
 
-/** Applies each finding that names the delivery's recipient, once; the others change nothing. */
+/** Applies each finding about the delivery's recipient, once; the others change nothing. */
 async function applyFindings(db: Db, delivery: DeliveryRow, findings: Finding[], now: number): Promise<Verdict[]> {
   if (findings.length === 0) return [{ deliveryId: delivery.id, result: 'ignored', reason: 'the report says nothing to act on (delivered, relayed or expanded)' }]
   const verdicts: Verdict[] = []
   for (const finding of findings) {
-    if (!namesRecipient(finding, delivery.recipient)) {
-      const named = finding.names.length > 0 ? finding.names.join(', ') : 'no recipient'
-      verdicts.push({ ...untrusted(delivery.id, `the report names ${named}, not the delivery's recipient`), effect: finding.effect })
+    const refusal = namesRefusal(finding, delivery.recipient)
+    if (refusal) {
+      verdicts.push({ ...untrusted(delivery.id, refusal), effect: finding.effect })
       continue
     }
     const first = await firstSighting(db, fingerprintOf(delivery.id, finding), now)
@@ -67,10 +74,15 @@ async function applyFindings(db: Db, delivery: DeliveryRow, findings: Finding[],
   return verdicts
 }
 
-/** Whether a finding names this recipient (compared as addresses are: the local part and domain case-insensitively). */
-export const namesRecipient = (finding: Pick<Finding, 'names'>, recipient: string) => {
-  const key = addressKey(recipient)
-  return finding.names.some((name) => addressKey(name) === key)
+/**
+ * Why a finding is not about the delivery's recipient, or null when it is. A bounce must name
+ * it. A complaint must name no one else, but may name no one: large feedback loops hide the
+ * recipient (redacted@, xxxxx, nothing), and the token or the loop's signature proved the delivery.
+ */
+function namesRefusal(finding: Finding, recipient: string): string | null {
+  if (namesRecipient(finding.names, recipient)) return null
+  if (finding.effect === 'complaint' && namedAddresses(finding.names).length === 0) return null
+  return `the report names ${finding.names.length > 0 ? finding.names.join(', ') : 'no recipient'}, not the delivery's recipient`
 }
 
 function apply(db: Db, delivery: DeliveryRow, finding: Finding, now: number) {

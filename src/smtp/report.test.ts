@@ -7,7 +7,7 @@ const fixture = (name: string) => readFileSync(join(import.meta.dir, '../../test
 
 const returnPath = (token: string) => `bounces+${token}@mst.sender.example.com`
 const messageId = (uuid: string) => `<${uuid}@sender.example.com>`
-const original = (id: string, token: string | null, to: string[]): OriginalMessage => ({ messageId: messageId(id), returnPath: token && returnPath(token), to })
+const original = (id: string, token: string | null, to: string[]): OriginalMessage => ({ messageId: messageId(id), returnPath: token && returnPath(token), to, fromDomain: 'sender.example.com' })
 const recipient = (recipient: string, action: string, status: string, diagnostic: string, remoteMta: string | null, originalRecipient: string | null = null): RecipientStatus => ({
   recipient,
   originalRecipient,

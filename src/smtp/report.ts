@@ -85,6 +85,7 @@ async function dsnOf(mail: ParsedMail): Promise<InboundReport> {
       messageId: original.messageId ?? status.originalMessageId ?? messageIdOf(mail.inReplyTo),
       returnPath: original.returnPath ?? status.envelopeSender,
       to: original.to,
+      fromDomain: original.fromDomain,
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely'
+import addressparser from 'nodemailer/lib/addressparser'
 import type { Db, DeliveryTable } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { returnPathHost } from '../domains/records.ts'
@@ -43,21 +44,34 @@ export async function findReportedDelivery(db: Db, id: number): Promise<Reported
   return { delivery, returnPathHost: domain ? returnPathHost(domain) : null }
 }
 
+/** At most this many deliveries of one Message-ID are looked at: a client reusing one without end makes it name nothing. */
+const MESSAGE_DELIVERIES = 1000
+
 /**
- * The deliveries to `recipient` of the emails with this Message-ID. A Message-ID alone proves
- * nothing (every recipient saw it, and a relayed message may reuse one): only a report from a
- * trusted feedback loop may name a delivery this way.
+ * The deliveries of the emails with this Message-ID sent from this domain, newest first. A
+ * Message-ID alone proves nothing (every recipient saw it) and is not even one email's: the relay
+ * keeps the one its client gave, so another project can send its own mail under the same one.
+ * The domain of the original's From keeps that mail apart (only the project that verified a
+ * domain sends from it). Only a report from a trusted feedback loop names a delivery this way.
  */
-export async function deliveriesTo(db: Db, messageId: string, recipient: string): Promise<ReportedDelivery[]> {
-  const deliveries = await db
+export async function deliveriesOfMessage(db: Db, messageId: string, fromDomain: string): Promise<DeliveryRow[]> {
+  const rows = await db
     .selectFrom('deliveries')
     .innerJoin('emails', 'emails.id', 'deliveries.email_id')
-    .select(['deliveries.id', 'deliveries.recipient'])
+    .selectAll('deliveries')
+    .select('emails.from_address')
     .where('emails.message_id', '=', messageId)
+    .orderBy('deliveries.id', 'desc')
+    .limit(MESSAGE_DELIVERIES)
     .execute()
-  const key = addressKey(recipient)
-  const found = await Promise.all(deliveries.filter((d) => addressKey(d.recipient) === key).map((d) => findReportedDelivery(db, d.id)))
-  return found.filter((d): d is ReportedDelivery => d !== undefined)
+  return rows.filter((row) => fromDomainOf(row.from_address) === fromDomain).map(({ from_address: _, ...delivery }) => delivery)
+}
+
+/** The ASCII domain of an email's (first) From address, as the relay or the API wrote it ("Ada <ada@example.com>"). */
+function fromDomainOf(from: string): string | null {
+  const address = addressparser(from, { flatten: true }).find((a) => a.address)?.address
+  const checked = address ? checkAddress(address) : undefined
+  return checked?.ok ? checked.value.asciiDomain : null
 }
 
 /** What addresses are compared by: lower-cased local part @ ASCII domain (lower case when not an address we would send to). */
@@ -67,25 +81,12 @@ export const addressKey = (address: string) => {
 }
 
 /**
- * True the first time a fingerprint is seen: what makes applying a report idempotent. The
- * fingerprint is what the report is about (delivery, effect, status), not the report's own
- * Message-ID, so the same bounce sent again under a new one is applied once.
- */
-export async function firstSighting(db: Db, fingerprint: string, now: number): Promise<boolean> {
-  const result = await db
-    .insertInto('inbound_reports')
-    .values({ fingerprint, created_at: now })
-    .onConflict((oc) => oc.column('fingerprint').doNothing())
-    .executeTakeFirst()
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
-}
-
-/**
  * A bounce that came back after the fact: the delivery failed; a hard one suppresses the address,
- * and counts for the guardrails unless its attempt already counted it as a hard bounce.
+ * and counts for the guardrails unless an attempt or a report already counted it as a hard
+ * bounce (a soft one before it, at an attempt or in a report, did not).
  */
 export async function applyBounce(db: Db, delivery: DeliveryRow, facts: ReportFacts, hard: boolean, now: number) {
-  if (hard && delivery.state !== 'bounced') await countFeedback(db, delivery, 'hard_bounce', now)
+  if (hard && !(await hasHardBounced(db, delivery))) await countFeedback(db, delivery, 'hard_bounce', now)
   await db.updateTable('deliveries').set({ state: 'bounced', last_response: facts.diagnostic ?? facts.status ?? null, updated_at: now }).where('id', '=', delivery.id).execute()
   await addEmailEvent(db, delivery.email_id, 'BOUNCED', { recipient: delivery.recipient, hard, ...facts }, now)
   if (hard) await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', facts.diagnostic ?? facts.status ?? null, now)
@@ -104,7 +105,15 @@ export async function applyComplaint(db: Db, delivery: DeliveryRow, facts: Repor
 }
 
 /** Whether the recipient already complained about this email: a second report is not a second complaint. */
-async function hasComplained(db: Db, delivery: DeliveryRow): Promise<boolean> {
-  const events = await db.selectFrom('email_events').select('data').where('email_id', '=', delivery.email_id).where('status', '=', 'COMPLAINED').execute()
-  return events.some((event) => event.data !== null && (JSON.parse(event.data) as { recipient?: string }).recipient === delivery.recipient)
+const hasComplained = (db: Db, delivery: DeliveryRow) => hasEvent(db, delivery, 'COMPLAINED', () => true)
+
+/** Whether the delivery already bounced hard, at an attempt or in a report. */
+const hasHardBounced = (db: Db, delivery: DeliveryRow) => hasEvent(db, delivery, 'BOUNCED', (data) => data.hard === true)
+
+async function hasEvent(db: Db, delivery: DeliveryRow, status: 'COMPLAINED' | 'BOUNCED', test: (data: { hard?: unknown }) => boolean): Promise<boolean> {
+  const events = await db.selectFrom('email_events').select('data').where('email_id', '=', delivery.email_id).where('status', '=', status).execute()
+  return events.some((event) => {
+    const data = event.data === null ? null : (JSON.parse(event.data) as { recipient?: string; hard?: unknown })
+    return data?.recipient === delivery.recipient && test(data)
+  })
 }

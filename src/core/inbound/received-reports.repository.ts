@@ -3,8 +3,13 @@ import type { Db, ReceivedOutcome, ReceivedReportTable } from '../../db/schema.t
 
 /** What the operator reads of a report: enough of its bytes to see what it was, not all of a large one. */
 export const RAW_KEPT = 32 * 1024
-/** Reports kept, newest first: a flood of junk at the feedback address cannot fill the disk. */
-export const REPORTS_KEPT = 5000
+/**
+ * Reports kept of each outcome, newest first: a flood of junk at the feedback address cannot
+ * fill the disk, nor push out the record of what real reports changed. Applied reports come only
+ * as fast as mail bounces or is complained about, and are what the operator looks back on; the
+ * others come as fast as anyone likes to send them.
+ */
+export const REPORTS_KEPT: Readonly<Record<ReceivedOutcome, number>> = { applied: 10_000, untrusted: 2000, duplicate: 1000, ignored: 1000 }
 
 /** What was decided about one delivery a report named (or about the report, when it named none). */
 export interface Verdict {
@@ -31,7 +36,7 @@ export interface ReceivedReport {
 
 export type ReceivedReportRow = Selectable<ReceivedReportTable>
 
-/** Keeps a received report, and forgets the oldest past REPORTS_KEPT. */
+/** Keeps a received report, and forgets the oldest of its outcome past REPORTS_KEPT. */
 export async function recordReport(db: Db, report: ReceivedReport): Promise<number> {
   const { id } = await db
     .insertInto('received_reports')
@@ -51,8 +56,21 @@ export async function recordReport(db: Db, report: ReceivedReport): Promise<numb
     })
     .returning('id')
     .executeTakeFirstOrThrow()
-  await db.deleteFrom('received_reports').where('id', '<=', id - REPORTS_KEPT).execute()
+  await forgetOldest(db, report.outcome)
   return id
+}
+
+/** Deletes the reports of an outcome older than its newest REPORTS_KEPT (index received_reports_outcome). */
+async function forgetOldest(db: Db, outcome: ReceivedOutcome): Promise<void> {
+  const oldestKept = await db
+    .selectFrom('received_reports')
+    .select('id')
+    .where('outcome', '=', outcome)
+    .orderBy('id', 'desc')
+    .offset(REPORTS_KEPT[outcome] - 1)
+    .limit(1)
+    .executeTakeFirst()
+  if (oldestKept) await db.deleteFrom('received_reports').where('outcome', '=', outcome).where('id', '<', oldestKept.id).execute()
 }
 
 /** The latest reports, newest first; only those of one outcome when given. */

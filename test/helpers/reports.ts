@@ -48,10 +48,10 @@ let reports = 0
 export const reportId = (host = 'reporter.example') => `<report-${++reports}-${Date.now()}@${host}>`
 
 /** The header section of the original message as a report returns it. */
-function original(about: { messageId: string; to: string[]; returnPath?: string }) {
+function original(about: { messageId: string; to: string[]; returnPath?: string; originalFrom?: string }) {
   return [
     ...(about.returnPath ? [`Return-Path: <${about.returnPath}>`] : []),
-    'From: Ada <ada@sender.example.com>',
+    `From: ${about.originalFrom ?? 'Ada <ada@sender.example.com>'}`,
     `To: ${about.to.join(', ')}`,
     'Subject: Hi',
     `Message-ID: ${about.messageId}`,
@@ -68,7 +68,10 @@ export interface ArfOptions {
   rcptTo: string | null
   /** The original's Return-Path and Original-Mail-From (a VERP address, when the reporter has one). */
   returnPath?: string
+  /** The report's own From. */
   from?: string
+  /** The original's From: Ada at sender.example.com unless given. */
+  originalFrom?: string
   feedbackType?: string
   id?: string
 }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { generateKeyPairSync } from 'node:crypto'
 import { dkimSign } from 'mailauth/lib/dkim/sign'
 import { cli } from '../helpers/cli.ts'
+import { publishRecords } from '../helpers/domains.ts'
+import { queuedId, relaySession, sendMessage } from '../helpers/relay-client.ts'
 import { arf, deliverReport, dsn, sendToAll } from '../helpers/reports.ts'
 import { cliFlags } from '../helpers/sending.ts'
 import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
@@ -16,6 +18,9 @@ const FBL = `fbl@${HOSTNAME}`
 const SELECTOR = 'fbl'
 let w: World
 let port: number
+let relayPort: number
+/** Another project, with its own verified domain other.example.org. */
+let other: { key: string; projectId: number }
 let n = 0
 
 const keys = {
@@ -31,8 +36,14 @@ function publishKey(domain: string, key: (typeof keys)['listed']) {
 }
 
 beforeAll(async () => {
-  w = await createWorld({ started: true, settings: { 'mx-port': '0', 'fbl-senders': 'fbl.isp.example' } })
+  w = await createWorld({ started: true, settings: { 'mx-port': '0', 'relay-port': '0', 'fbl-senders': 'fbl.isp.example' } })
   port = w.t.app.listeners()!.mx.port!
+  relayPort = w.t.app.listeners()!.relay.port!
+  const project = await w.t.project('Other')
+  other = { key: project.secretKey, projectId: project.id }
+  const domain = await w.t.request('POST', '/api/v1/domains', { key: other.key, body: { name: 'other.example.org', region: 'us-east-1' } })
+  publishRecords(w.dns, domain.body.dnsRecords)
+  await w.t.app.checker.check(domain.body.id)
   publishKey('fbl.isp.example', keys.listed)
   publishKey('mx.fbl.isp.example', keys.listed)
   publishKey('notfbl.isp.example', keys.lookalike)
@@ -109,7 +120,8 @@ describe('a complaint at the feedback address without a token', () => {
   })
 
   test.each([
-    ['names no Original-Rcpt-To (the To header names every recipient)', (_: string) => null, 'names no Original-Rcpt-To'],
+    ['names no Original-Rcpt-To (the To header names every recipient)', (_: string) => null, 'its Original-Rcpt-To is hidden or missing and'],
+    ['names a redacted Original-Rcpt-To, and the message went to two', (_: string) => 'redacted@isp.example', 'went to 2 recipients'],
     ['names a recipient the message was not sent to', (_: string) => 'stranger@example.net', 'names no delivery of'],
   ])('by the listed sender, DKIM passing, but it %s: nothing', async (_, rcptTo, reason) => {
     const { emailId, messageId, victim, to } = await pair()
@@ -146,6 +158,82 @@ describe('a complaint at the feedback address without a token', () => {
     publishKey('fbl.isp.example', keys.listed)
     expect((await deliverReport(port, [FBL], report)).response).toMatch(/^250/)
     expect(await stateOf(emailId, victim.recipient)).toEqual({ complained: 1, suppressed: true })
+  })
+})
+
+/** Sends a message through the relay with the Message-ID given, from `from`, to the recipients; delivers it; answers its email id. */
+async function relayed(key: string, from: string, to: string[], messageId: string) {
+  const socket = await relaySession(relayPort, key)
+  try {
+    const message = `From: ${from}\r\nTo: ${to.join(', ')}\r\nSubject: Hi\r\nMessage-ID: ${messageId}\r\n\r\nHi\r\n`
+    const reply = await sendMessage(socket, from, to, message)
+    const id = queuedId(reply)
+    if (!id) throw new Error(`not queued: ${reply}`)
+    await w.deliver()
+    return id
+  } finally {
+    socket.close()
+  }
+}
+
+describe('a listed loop that hides the recipient, and Message-IDs used again', () => {
+  test.each(['redacted@isp.example', 'xxxxxxxx@example.net', 'xxxxx', null])(
+    'Original-Rcpt-To %p about a message that went to one recipient: that recipient complained',
+    async (rcptTo) => {
+      n++
+      const { emailId, messageId, deliveries } = await sendToAll(w, [`alone${n}@example.net`])
+      await deliverReport(port, [FBL], await signed(arf({ messageId, to: ['redacted@isp.example'], rcptTo }), 'fbl.isp.example'))
+      expect(await stateOf(emailId, deliveries[0]!.recipient)).toEqual({ complained: 1, suppressed: true })
+      expect(await lastReport()).toMatchObject({ outcome: 'applied' })
+    },
+  )
+
+  test("another project sending the same Message-ID through the relay, to the same recipient, does not make a complaint about ours ambiguous; one about its mail is its own", async () => {
+    n++
+    const { emailId, messageId, deliveries } = await sendToAll(w, [`reused${n}@example.net`])
+    const recipient = deliveries[0]!.recipient
+    const theirs = await relayed(other.key, 'eve@other.example.org', [recipient, `also${n}@example.net`], messageId)
+    await deliverReport(port, [FBL], await signed(arf({ messageId, to: [recipient], rcptTo: recipient }), 'fbl.isp.example'))
+    expect(await stateOf(emailId, recipient)).toEqual({ complained: 1, suppressed: true })
+    const otherState = async () => {
+      const events = (await w.t.request('GET', `/api/v1/emails/${theirs}`, { key: other.key })).body.emailEvents
+      const suppressions = (await w.t.request('GET', '/api/v1/suppressions', { key: other.key })).body.data
+      return { complained: events.filter((e: any) => e.status === 'COMPLAINED').length, suppressed: suppressions.some((s: any) => s.email === recipient) }
+    }
+    expect(await otherState()).toEqual(untouched)
+    // The complaint about their copy (its From is their domain) is theirs, and changes nothing of ours.
+    await deliverReport(port, [FBL], await signed(arf({ messageId, to: [recipient], rcptTo: 'redacted@isp.example', originalFrom: 'Eve <eve@other.example.org>' }), 'fbl.isp.example'))
+    expect(await otherState()).toEqual(untouched)
+    expect((await lastReport()).reason).toContain('went to 2 recipients')
+    await deliverReport(port, [FBL], await signed(arf({ messageId, to: [recipient], rcptTo: recipient, originalFrom: 'Eve <eve@other.example.org>' }), 'fbl.isp.example'))
+    expect(await otherState()).toEqual({ complained: 1, suppressed: true })
+    expect(await stateOf(emailId, recipient)).toEqual({ complained: 1, suppressed: true })
+  })
+
+  test('a complaint whose original shows a From domain none of our mail under that Message-ID was sent from changes nothing', async () => {
+    const { emailId, messageId, victim, to } = await pair()
+    await deliverReport(port, [FBL], await signed(arf({ messageId, to, rcptTo: victim.recipient, originalFrom: 'Eve <eve@other.example.org>' }), 'fbl.isp.example'))
+    expect(await stateOf(emailId, victim.recipient)).toEqual(untouched)
+    expect((await lastReport()).reason).toContain(`names no delivery of ${messageId} from other.example.org to ${victim.recipient}`)
+  })
+
+  test('a project that sends one Message-ID to the same recipient twice is not let off: its newest delivery takes the complaint', async () => {
+    n++
+    const recipient = `twice${n}@example.net`
+    const messageId = `<reused-${n}@sender.example.com>`
+    const first = await relayed(w.key, 'ada@sender.example.com', [recipient], messageId)
+    const second = await relayed(w.key, 'ada@sender.example.com', [recipient, `cc${n}@example.net`], messageId)
+    await deliverReport(port, [FBL], await signed(arf({ messageId, to: [recipient], rcptTo: recipient }), 'fbl.isp.example'))
+    expect(await stateOf(second, recipient)).toEqual({ complained: 1, suppressed: true })
+    expect((await stateOf(first, recipient)).complained).toBe(0)
+    expect(await lastReport()).toMatchObject({ outcome: 'applied' })
+  })
+
+  test('a token in the original is preferred to the Message-ID: it names the delivery when the Message-ID cannot', async () => {
+    const { emailId, messageId, victim, attacker, to } = await pair()
+    await deliverReport(port, [FBL], await signed(arf({ messageId, to, rcptTo: 'redacted@isp.example', returnPath: victim.verp }), 'fbl.isp.example'))
+    expect(await stateOf(emailId, victim.recipient)).toEqual({ complained: 1, suppressed: true })
+    expect(await stateOf(emailId, attacker.recipient)).toEqual(untouched)
   })
 })
 

@@ -114,6 +114,14 @@ describe('a stranger naming a co-recipient changes nothing', () => {
     expect((await stateOf(emailId, attacker)).events).toEqual([])
   })
 
+  test("with the attacker's own token and the recipient redacted: the attacker's own delivery complained, the victim is untouched", async () => {
+    const { emailId, messageId, victim, attacker, to } = await pair()
+    const before = await stateOf(emailId, victim)
+    await deliverReport(port, [FBL], arf({ messageId, to, rcptTo: 'redacted@isp.example', returnPath: attacker.verp }))
+    expect(await stateOf(emailId, attacker)).toMatchObject({ events: ['COMPLAINED'], suppressed: true })
+    expect({ ...(await stateOf(emailId, victim)), counters: null }).toEqual({ ...before, counters: null })
+  })
+
   test("neighbour: the victim's own provider, with the victim's token in the original, is believed; the attacker is untouched", async () => {
     const { emailId, messageId, victim, attacker, to } = await pair()
     const before = await stateOf(emailId, attacker)
@@ -173,6 +181,8 @@ describe("the report must name the delivery's recipient", () => {
     ['Final-Recipient someone else', false, () => [{ final: 'someone@example.net' }]],
     ['Final-Recipient a longer address ending like the recipient', false, (r) => [{ final: `jim${r}` }]],
     ['no recipient named at all', false, () => [{ final: null }]],
+    // Receivers never hide a bounce's recipient: one that names no one proves nothing of it.
+    ['Final-Recipient redacted', false, () => [{ final: 'redacted@example.net' }]],
   ]
   test.each(dsnCases)("a DSN at the delivery's return path: %s -> applied: %p", async (_, applied, recipients) => {
     const { emailId, messageId, victim: d, to } = await pair()
@@ -183,11 +193,19 @@ describe("the report must name the delivery's recipient", () => {
     expect((await lastReport()).outcome).toBe(applied ? 'applied' : 'untrusted')
   })
 
+  // Large feedback loops (AOL, Yahoo, Microsoft) hide the recipient: a complaint may name no one, never someone else.
   const arfCases: Array<[string, boolean, (d: Sent, to: string[]) => { rcptTo: string | null; to: string[] }]> = [
     ['Original-Rcpt-To is the recipient', true, (d, to) => ({ rcptTo: d.recipient, to })],
     ['no Original-Rcpt-To, the To header names the recipient among others', true, (_, to) => ({ rcptTo: null, to })],
+    ['no Original-Rcpt-To, To redacted', true, () => ({ rcptTo: null, to: ['redacted@isp.example'] })],
+    ['no Original-Rcpt-To, To names only someone else (the recipient was a Bcc)', true, () => ({ rcptTo: null, to: ['shown@example.net'] })],
+    ['Original-Rcpt-To redacted@isp.example, as AOL writes it', true, (_, to) => ({ rcptTo: 'redacted@isp.example', to })],
+    ['Original-Rcpt-To a run of x at the recipient\'s domain', true, (d, to) => ({ rcptTo: `xxxxxxxx@${d.recipient.split('@')[1]}`, to })],
+    ['Original-Rcpt-To "xxxxx", no address at all', true, (_, to) => ({ rcptTo: 'xxxxx', to })],
+    ['Original-Rcpt-To "redacted@", no domain', true, (_, to) => ({ rcptTo: 'redacted@', to })],
     ['Original-Rcpt-To is someone else though To names the recipient', false, (_, to) => ({ rcptTo: 'someone@example.net', to })],
-    ['no Original-Rcpt-To, To redacted', false, () => ({ rcptTo: null, to: ['redacted@isp.example'] })],
+    ['Original-Rcpt-To is a real address that only starts like a redaction', false, (_, to) => ({ rcptTo: 'redacted.user@example.net', to })],
+    ['Original-Rcpt-To a longer address ending like the recipient', false, (d, to) => ({ rcptTo: `jim${d.recipient}`, to })],
   ]
   test.each(arfCases)('a complaint with the delivery\'s token: %s -> applied: %p', async (_, applied, names) => {
     const { emailId, messageId, victim: d, to } = await pair()

@@ -45,9 +45,9 @@ export type ReportResult = { outcome: ReceivedOutcome; applied: number } | { ret
  * Handles the bounces and complaints the MX listener takes. A report changes a delivery only when
  * it proves it is about it: a signed return-path token (at the envelope, or in the original at
  * the feedback address) at that delivery's own return-path host, or a complaint DKIM-signed by a
- * listed feedback-loop sender that names the message (and its recipient, unless it went to one);
- * and then only what it says of that delivery's recipient. Every report is kept with what became of it, in the same
- * transaction as what it changed.
+ * listed feedback-loop sender that names the message (and its recipient, unless it went to
+ * one); and then only what it says of that delivery's recipient. Every report is kept with what
+ * became of it, in the same transaction as what it changed.
  */
 export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings) {
   return async function handleReport(raw: Buffer, arrival: Arrival): Promise<ReportResult> {

@@ -7,6 +7,7 @@ import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { ConfigError, loadConfig } from '../../config/load.ts'
 import { createLogger } from '../../lib/logger.ts'
+import { addEmailEvent } from '../emails/emails.repository.ts'
 import { applyBounce, applyComplaint, findDelivery } from '../emails/feedback.ts'
 import { countFeedback, countOutcome, HOUR_MS, NO_COUNTS, pruneCounters, hourOf, windowCounts, type Counts } from './counters.ts'
 import { DEFAULT_GUARDRAILS, guardrailSettingsOf, guardrailVerdict, judge, type GuardrailSettings } from './guard.ts'
@@ -248,16 +249,35 @@ describe('reports counted afterwards (feedback)', () => {
     expect(await window()).toEqual({ delivered: 1, bounced: 0, hardBounced: 0, complained: 1 })
   })
 
-  test('a hard bounce reported after delivery counts; one whose attempt already bounced does not count twice; a soft one never', async () => {
+  /** An attempt that bounced, recorded as the delivery queue records it: counted, its state, its event. */
+  async function bouncedAtAttempt(recipient: string, hard: boolean) {
+    const delivery = await insertDelivery(project, domain, recipient)
+    await write(async (trx) => {
+      await countOutcome(trx, delivery, { kind: 'bounced', hard }, clock.now())
+      await trx.updateTable('deliveries').set({ state: 'bounced' }).where('id', '=', delivery.id).execute()
+      await addEmailEvent(trx, delivery.email_id, 'BOUNCED', { recipient, hard }, clock.now())
+    })
+    return delivery
+  }
+
+  test('a hard bounce reported after delivery counts; one whose attempt already bounced hard does not count twice; a soft one never', async () => {
     const later = await insertDelivery(project, domain, 'later@example.net')
     await db.updateTable('deliveries').set({ state: 'delivered' }).where('id', '=', later.id).execute()
     await write(async (trx) => applyBounce(trx, (await findDelivery(trx, later.id))!, { source: 'dsn' }, true, clock.now()))
-    const bounced = await insertDelivery(project, domain, 'gone@example.net')
-    await write((trx) => countOutcome(trx, bounced, { kind: 'bounced', hard: true }, clock.now()))
-    await db.updateTable('deliveries').set({ state: 'bounced' }).where('id', '=', bounced.id).execute()
+    const bounced = await bouncedAtAttempt('gone@example.net', true)
     await write(async (trx) => applyBounce(trx, (await findDelivery(trx, bounced.id))!, { source: 'dsn' }, true, clock.now()))
     const soft = await insertDelivery(project, domain, 'full@example.net')
     await write(async (trx) => applyBounce(trx, (await findDelivery(trx, soft.id))!, { source: 'dsn' }, false, clock.now()))
+    expect(await window()).toEqual({ delivered: 0, bounced: 1, hardBounced: 2, complained: 0 })
+  })
+
+  test('a hard bounce reported after a soft one, at an attempt or in a report, counts once', async () => {
+    const atAttempt = await bouncedAtAttempt('full@example.net', false)
+    const reported = await insertDelivery(project, domain, 'quota@example.net')
+    await write(async (trx) => applyBounce(trx, (await findDelivery(trx, reported.id))!, { source: 'plain' }, false, clock.now()))
+    for (const delivery of [atAttempt, reported, atAttempt]) {
+      await write(async (trx) => applyBounce(trx, (await findDelivery(trx, delivery.id))!, { source: 'dsn' }, true, clock.now()))
+    }
     expect(await window()).toEqual({ delivered: 0, bounced: 1, hardBounced: 2, complained: 0 })
   })
 })

@@ -11,9 +11,9 @@ const MAX_ADDRESSES = 10_000
  * Failed logins per client address (IPv6 by its /64, as every limit counts clients), over the
  * last ten minutes. After three, each login from the address waits before its key is checked,
  * twice as long at each failure up to 8 s, whether the key is right or wrong: a guesser cannot
- * tell a quick answer from a slow one, and a right key is slowed, never refused. Nothing locks an address out. Failures are forgotten as they leave the
- * ten minutes, not when a right key comes: otherwise a key holder could wipe its own address's
- * record between guesses.
+ * tell a quick answer from a slow one, and a right key is slowed, never refused. Nothing locks an
+ * address out. Failures are forgotten as they leave the ten minutes, not when a right key comes:
+ * otherwise a key holder could wipe its own address's record between guesses.
  */
 export function createAuthThrottle(clock: Clock) {
   const failures = createSlidingWindow(clock, { windowMs: WINDOW_MS, maxKeys: MAX_ADDRESSES, stepMs: 10_000 })

@@ -350,7 +350,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'smtpMaxConnectionsPerIp',
-    description: 'SMTP connections one client address may hold open at once, per listener',
+    description: 'SMTP connections one client (IPv6: one /64) may hold open at once, on the MX listener and on the relay (587 and 465 together)',
     allowed: 'an integer from 1 to 10000',
     parse: p.integer(1, 10_000),
     fallback: () => 20,
@@ -386,7 +386,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'smtpMaxCommandsWithoutMessage',
-    description: 'Commands an SMTP session may send between messages (NOOP, RSET, EHLO, refused ones...; accepted RCPTs aside), 421 past it',
+    description: 'Commands an SMTP session may send between messages (NOOP, RSET, EHLO, MAIL, refused ones...; a transaction's RCPTs aside), 421 past it',
     allowed: 'an integer from 5 to 10000',
     parse: p.integer(5, 10_000),
     fallback: () => 50,

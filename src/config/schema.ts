@@ -386,7 +386,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'smtpMaxCommandsWithoutMessage',
-    description: 'Commands an SMTP session may send between messages (NOOP, RSET, EHLO, MAIL, refused ones...; a transaction's RCPTs aside), 421 past it',
+    description: "Commands an SMTP session may send between messages (NOOP, RSET, EHLO, MAIL, refused ones...; a transaction's RCPTs aside), 421 past it",
     allowed: 'an integer from 5 to 10000',
     parse: p.integer(5, 10_000),
     fallback: () => 50,

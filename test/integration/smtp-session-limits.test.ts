@@ -90,6 +90,19 @@ describe('the SMTP listeners bound what strangers can hold', () => {
     second.socket.close()
   })
 
+  test("the relay counts an address's connections on 587 and 465 together", async () => {
+    const plain = await client(ports.relay, '127.0.0.33')
+    const secure = await RawSocket.openTls(ports.relayTls, '127.0.0.1', '127.0.0.33')
+    opened.push(secure)
+    expect([plain.greeting, await secure.reply()]).toEqual([expect.stringMatching(/^220 /), expect.stringMatching(/^220 /)])
+    expect((await client(ports.relay, '127.0.0.33')).greeting).toMatch(/^421 4\.7\.0 Too many connections from your address/)
+    const third = await RawSocket.openTls(ports.relayTls, '127.0.0.1', '127.0.0.33')
+    opened.push(third)
+    expect(await third.reply()).toMatch(/^421 4\.7\.0 Too many connections from your address/)
+    plain.socket.close()
+    secure.close()
+  })
+
   test.each(LISTENERS)('%s drops a client that trickles a command one byte at a time, with 421, within the command deadline', async (_, name) => {
     const { socket } = await client(ports[name], '127.0.0.7')
     socket.write('EHLO client.example\r\n')

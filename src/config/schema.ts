@@ -65,6 +65,10 @@ export interface Config {
   readonly smtpMaxConnections: number
   readonly smtpCommandTimeoutSeconds: number
   readonly smtpDataTimeoutSeconds: number
+  readonly smtpAnonymousTimeoutSeconds: number
+  readonly smtpMaxCommandsWithoutMessage: number
+  readonly smtpMaxInFlightMb: number
+  readonly mxKeepKb: number
   readonly tlsCert: string | null
   readonly tlsKey: string | null
   readonly webhookAllowPrivateTargets: boolean
@@ -346,7 +350,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'smtpMaxConnectionsPerIp',
-    description: 'SMTP connections one client address may hold open at once, per listener',
+    description: 'SMTP connections one client (IPv6: one /64) may hold open at once, on the MX listener and on the relay (587 and 465 together)',
     allowed: 'an integer from 1 to 10000',
     parse: p.integer(1, 10_000),
     fallback: () => 20,
@@ -370,7 +374,38 @@ export const SETTINGS = [
     description: 'Seconds a message (DATA) may take to arrive, plus one for each 64 KiB received (421 past it)',
     allowed: 'an integer from 1 to 3600',
     parse: p.integer(1, 3600),
-    fallback: () => 60,
+    fallback: () => 50,
+  }),
+  setting({
+    key: 'smtpAnonymousTimeoutSeconds',
+    description:
+      'Seconds an SMTP session without a login (every MX session, a relay session before AUTH) may run from its start or its last message to the end of its next message, plus one for each 64 KiB of it: on the relay, the time to STARTTLS and AUTH (421 past it)',
+    allowed: 'an integer from 1 to 3600',
+    parse: p.integer(1, 3600),
+    fallback: () => 50,
+  }),
+  setting({
+    key: 'smtpMaxCommandsWithoutMessage',
+    description: "Commands an SMTP session may send between messages (NOOP, RSET, EHLO, MAIL, refused ones...; a transaction's RCPTs aside), 421 past it",
+    allowed: 'an integer from 5 to 10000',
+    parse: p.integer(5, 10_000),
+    fallback: () => 50,
+  }),
+  setting({
+    key: 'smtpMaxInFlightMb',
+    description:
+      'MiB of messages one SMTP listener holds at once, arriving or being handled, from all its sessions together (at least one largest message): past it MAIL and DATA get 452 4.3.1 and a message arriving is dropped with 452',
+    allowed: 'an integer from 1 to 4096',
+    parse: p.integer(1, 4096),
+    fallback: () => 64,
+  }),
+  setting({
+    key: 'mxKeepKb',
+    description:
+      "KiB of each message the MX listener keeps and reads (a report's useful parts come first): the rest is read and dropped, and the message accepted; a DMARC report longer than this is refused with 552",
+    allowed: 'an integer from 64 to 102400',
+    parse: p.integer(64, 102_400),
+    fallback: () => 1024,
   }),
   setting({
     key: 'tlsCert',

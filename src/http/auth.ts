@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { Caller } from '../core/projects/projects.service.ts'
 import { AppError } from '../lib/errors.ts'
-import { addressKey, clientAddress, type ServerLike } from './client-address.ts'
+import { clientKey } from '../lib/ip.ts'
+import { clientAddress, type ServerLike } from './client-address.ts'
 import type { HttpDeps } from './deps.ts'
 import { rateLimitHeaders, type RateLimitState } from './rate-limit.ts'
 
@@ -18,7 +19,7 @@ export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exe
  */
 export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean } = {}) =>
   new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server }): Promise<{ caller: Caller }> => {
-    const address = addressKey(clientAddress(request, server as ServerLike, deps.trustedProxies))
+    const address = clientKey(clientAddress(request, server as ServerLike, deps.trustedProxies))
     const caller = await deps.authenticator.authenticate(bearer(headers.authorization)).catch((error: unknown) => {
       if (error instanceof AppError && error.status === 401) deps.rateLimiter.take('unauthenticated', address)
       throw error

@@ -30,4 +30,11 @@ describe('the login throttle', () => {
     clock.advance(5 * 60_000 + 10_000)
     expect(throttle.delay('192.0.2.5')).toBe(0)
   })
+
+  test('counts an IPv6 client by its /64: a guesser that changes address within it is slowed all the same', () => {
+    const throttle = createAuthThrottle(new ManualClock())
+    for (let i = 1; i <= 5; i++) throttle.fail(`2001:db8:7:1::${i.toString(16)}`)
+    expect(throttle.delay('2001:db8:7:1:ffff::1')).toBe(2000)
+    expect(throttle.delay('2001:db8:7:2::1')).toBe(0)
+  })
 })

@@ -16,3 +16,25 @@ export function canonicalIp(text: string): string | undefined {
   const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)]
   return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
 }
+
+/**
+ * A client address as every limit counts it (HTTP rate limits, SMTP connections per address,
+ * failed logins): IPv4 by itself, IPv6 by its /64, the block one subscriber is given, so that a
+ * client cannot take a fresh budget with each of its 2^64 addresses. One spelling of an address
+ * (an IPv4-mapped IPv6 one included) gives one key. 'unknown' when there is none (HTTP in tests).
+ */
+export function clientKey(address: string | undefined): string {
+  if (!address) return 'unknown'
+  const ip = canonicalIp(address)
+  if (!ip) return address
+  if (!ip.includes(':')) return ip
+  return `${expandIpv6(ip).slice(0, 4).join(':')}::/64`
+}
+
+function expandIpv6(text: string): string[] {
+  const [head, tail] = text.split('::') as [string, string | undefined]
+  const left = head ? head.split(':') : []
+  const right = tail ? tail.split(':') : []
+  const middle = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0')
+  return [...left, ...middle, ...right]
+}

@@ -36,6 +36,8 @@ export interface Arrival {
   /** The envelope sender; '' for <>. */
   mailFrom: string
   remoteAddress: string | null
+  /** The bytes the message had in all, when more arrived than the report handed over (the MX listener keeps the first ones). */
+  size?: number
 }
 
 /** What became of a report; `retry` when it could not be judged now (a DKIM key could not be fetched) and nothing was done. */
@@ -60,8 +62,8 @@ export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings
     const verdicts = await deps.write(async (trx) => {
       const verdicts: Verdict[] =
         report.kind === 'other' ? [{ deliveryId: null, result: 'ignored', reason: report.reason }] : await judge(trx, report, claims, atFeedbackAddress, sender, now)
-      const { remoteAddress, mailFrom, recipients: rcptTo } = arrival
-      await recordReport(trx, { ...headersOf(raw), ...summary(verdicts), receivedAt: now, remoteAddress, mailFrom, rcptTo, kind: report.kind, verdicts, raw })
+      const { remoteAddress, mailFrom, recipients: rcptTo, size } = arrival
+      await recordReport(trx, { ...headersOf(raw), ...summary(verdicts), receivedAt: now, remoteAddress, mailFrom, rcptTo, kind: report.kind, verdicts, raw, size })
       return verdicts
     })
     const { outcome, reason } = summary(verdicts)

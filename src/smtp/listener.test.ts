@@ -43,4 +43,13 @@ describe('the per-address connection limit', () => {
     expect(connect(limit, sessionFrom('192.0.2.1'))).toBeUndefined()
     expect(connect(limit, sessionFrom('192.0.2.1'))).toBe(421)
   })
+
+  test('counts an IPv6 client by its /64, and an IPv4 client however its address is written', () => {
+    const limit = connectionLimit(2)
+    expect([connect(limit, sessionFrom('2001:db8:1:2::1')), connect(limit, sessionFrom('2001:db8:1:2::2'))]).toEqual([undefined, undefined])
+    expect(connect(limit, sessionFrom('2001:db8:1:2:ffff:ffff:ffff:ffff'))).toBe(421)
+    expect(connect(limit, sessionFrom('2001:db8:1:3::1'))).toBeUndefined()
+    expect([connect(limit, sessionFrom('192.0.2.7')), connect(limit, sessionFrom('::ffff:192.0.2.7'))]).toEqual([undefined, undefined])
+    expect(connect(limit, sessionFrom('::ffff:c000:207'))).toBe(421)
+  })
 })

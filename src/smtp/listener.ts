@@ -1,5 +1,5 @@
-import type { Readable } from 'node:stream'
 import type { SMTPServer, SMTPServerSession } from 'smtp-server'
+import { clientKey } from '../lib/ip.ts'
 import type { Logger } from '../lib/logger.ts'
 
 export interface ListenerStatus {
@@ -68,41 +68,35 @@ export async function drainListener(server: SMTPServer, graceMs: number): Promis
   return cut
 }
 
-/** Counts each client address's open connections and refuses one over `max` (421). */
+/**
+ * Counts each client's open connections (its address as every limit counts it: IPv6 by its /64)
+ * and refuses one over `max` (421). One count may serve several listeners (the relay's 587 and 465).
+ */
 export function connectionLimit(max: number) {
   const open = new Map<string, number>()
   // smtp-server calls onClose for a connection that onConnect refused too: only those counted go.
-  const counted = new WeakSet<SMTPServerSession>()
+  const counted = new WeakMap<SMTPServerSession, string>()
   return {
     onConnect(session: SMTPServerSession, callback: (error?: Error) => void) {
-      const count = (open.get(session.remoteAddress) ?? 0) + 1
+      const key = clientKey(session.remoteAddress)
+      const count = (open.get(key) ?? 0) + 1
       if (count > max) return callback(smtpError(421, '4.7.0 Too many connections from your address, try again later'))
-      open.set(session.remoteAddress, count)
-      counted.add(session)
+      open.set(key, count)
+      counted.set(session, key)
       callback()
     },
     onClose(session: SMTPServerSession) {
-      if (!counted.delete(session)) return
-      const count = (open.get(session.remoteAddress) ?? 1) - 1
-      if (count <= 0) open.delete(session.remoteAddress)
-      else open.set(session.remoteAddress, count)
+      const key = counted.get(session)
+      if (key === undefined) return
+      counted.delete(session)
+      const count = (open.get(key) ?? 1) - 1
+      if (count <= 0) open.delete(key)
+      else open.set(key, count)
     },
   }
 }
 
+export type ConnectionLimit = ReturnType<typeof connectionLimit>
+
 /** An error smtp-server answers with this code and text. */
 export const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code })
-
-/**
- * The DATA of a message, at most `maxBytes` kept (the rest is read and dropped): null when it was
- * larger, for a 552.
- */
-export async function readMessage(stream: Readable & { sizeExceeded?: boolean }, maxBytes: number): Promise<Buffer | null> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of stream) {
-    size += chunk.length
-    if (size <= maxBytes) chunks.push(chunk)
-  }
-  return size > maxBytes || stream.sizeExceeded ? null : Buffer.concat(chunks)
-}

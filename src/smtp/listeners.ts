@@ -1,9 +1,11 @@
 import type { SMTPServer } from 'smtp-server'
 import type { Config } from '../config/schema.ts'
+import { createAuthThrottle } from '../lib/auth-throttle.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Registry } from '../lib/metrics.ts'
 import type { ReportDeps } from './handle-report.ts'
-import { drainListener, listen, type ListenerStatus } from './listener.ts'
+import { connectionLimit, drainListener, listen, type ListenerStatus } from './listener.ts'
+import { createByteBudget, type ByteBudget } from './message-budget.ts'
 import { createMxListener } from './mx-listener.ts'
 import { createRelay, type RelayDeps } from './relay.ts'
 import { sessionLimits } from './session-limits.ts'
@@ -22,38 +24,45 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
   const servers = new Map<ListenerName, SMTPServer>()
   const status: Record<ListenerName, ListenerStatus> = { mx: { state: 'off' }, relay: { state: 'off' }, relayTls: { state: 'off' } }
   const maxMessageBytes = config.smtpMaxMessageMb * 1024 * 1024
-  const relaySettings = {
-    hostname: config.hostname,
-    allowInsecureAuth: config.relayAllowInsecureAuth,
-    maxRecipients: config.relayMaxRecipients,
-    maxMessageBytes,
-    maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
-  }
+  const relaySettings = { hostname: config.hostname, allowInsecureAuth: config.relayAllowInsecureAuth, maxRecipients: config.relayMaxRecipients, maxMessageBytes }
+  // The relay's two ports are one door for the same clients: one count of connections per
+  // address and one record of failed logins, so a guesser does not get a budget on each.
+  const relayGuards = { connections: connectionLimit(config.smtpMaxConnectionsPerIp), logins: createAuthThrottle(relay.clock) }
   const limitSettings = {
     maxConnections: config.smtpMaxConnections,
     commandTimeoutMs: config.smtpCommandTimeoutSeconds * 1000,
     dataTimeoutMs: config.smtpDataTimeoutSeconds * 1000,
+    anonymousMs: config.smtpAnonymousTimeoutSeconds * 1000,
+    maxCommandsWithoutMessage: config.smtpMaxCommandsWithoutMessage,
   }
   const stopLimits: Array<() => void> = []
-  /** Every listener is counted and held to the same session caps and deadlines. */
-  const start = async (name: ListenerName, make: (observe: ObserveSessions) => SMTPServer, label: string, setting: string, port: number) => {
-    const limits = sessionLimits(limitSettings, logger)
-    const server = make((options) => limits.options(observe(name)(options)))
+  /**
+   * Every listener is counted and held to the same session caps and deadlines, with a budget of
+   * message bytes of its own, room for one largest message it keeps at least.
+   */
+  const start = async (name: ListenerName, keepBytes: number, make: (observe: ObserveSessions, budget: ByteBudget) => SMTPServer, label: string, setting: string, port: number) => {
+    const budget = createByteBudget(Math.max(config.smtpMaxInFlightMb * 1024 * 1024, keepBytes))
+    const limits = sessionLimits(limitSettings, budget, logger)
+    const server = make((options) => limits.options(observe(name)(options)), budget)
     stopLimits.push(limits.watch(server))
     servers.set(name, server)
     status[name] = await listen(server, label, setting, config.smtpHost, port, logger)
   }
   if (config.mxPort !== null) {
-    const mxSettings = { hostname: config.hostname, fblAddress: config.fblAddress, fblSenders: config.fblSenders, maxMessageBytes, maxConnectionsPerIp: config.smtpMaxConnectionsPerIp }
-    await start('mx', (watched) => createMxListener(reports, mxSettings, tls, watched), 'MX listener', 'MAILSTEAD_MX_PORT', config.mxPort)
+    const keepBytes = config.mxKeepKb * 1024
+    const mxSettings = { hostname: config.hostname, fblAddress: config.fblAddress, fblSenders: config.fblSenders, maxMessageBytes, keepBytes }
+    const guards = (budget: ByteBudget) => ({ connections: connectionLimit(config.smtpMaxConnectionsPerIp), budget })
+    await start('mx', keepBytes, (watched, budget) => createMxListener(reports, mxSettings, guards(budget), tls, watched), 'MX listener', 'MAILSTEAD_MX_PORT', config.mxPort)
   }
   if (config.relayPort !== null) {
-    await start('relay', (watched) => createRelay(relay, relaySettings, tls, false, watched), 'SMTP relay', 'MAILSTEAD_RELAY_PORT', config.relayPort)
+    const make = (watched: ObserveSessions, budget: ByteBudget) => createRelay(relay, relaySettings, { ...relayGuards, budget }, tls, false, watched)
+    await start('relay', maxMessageBytes, make, 'SMTP relay', 'MAILSTEAD_RELAY_PORT', config.relayPort)
   }
   if (config.relayTlsPort !== null && !tls.configured) {
     logger.info('SMTP', 'SMTP relay with TLS (465) is off: it needs a real certificate, set MAILSTEAD_TLS_CERT and MAILSTEAD_TLS_KEY')
   } else if (config.relayTlsPort !== null) {
-    await start('relayTls', (watched) => createRelay(relay, relaySettings, tls, true, watched), 'SMTP relay (TLS)', 'MAILSTEAD_RELAY_TLS_PORT', config.relayTlsPort)
+    const make = (watched: ObserveSessions, budget: ByteBudget) => createRelay(relay, relaySettings, { ...relayGuards, budget }, tls, true, watched)
+    await start('relayTls', maxMessageBytes, make, 'SMTP relay (TLS)', 'MAILSTEAD_RELAY_TLS_PORT', config.relayTlsPort)
   }
   const stopWatching = watchTls(config, logger, (material) => {
     for (const server of servers.values()) server.updateSecureContext({ key: material.key, cert: material.cert })

@@ -5,7 +5,9 @@ import { emailOfUnsubscribeAddress } from '../core/tracking/unsubscribe-links.ts
 import { parseReturnPath } from '../delivery/verp.ts'
 import { handleDmarcMail } from './dmarc-mail.ts'
 import { createReportHandler, type ReportDeps } from './handle-report.ts'
-import { connectionLimit, readMessage, smtpError } from './listener.ts'
+import { NO_ROOM } from './command-limits.ts'
+import { smtpError, type ConnectionLimit } from './listener.ts'
+import { readMessage, type ByteBudget } from './message-budget.ts'
 import type { ObserveSessions } from './session-metrics.ts'
 import type { TlsMaterial } from './tls.ts'
 import { handleUnsubscribeMail } from './unsubscribe-mail.ts'
@@ -15,8 +17,17 @@ export interface MxSettings {
   fblAddress: string
   /** Feedback-loop senders (domains) whose DKIM-signed complaints count without a token. */
   fblSenders: readonly string[]
+  /** The SIZE it announces: a longer message is refused (552). */
   maxMessageBytes: number
-  maxConnectionsPerIp: number
+  /** The bytes of a message it keeps and reads; the rest is read and dropped. */
+  keepBytes: number
+}
+
+export interface MxGuards {
+  /** Open connections per client address. */
+  connections: ConnectionLimit
+  /** Bytes of messages held at once. */
+  budget: ByteBudget
 }
 
 const MAX_RECIPIENTS = 100
@@ -31,15 +42,42 @@ const isReportAddress = (address: string) => reportAddressHost(address) !== unde
  * (dmarc@<return-path host>) of a sending domain it has; anything else is refused, so it can never
  * relay. Taking a report is not believing it: handle-report decides what it may change. A DMARC
  * report travels alone: its DATA answer is its own.
+ *
+ * Anyone may send here, so what it holds is bounded: of each message it keeps the first
+ * `keepBytes` (a bounce's or complaint's status part and the original's headers come first, its
+ * body last) and reads the rest to drop it; and its sessions hold no more than the budget in all.
+ * Only what was kept is parsed, scanned and stored.
  */
-export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: TlsMaterial, observe: ObserveSessions): SMTPServer {
-  const limit = connectionLimit(settings.maxConnectionsPerIp)
+export function createMxListener(deps: ReportDeps, settings: MxSettings, guards: MxGuards, tls: TlsMaterial, observe: ObserveSessions): SMTPServer {
+  const limit = guards.connections
+  const dmarcInTurn = oneAtATime()
   const messages = new WeakMap<object, number>()
   const handleReport = createReportHandler(deps, { fblAddress: settings.fblAddress, fblSenders: settings.fblSenders })
   const temporaryFailure = (what: string, error: unknown) => {
     deps.logger.error('REPORT', what, { error: String((error as Error)?.stack ?? error) })
     return smtpError(451, '4.3.0 Temporary failure, try again later')
   }
+  /** What becomes of a message that arrived (`raw`, its first bytes, of `size` in all): its DATA answer. */
+  async function receive(raw: Buffer, size: number, session: SMTPServerSession): Promise<{ code?: number; message: string }> {
+    const recipients = session.envelope.rcptTo.map((r) => r.address)
+    if (recipients.length === 1 && isReportAddress(recipients[0]!)) {
+      // A report cut short cannot be unpacked: refused for good, and the reporter is told why.
+      if (size > raw.length) return { code: 552, message: `5.3.4 A DMARC report is taken up to ${settings.keepBytes / 1024} KiB` }
+      const answer = await dmarcInTurn(() => handleDmarcMail(deps, raw, recipients[0]!.toLowerCase()))
+      return answer.accepted ? { message: answer.message } : { code: answer.code, message: answer.message }
+    }
+    const unsubscribes = recipients.flatMap((to) => emailOfUnsubscribeAddress(deps.secret, to) ?? [])
+    if (unsubscribes.length > 0) await handleUnsubscribeMail(deps, unsubscribes)
+    if (unsubscribes.length === recipients.length) return { message: 'Unsubscribe request received' }
+    const reportTo = recipients.filter((to) => emailOfUnsubscribeAddress(deps.secret, to) === undefined)
+    const result = await handleReport(raw, arrivalOf(session, reportTo, size))
+    if ('retry' in result) {
+      deps.logger.warn('REPORT', `a report will be judged when it comes again: ${result.retry}`)
+      return { code: 451, message: '4.7.5 The report could not be checked now (DKIM), try again later' }
+    }
+    return { message: 'Report received' }
+  }
+
   return new SMTPServer(observe({
     name: settings.hostname,
     banner: 'Mailstead MX: bounces, feedback reports and unsubscribe requests only',
@@ -81,32 +119,38 @@ export function createMxListener(deps: ReportDeps, settings: MxSettings, tls: Tl
         .catch((error) => callback(temporaryFailure('a return-path host could not be looked up', error)))
     },
     onData(stream, session, callback) {
-      readMessage(stream, settings.maxMessageBytes)
-        .then(async (raw) => {
-          if (!raw) return callback(smtpError(552, '5.3.4 Message too big'))
-          const recipients = session.envelope.rcptTo.map((r) => r.address)
-          if (recipients.length === 1 && isReportAddress(recipients[0]!)) {
-            const answer = await handleDmarcMail(deps, raw, recipients[0]!.toLowerCase())
-            return answer.accepted ? callback(null, answer.message) : callback(smtpError(answer.code, answer.message))
+      readMessage(stream, settings.keepBytes, guards.budget)
+        .then(async (received) => {
+          try {
+            if (received.tooBig) return callback(smtpError(552, '5.3.4 Message too big'))
+            if (received.noRoom) return callback(smtpError(452, NO_ROOM))
+            const answer = await receive(received.kept, received.size, session)
+            callback(answer.code ? smtpError(answer.code, answer.message) : null, answer.message)
+          } finally {
+            received.release()
           }
-          const unsubscribes = recipients.flatMap((to) => emailOfUnsubscribeAddress(deps.secret, to) ?? [])
-          if (unsubscribes.length > 0) await handleUnsubscribeMail(deps, unsubscribes)
-          if (unsubscribes.length === recipients.length) return callback(null, 'Unsubscribe request received')
-          const reportTo = recipients.filter((to) => emailOfUnsubscribeAddress(deps.secret, to) === undefined)
-          const result = await handleReport(raw, arrivalOf(session, reportTo))
-          if ('retry' in result) {
-            deps.logger.warn('REPORT', `a report will be judged when it comes again: ${result.retry}`)
-            return callback(smtpError(451, '4.7.5 The report could not be checked now (DKIM), try again later'))
-          }
-          callback(null, 'Report received')
         })
         .catch((error) => callback(temporaryFailure('a report could not be applied', error)))
     },
   }))
 }
 
-const arrivalOf = (session: SMTPServerSession, recipients: string[]) => ({
+const arrivalOf = (session: SMTPServerSession, recipients: string[], size: number) => ({
   recipients: recipients.map((to) => to.toLowerCase()),
   mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
   remoteAddress: session.remoteAddress ?? null,
+  size,
 })
+
+/**
+ * Runs the work given to it one at a time, in turn. A DMARC report may unpack to 10 MiB of XML
+ * from a kept megabyte: reports in turn hold one such at a time, however many arrive at once.
+ */
+function oneAtATime() {
+  let last: Promise<unknown> = Promise.resolve()
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    const turn = last.then(work, work)
+    last = turn.catch(() => undefined)
+    return turn
+  }
+}

@@ -6,10 +6,12 @@ import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/s
 import { checkAddress } from '../lib/address.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
-import { createAuthThrottle } from '../lib/auth-throttle.ts'
+import type { AuthThrottle } from '../lib/auth-throttle.ts'
 import { AppError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
-import { connectionLimit, readMessage, smtpError } from './listener.ts'
+import { NO_ROOM } from './command-limits.ts'
+import { smtpError, type ConnectionLimit } from './listener.ts'
+import { readMessage, type ByteBudget } from './message-budget.ts'
 import type { ObserveSessions } from './session-metrics.ts'
 import type { TlsMaterial } from './tls.ts'
 
@@ -29,7 +31,16 @@ export interface RelaySettings {
   allowInsecureAuth: boolean
   maxRecipients: number
   maxMessageBytes: number
-  maxConnectionsPerIp: number
+}
+
+/** What bounds the relay's clients: shared by its two listeners but for the budget, each listener's own. */
+export interface RelayGuards {
+  /** Open connections per client address. */
+  connections: ConnectionLimit
+  /** Failed logins per client address. */
+  logins: AuthThrottle
+  /** Bytes of messages held at once. */
+  budget: ByteBudget
 }
 
 const callerOf = (session: SMTPServerSession) => session.user as unknown as Caller | undefined
@@ -61,9 +72,8 @@ async function standingCaller(authenticator: Authenticator, session: SMTPServerS
  * AUTH is neither offered nor taken before it (unless allowInsecureAuth), as Postfix does with
  * smtpd_tls_auth_only. The key is confirmed again before every MAIL, RCPT and message.
  */
-export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMaterial, secure: boolean, observe: ObserveSessions): SMTPServer {
-  const limit = connectionLimit(settings.maxConnectionsPerIp)
-  const throttle = createAuthThrottle(deps.clock)
+export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: RelayGuards, tls: TlsMaterial, secure: boolean, observe: ObserveSessions): SMTPServer {
+  const { connections: limit, logins: throttle } = guards
   return new SMTPServer(observe({
     name: settings.hostname,
     banner: 'Mailstead relay',
@@ -114,18 +124,15 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMa
       standingCaller(deps.authenticator, session).then(() => callback(), (error) => callback(refusal(error)))
     },
     onData(stream, session, callback) {
-      readMessage(stream, settings.maxMessageBytes)
-        .then(async (raw) => {
-          if (!raw) return callback(smtpError(552, '5.3.4 Message too big'))
-          const caller = (await standingCaller(deps.authenticator, session))!
-          const { mailFrom, rcptTo, smtpUtf8 } = session.envelope
-          const message = { envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), smtpUtf8: smtpUtf8 ?? false, raw }
-          const now = deps.clock.now()
-          const prepared = await prepareRelayed(deps.db, caller.project.id, message, now)
-          const { emailId } = await deps.write((trx) => enqueueEmail(trx, prepared, deps.sendSettings, now))
-          deps.queued()
-          deps.logger.debug('QUEUED', `relayed ${emailId}`, { projectId: caller.project.id, recipients: message.envelopeTo.length })
-          callback(null, `2.0.0 Queued as ${emailId}`)
+      readMessage(stream, settings.maxMessageBytes, guards.budget)
+        .then(async (received) => {
+          try {
+            if (received.tooBig || received.size > settings.maxMessageBytes) return callback(smtpError(552, '5.3.4 Message too big'))
+            if (received.noRoom) return callback(smtpError(452, NO_ROOM))
+            callback(null, await queueRelayed(deps, session, received.kept))
+          } finally {
+            received.release()
+          }
         })
         .catch((error) => {
           // A client that left (or was cut off at its deadline) in the middle of its message is no fault of ours.
@@ -135,4 +142,17 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMa
         })
     },
   }))
+}
+
+/** Queues a message the session's caller relayed, if it still may send; answers the 250's text. */
+async function queueRelayed(deps: RelayDeps, session: SMTPServerSession, raw: Buffer): Promise<string> {
+  const caller = (await standingCaller(deps.authenticator, session))!
+  const { mailFrom, rcptTo, smtpUtf8 } = session.envelope
+  const message = { envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), smtpUtf8: smtpUtf8 ?? false, raw }
+  const now = deps.clock.now()
+  const prepared = await prepareRelayed(deps.db, caller.project.id, message, now)
+  const { emailId } = await deps.write((trx) => enqueueEmail(trx, prepared, deps.sendSettings, now))
+  deps.queued()
+  deps.logger.debug('QUEUED', `relayed ${emailId}`, { projectId: caller.project.id, recipients: message.envelopeTo.length })
+  return `2.0.0 Queued as ${emailId}`
 }

@@ -36,10 +36,10 @@ export class RawSocket {
     })
   }
 
-  /** A connection with TLS from the first byte (port 465), any certificate accepted. */
-  static openTls(port: number, host = '127.0.0.1'): Promise<RawSocket> {
+  /** A connection with TLS from the first byte (port 465), any certificate accepted; `from` as for open(). */
+  static openTls(port: number, host = '127.0.0.1', from?: string): Promise<RawSocket> {
     return new Promise((resolve, reject) => {
-      const socket = connectTls({ port, host, rejectUnauthorized: false })
+      const socket = connectTls({ port, host, rejectUnauthorized: false, ...(from && { localAddress: from }) })
       socket.once('secureConnect', () => resolve(new RawSocket(socket)))
       socket.once('error', reject)
     })

@@ -4,8 +4,8 @@ import { RawSocket } from './raw-socket.ts'
  * An SMTP client for the relay written byte by byte, so that a test sends exactly the bytes it
  * means (nodemailer's client would turn a bare CR into a line break on the way).
  */
-export async function relaySession(port: number, key: string | undefined, tls: 'starttls' | 'implicit' | 'none' = 'starttls'): Promise<RawSocket> {
-  const socket = tls === 'implicit' ? await RawSocket.openTls(port) : await RawSocket.open(port)
+export async function relaySession(port: number, key: string | undefined, tls: 'starttls' | 'implicit' | 'none' = 'starttls', from?: string): Promise<RawSocket> {
+  const socket = tls === 'implicit' ? await RawSocket.openTls(port, '127.0.0.1', from) : await RawSocket.open(port, '127.0.0.1', from)
   await socket.reply()
   socket.write('EHLO client.example\r\n')
   await socket.reply()

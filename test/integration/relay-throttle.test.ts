@@ -1,20 +1,30 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
-import { createWorld, type World } from '../helpers/world.ts'
+import { makeCertificate } from '../helpers/certificates.ts'
+import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
 
 let w: World
 let port: number
+let tlsPort: number
 
 beforeAll(async () => {
-  w = await createWorld({ started: true, settings: { 'relay-port': '0' } })
+  const dir = mkdtempSync(join(tmpdir(), 'mailstead-throttle-'))
+  const { cert, key } = await makeCertificate([HOSTNAME])
+  writeFileSync(join(dir, 'cert.pem'), cert)
+  writeFileSync(join(dir, 'key.pem'), key)
+  w = await createWorld({ started: true, settings: { 'relay-port': '0', 'relay-tls-port': '0', 'tls-cert': join(dir, 'cert.pem'), 'tls-key': join(dir, 'key.pem') } })
   port = w.t.app.listeners()!.relay.port!
+  tlsPort = w.t.app.listeners()!.relayTls.port!
 })
 
 afterAll(() => w.close())
 
-/** Connects from `localAddress`, upgrades with STARTTLS, logs in with `pass`: 'ok' or the refusal. */
-async function login(pass: string, localAddress = '127.0.0.1'): Promise<string> {
-  const connection = new SMTPConnection({ host: '127.0.0.1', port, localAddress, tls: { rejectUnauthorized: false } } as never)
+/** Connects from `localAddress`, upgrades with STARTTLS (or to 465, TLS first), logs in with `pass`: 'ok' or the refusal. */
+async function login(pass: string, localAddress = '127.0.0.1', secure = false): Promise<string> {
+  const connection = new SMTPConnection({ host: '127.0.0.1', port: secure ? tlsPort : port, secure, localAddress, tls: { rejectUnauthorized: false } } as never)
   connection.on('error', () => {})
   await new Promise<void>((resolve, reject) => connection.connect((error?: Error | null) => (error ? reject(error) : resolve())))
   try {
@@ -37,5 +47,19 @@ describe('failed relay logins from an address', () => {
     const elsewhere = Date.now()
     expect(await login(w.key, '127.0.0.5')).toBe('ok')
     expect(Date.now() - elsewhere).toBeLessThan(7500)
+  }, 30_000)
+
+  test('on 587 slow a login on 465 from the same address, and the other way round: one record for both ports', async () => {
+    const wrong = 'sk_' + 'y'.repeat(43)
+    for (let i = 0; i < 4; i++) expect(await login(wrong, '127.0.0.20')).toStartWith('535 5.7.8')
+    let began = Date.now()
+    expect(await login(w.key, '127.0.0.20', true)).toBe('ok')
+    // Four failures: the next login waits 1 s.
+    expect(Date.now() - began).toBeGreaterThanOrEqual(900)
+
+    for (let i = 0; i < 4; i++) expect(await login(wrong, '127.0.0.21', true)).toStartWith('535 5.7.8')
+    began = Date.now()
+    expect(await login(w.key, '127.0.0.21')).toBe('ok')
+    expect(Date.now() - began).toBeGreaterThanOrEqual(900)
   }, 30_000)
 })

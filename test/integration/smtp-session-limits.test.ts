@@ -3,39 +3,44 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { makeCertificate } from '../helpers/certificates.ts'
 import { RawSocket } from '../helpers/raw-socket.ts'
+import { relaySession, sendMessage } from '../helpers/relay-client.ts'
+import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
 
-let t: TestApp
+let w: World
 const ports = { mx: 0, relay: 0, relayTls: 0 }
 const opened: RawSocket[] = []
+const MAX_COMMANDS = 8
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mailstead-limits-'))
-  const { cert, key } = await makeCertificate(['mx.mailstead.test'])
+  const { cert, key } = await makeCertificate([HOSTNAME])
   writeFileSync(join(dir, 'cert.pem'), cert)
   writeFileSync(join(dir, 'key.pem'), key)
-  t = await createTestApp({
-    'mx-port': '0',
-    'relay-port': '0',
-    'relay-tls-port': '0',
-    'tls-cert': join(dir, 'cert.pem'),
-    'tls-key': join(dir, 'key.pem'),
-    hostname: 'mx.mailstead.test',
-    'smtp-max-connections': '4',
-    'smtp-max-connections-per-ip': '2',
-    'smtp-command-timeout-seconds': '2',
-    'smtp-data-timeout-seconds': '2',
+  w = await createWorld({
+    started: true,
+    settings: {
+      'mx-port': '0',
+      'relay-port': '0',
+      'relay-tls-port': '0',
+      'tls-cert': join(dir, 'cert.pem'),
+      'tls-key': join(dir, 'key.pem'),
+      'smtp-max-connections': '4',
+      'smtp-max-connections-per-ip': '2',
+      'smtp-command-timeout-seconds': '2',
+      'smtp-data-timeout-seconds': '2',
+      'smtp-anonymous-timeout-seconds': '6',
+      'smtp-max-commands-without-message': String(MAX_COMMANDS),
+    },
   })
-  await t.app.start()
-  const listeners = t.app.listeners()!
+  const listeners = w.t.app.listeners()!
   Object.assign(ports, { mx: listeners.mx.port, relay: listeners.relay.port, relayTls: listeners.relayTls.port })
 })
 
 afterAll(async () => {
   for (const socket of opened) socket.close()
-  await t.close()
+  await w.close()
 })
 
 const LISTENERS = [['the MX listener', 'mx'], ['the relay', 'relay']] as const
@@ -85,6 +90,19 @@ describe('the SMTP listeners bound what strangers can hold', () => {
     second.socket.close()
   })
 
+  test("the relay counts an address's connections on 587 and 465 together", async () => {
+    const plain = await client(ports.relay, '127.0.0.33')
+    const secure = await RawSocket.openTls(ports.relayTls, '127.0.0.1', '127.0.0.33')
+    opened.push(secure)
+    expect([plain.greeting, await secure.reply()]).toEqual([expect.stringMatching(/^220 /), expect.stringMatching(/^220 /)])
+    expect((await client(ports.relay, '127.0.0.33')).greeting).toMatch(/^421 4\.7\.0 Too many connections from your address/)
+    const third = await RawSocket.openTls(ports.relayTls, '127.0.0.1', '127.0.0.33')
+    opened.push(third)
+    expect(await third.reply()).toMatch(/^421 4\.7\.0 Too many connections from your address/)
+    plain.socket.close()
+    secure.close()
+  })
+
   test.each(LISTENERS)('%s drops a client that trickles a command one byte at a time, with 421, within the command deadline', async (_, name) => {
     const { socket } = await client(ports[name], '127.0.0.7')
     socket.write('EHLO client.example\r\n')
@@ -94,16 +112,6 @@ describe('the SMTP listeners bound what strangers can hold', () => {
     expect(result.closed).toBe(true)
     expect(result.seconds).toBeGreaterThan(1.5)
     expect(result.seconds).toBeLessThan(10)
-  })
-
-  test('a client whose every command is quick is not dropped, however long its session', async () => {
-    const { socket } = await client(ports.relay, '127.0.0.8')
-    for (let i = 0; i < 6; i++) {
-      socket.write('NOOP\r\n')
-      expect(await socket.reply()).toMatch(/^250 /)
-      await Bun.sleep(700)
-    }
-    socket.close()
   })
 
   test('the MX listener drops a client that trickles its message, with 421, within the DATA deadline', async () => {
@@ -165,4 +173,127 @@ describe('the SMTP listeners bound what strangers can hold', () => {
     const result = await trickle(socket, 'MAIL FROM:<someone@example.org>')
     expect(result.read).toMatch(/421 4\.4\.2 /)
   })
+})
+
+const FROM = 'ada@sender.example.com'
+const MESSAGE = `From: ${FROM}\r\nTo: bob@example.net\r\nSubject: hello\r\n\r\nHello.\r\n`
+const IDLE = ['NOOP', 'RSET', 'HELP', 'VRFY someone', 'EHLO client.example']
+
+/** Sends `count` of the commands that start no message, one after another; answers the replies. */
+async function idle(socket: RawSocket, count: number) {
+  const replies: string[] = []
+  for (let i = 0; i < count && !socket.closed; i++) {
+    socket.write(`${IDLE[i % IDLE.length]}\r\n`)
+    replies.push((await socket.reply()).split('\r\n').filter(Boolean).at(-1)!)
+  }
+  return replies
+}
+
+describe('a session cannot keep its slot with commands that send nothing', () => {
+  const cut = /^421 4\.7\.0 .*Too many commands without a message/
+
+  test.each([
+    ['the MX listener', 0, () => client(ports.mx, '127.0.0.20').then((c) => c.socket)],
+    ['the relay (587), before AUTH', 0, () => client(ports.relay, '127.0.0.21').then((c) => c.socket)],
+    ['the relay (587), logged in (EHLO, STARTTLS, EHLO, AUTH)', 4, () => relaySession(ports.relay, w.key, 'starttls', '127.0.0.22')],
+    ['the TLS relay (465), logged in (EHLO, AUTH)', 2, () => relaySession(ports.relayTls, w.key, 'implicit', '127.0.0.23')],
+  ])('%s answers 421 to the command past the cap (NOOP, RSET, HELP, VRFY, EHLO) and closes', async (_, before, open) => {
+    const socket = await open()
+    opened.push(socket)
+    const replies = await idle(socket, MAX_COMMANDS + 5)
+    expect(replies.slice(0, MAX_COMMANDS - before).every((reply) => /^2\d\d /.test(reply))).toBe(true)
+    expect(replies[MAX_COMMANDS - before]).toMatch(cut)
+    await socket.closedByPeer()
+    expect(socket.closed).toBe(true)
+  })
+
+  test('refused commands count: RCPT before MAIL, MAIL before AUTH, unknown verbs', async () => {
+    const { socket } = await client(ports.relay, '127.0.0.24')
+    const replies: string[] = []
+    for (const line of ['RCPT TO:<bob@example.net>', `MAIL FROM:<${FROM}>`, 'XYZZY'].flatMap((l) => [l, l, l])) {
+      if (socket.closed) break
+      socket.write(`${line}\r\n`)
+      replies.push(await socket.reply())
+    }
+    expect(replies.slice(0, MAX_COMMANDS).every((reply) => /^5\d\d /.test(reply))).toBe(true)
+    expect(replies[MAX_COMMANDS]).toMatch(cut)
+  })
+
+  test('each message starts the count again, and the recipients of a transaction are not counted', async () => {
+    const socket = await relaySession(ports.relay, w.key, 'starttls', '127.0.0.25')
+    opened.push(socket)
+    const recipients = Array.from({ length: MAX_COMMANDS + 2 }, (_, i) => `user${i}@example.net`)
+    // EHLO, STARTTLS, EHLO and AUTH, two more, then MAIL and DATA: the cap, reached.
+    expect(await idle(socket, MAX_COMMANDS - 6)).not.toContainEqual(expect.stringMatching(/^421/))
+    expect(await sendMessage(socket, FROM, recipients, MESSAGE)).toMatch(/^250 .*Queued as/)
+    for (let round = 0; round < 2; round++) {
+      expect(await idle(socket, MAX_COMMANDS - 2)).not.toContainEqual(expect.stringMatching(/^421/))
+      expect(await sendMessage(socket, FROM, recipients, MESSAGE)).toMatch(/^250 .*Queued as/)
+    }
+    socket.close()
+  })
+
+  test('on the MX listener too: a message to the feedback address starts the count again', async () => {
+    const { socket } = await client(ports.mx, '127.0.0.26')
+    for (let round = 0; round < 3; round++) {
+      expect(await idle(socket, MAX_COMMANDS - 2)).not.toContainEqual(expect.stringMatching(/^421/))
+      expect(await sendMessage(socket, '', [`fbl@${HOSTNAME}`], 'Subject: complaint\r\n\r\nnot a report\r\n')).toMatch(/^250 /)
+    }
+    socket.close()
+  })
+})
+
+describe('a session without a login has a deadline, however quick its commands', () => {
+  const late = /^421 4\.4\.2 .*Timeout: no login or message within 6 s/m
+
+  /** Sends a NOOP every 2 s until the server answers 421; answers all it read, how long that took, and whether it closed. */
+  async function keepAlive(socket: RawSocket) {
+    const started = performance.now()
+    let read = ''
+    for (let i = 0; i < 10 && !read && !socket.closed; i++) {
+      socket.write('NOOP\r\n')
+      read = await socket.until(/^421 /m, 2000).catch(() => '')
+    }
+    await socket.closedByPeer(1000).catch(() => '')
+    return { read, seconds: (performance.now() - started) / 1000, closed: socket.closed }
+  }
+
+  test.each([
+    ['the MX listener', async () => (await client(ports.mx, '127.0.0.27')).socket],
+    ['the relay (587) before STARTTLS', async () => (await client(ports.relay, '127.0.0.28')).socket],
+    ['the relay (587) after STARTTLS, without AUTH', () => relaySession(ports.relay, undefined, 'starttls', '127.0.0.29')],
+    ['the TLS relay (465) without AUTH', () => relaySession(ports.relayTls, undefined, 'implicit', '127.0.0.30')],
+  ])('%s closes it with 421 once the time is up', async (_, open) => {
+    const socket = await open()
+    opened.push(socket)
+    const result = await keepAlive(socket)
+    expect(result.read).toMatch(late)
+    expect(result.closed).toBe(true)
+    expect(result.seconds).toBeLessThan(10)
+  }, 15_000)
+
+  test('a client that logs in is not cut by it: a pooled client sending a message now and then, idle between, keeps its session', async () => {
+    const socket = await relaySession(ports.relay, w.key, 'starttls', '127.0.0.31')
+    opened.push(socket)
+    const started = performance.now()
+    for (let i = 0; i < 4; i++) {
+      await Bun.sleep(2500)
+      expect(await sendMessage(socket, FROM, ['bob@example.net'], MESSAGE)).toMatch(/^250 .*Queued as/)
+    }
+    expect(performance.now() - started).toBeGreaterThan(9000)
+    socket.write('NOOP\r\n')
+    expect(await socket.reply()).toMatch(/^250 /)
+    socket.close()
+  }, 20_000)
+
+  test('on the MX listener, each message taken starts the time again', async () => {
+    const { socket } = await client(ports.mx, '127.0.0.32')
+    socket.write('EHLO client.example\r\n')
+    await socket.reply()
+    for (let i = 0; i < 3; i++) {
+      await Bun.sleep(3500)
+      expect(await sendMessage(socket, '', [`fbl@${HOSTNAME}`], 'Subject: complaint\r\n\r\nnot a report\r\n')).toMatch(/^250 /)
+    }
+    socket.close()
+  }, 20_000)
 })

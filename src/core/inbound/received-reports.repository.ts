@@ -32,6 +32,8 @@ export interface ReceivedReport {
   reason: string | null
   verdicts: Verdict[]
   raw: Uint8Array
+  /** The bytes it had in all, when `raw` is only its first ones. */
+  size?: number
 }
 
 export type ReceivedReportRow = Selectable<ReceivedReportTable>
@@ -52,7 +54,7 @@ export async function recordReport(db: Db, report: ReceivedReport): Promise<numb
       reason: report.reason,
       verdicts: JSON.stringify(report.verdicts),
       raw: report.raw.subarray(0, RAW_KEPT),
-      raw_size: report.raw.byteLength,
+      raw_size: report.size ?? report.raw.byteLength,
     })
     .returning('id')
     .executeTakeFirstOrThrow()

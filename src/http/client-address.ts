@@ -1,6 +1,8 @@
 import { BlockList } from 'node:net'
 import { canonicalIp } from '../lib/ip.ts'
 
+export { addressKey } from '../lib/ip.ts'
+
 /** What Elysia hands a handler as `server`: Bun's server, or null under `app.handle` in tests. */
 export type ServerLike = { requestIP(request: Request): { address: string } | null } | null
 
@@ -38,24 +40,4 @@ export function clientAddress(request: Request, server: ServerLike, proxies: Blo
     if (!isTrusted(proxies, ip)) break
   }
   return client
-}
-
-/**
- * The address as rate limits count it: IPv6 by its /64, the block one subscriber is given, so a
- * client cannot take a fresh budget with each of its 2^64 addresses.
- */
-export function addressKey(address: string | undefined): string {
-  if (!address) return 'unknown'
-  if (!address.includes(':')) return address
-  const groups = new URL(`http://[${address}]/`).hostname.slice(1, -1)
-  const expanded = expandIpv6(groups)
-  return `${expanded.slice(0, 4).join(':')}::/64`
-}
-
-function expandIpv6(text: string): string[] {
-  const [head, tail] = text.split('::') as [string, string | undefined]
-  const left = head ? head.split(':') : []
-  const right = tail ? tail.split(':') : []
-  const middle = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0')
-  return [...left, ...middle, ...right]
 }

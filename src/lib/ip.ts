@@ -16,3 +16,24 @@ export function canonicalIp(text: string): string | undefined {
   const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)]
   return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
 }
+
+/**
+ * A canonical address as limits count it (HTTP rate limits, failed logins over HTTP and SMTP):
+ * IPv6 by its /64, the block one subscriber is given, so a client cannot take a fresh budget with
+ * each of its 2^64 addresses.
+ */
+export function addressKey(address: string | undefined): string {
+  if (!address) return 'unknown'
+  if (!address.includes(':')) return address
+  const groups = new URL(`http://[${address}]/`).hostname.slice(1, -1)
+  const expanded = expandIpv6(groups)
+  return `${expanded.slice(0, 4).join(':')}::/64`
+}
+
+function expandIpv6(text: string): string[] {
+  const [head, tail] = text.split('::') as [string, string | undefined]
+  const left = head ? head.split(':') : []
+  const right = tail ? tail.split(':') : []
+  const middle = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0')
+  return [...left, ...middle, ...right]
+}

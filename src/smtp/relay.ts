@@ -6,8 +6,8 @@ import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/s
 import { checkAddress } from '../lib/address.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
-import { createAuthThrottle } from '../lib/auth-throttle.ts'
 import { AppError } from '../lib/errors.ts'
+import { addressKey, canonicalIp } from '../lib/ip.ts'
 import type { Logger } from '../lib/logger.ts'
 import { connectionLimit, readMessage, smtpError } from './listener.ts'
 import type { ObserveSessions } from './session-metrics.ts'
@@ -63,7 +63,6 @@ async function standingCaller(authenticator: Authenticator, session: SMTPServerS
  */
 export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMaterial, secure: boolean, observe: ObserveSessions): SMTPServer {
   const limit = connectionLimit(settings.maxConnectionsPerIp)
-  const throttle = createAuthThrottle(deps.clock)
   return new SMTPServer(observe({
     name: settings.hostname,
     banner: 'Mailstead relay',
@@ -86,15 +85,15 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, tls: TlsMa
     },
     onClose: limit.onClose,
     onAuth(auth: SMTPServerAuthentication, session, callback) {
-      // After failed logins from the address, every login from it waits first: slowed, never refused.
-      const checked = Bun.sleep(throttle.delay(session.remoteAddress)).then(() => deps.authenticator.authenticate(auth.password ?? undefined))
-      checked
+      // The one login rule of HTTP and SMTP: after failed logins from the address, every login from it waits first.
+      deps.authenticator
+        .logIn(auth.password ?? undefined, addressKey(canonicalIp(session.remoteAddress)))
         .then((caller) => {
           if (caller.keyType !== 'secret') throw new Error('public key')
           callback(null, { user: caller as never })
         })
-        .catch(() => {
-          throttle.fail(session.remoteAddress)
+        .catch((error) => {
+          if (error instanceof AppError && error.status === 429) return callback(smtpError(454, `4.7.0 ${error.message}`))
           callback(smtpError(535, '5.7.8 Authentication credentials invalid: the password is a secret API key (sk_...)'))
         })
     },

@@ -89,4 +89,3 @@ function tooManyWaiting(delayMs: number): AppError {
     headers: { 'retry-after': String(Math.max(1, Math.ceil(delayMs / 1000))), 'x-ratelimit-scope': 'login' },
   })
 }
-

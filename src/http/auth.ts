@@ -10,17 +10,20 @@ import { rateLimitHeaders, type RateLimitState } from './rate-limit.ts'
 export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1]
 
 /**
- * Authenticates the request's key and counts it against its budget. Routes of a file that uses
- * this see `caller`; `publicKey: true` admits public keys too.
+ * Authenticates the request's key (authenticator.logIn: malformed keys refused before any lookup,
+ * others slowed after failed logins from the address) and counts it against its budget. Routes of
+ * a file that uses this see `caller`; `publicKey: true` admits public keys too.
  *
- * Every key is checked, even from an address that has spent its budget of failed ones: a right
- * key is never locked out by others' mistakes at the same address. Only failures count against
- * that budget; once it is spent they get 429 instead of 401.
+ * Every well-formed key is checked, even from an address that has spent its budget of failed
+ * ones: a right key is never locked out by others' mistakes at the same address, only slowed with
+ * them. Failures count against that budget; once it is spent they get 429 instead of 401, which
+ * tells a client that retries at once to stop.
  */
 export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean } = {}) =>
   new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server }): Promise<{ caller: Caller }> => {
-    const address = clientKey(clientAddress(request, server as ServerLike, deps.trustedProxies))
-    const caller = await deps.authenticator.authenticate(bearer(headers.authorization)).catch((error: unknown) => {
+    const client = clientAddress(request, server as ServerLike, deps.trustedProxies)
+    const address = clientKey(client)
+    const caller = await deps.authenticator.logIn(bearer(headers.authorization), client && address).catch((error: unknown) => {
       if (error instanceof AppError && error.status === 401) deps.rateLimiter.take('unauthenticated', address)
       throw error
     })

@@ -1,6 +1,7 @@
 import { BlockList } from 'node:net'
 import { canonicalIp } from '../lib/ip.ts'
 
+
 /** What Elysia hands a handler as `server`: Bun's server, or null under `app.handle` in tests. */
 export type ServerLike = { requestIP(request: Request): { address: string } | null } | null
 

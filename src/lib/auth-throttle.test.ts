@@ -37,4 +37,19 @@ describe('the login throttle', () => {
     expect(throttle.delay('2001:db8:7:1:ffff::1')).toBe(2000)
     expect(throttle.delay('2001:db8:7:2::1')).toBe(0)
   })
+
+  test('admits a clean address at once, however many logins it sends together', async () => {
+    const throttle = createAuthThrottle(new ManualClock())
+    expect(await Promise.all(Array.from({ length: 50 }, () => throttle.admit('192.0.2.6')))).toEqual(Array(50).fill(true))
+  })
+
+  test('lets eight logins of a slowed address wait at once and turns the ninth away; once they are done, more may wait', async () => {
+    const throttle = createAuthThrottle(new ManualClock())
+    for (let i = 0; i < 3; i++) throttle.fail('192.0.2.7')
+    const waiting = Array.from({ length: 8 }, () => throttle.admit('192.0.2.7'))
+    expect(await throttle.admit('192.0.2.7')).toBe(false)
+    expect(await throttle.admit('192.0.2.8')).toBe(true)
+    expect(await Promise.all(waiting)).toEqual(Array(8).fill(true))
+    expect(await throttle.admit('192.0.2.7')).toBe(true)
+  })
 })

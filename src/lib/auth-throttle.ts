@@ -6,22 +6,51 @@ const FREE_FAILURES = 3
 const MAX_DELAY_MS = 8000
 const WINDOW_MS = 10 * 60_000
 const MAX_ADDRESSES = 10_000
+/** Logins from one slowed address that may wait at once: the most it can try in one delay. */
+export const MAX_WAITING = 8
 
 /**
- * Failed logins per client address (IPv6 by its /64, as every limit counts clients), over the
- * last ten minutes. After three, each login from the address waits before its key is checked,
- * twice as long at each failure up to 8 s, whether the key is right or wrong: a guesser cannot
- * tell a quick answer from a slow one, and a right key is slowed, never refused. Nothing locks an
+ * Failed logins per client address, over the last ten minutes, for HTTP and SMTP alike. After
+ * three, each login from the address waits before its key is checked, twice as long at each
+ * failure up to 8 s, whether the key is right or wrong: a guesser cannot tell a quick answer from a
+ * slow one, and a right key is slowed, never refused for its address's failures. Nothing locks an
  * address out. Failures are forgotten as they leave the ten minutes, not when a right key comes:
  * otherwise a key holder could wipe its own address's record between guesses.
+ *
+ * A delay alone would not slow a guesser who sends many logins at once, so a slowed address has
+ * at most MAX_WAITING logins waiting: one more is turned away before its key is looked at, and so
+ * tells nothing of that key.
  */
 export function createAuthThrottle(clock: Clock) {
   const failures = createSlidingWindow(clock, { windowMs: WINDOW_MS, maxKeys: MAX_ADDRESSES, stepMs: 10_000 })
+  // Only addresses with logins waiting now: each entry goes when its last login stops waiting.
+  const waiting = new Map<string, number>()
+  const delay = (address: string): number => {
+    const count = failures.count(clientKey(address))
+    return count < FREE_FAILURES ? 0 : Math.min(MAX_DELAY_MS, 250 * 2 ** (count - FREE_FAILURES + 1))
+  }
   return {
     /** How long the next login from `address` waits before its key is checked (ms). */
-    delay(address: string): number {
-      const count = failures.count(clientKey(address))
-      return count < FREE_FAILURES ? 0 : Math.min(MAX_DELAY_MS, 250 * 2 ** (count - FREE_FAILURES + 1))
+    delay,
+    /**
+     * Waits as long as a login from `address` must before its key is checked. False, at once,
+     * when MAX_WAITING logins from the address are waiting already.
+     */
+    async admit(address: string): Promise<boolean> {
+      const ms = delay(address)
+      if (ms === 0) return true
+      const key = clientKey(address)
+      const count = waiting.get(key) ?? 0
+      if (count >= MAX_WAITING) return false
+      waiting.set(key, count + 1)
+      try {
+        await Bun.sleep(ms)
+      } finally {
+        const left = waiting.get(key)! - 1
+        if (left === 0) waiting.delete(key)
+        else waiting.set(key, left)
+      }
+      return true
     },
     fail: (address: string) => void failures.take(clientKey(address), Number.MAX_SAFE_INTEGER),
   }

@@ -31,4 +31,22 @@ describe('findJsonFlaw', () => {
   test('a surrogate pair is a well-formed character', () => {
     expect(findJsonFlaw(JSON.parse('{"name":"\\ud83d\\udcf0"}'), 32)).toBeUndefined()
   })
+
+  test('a field of a value walked before is not walked again, and its levels are known exactly', () => {
+    let looks = 0
+    const data = new Proxy({ a: nested(9), b: [[]] }, { ownKeys: (target) => (looks++, Reflect.ownKeys(target)) })
+    expect(findJsonFlaw({ email: 'jane@example.com', data }, 64)).toBeUndefined()
+    expect(looks).toBe(1)
+    // Ten levels: data itself and the nine of `a`.
+    expect(findJsonFlaw(data, 10)).toBeUndefined()
+    expect(looks).toBe(1)
+    expect(findJsonFlaw(data, 9)).toEqual({ path: 'a' + '.a'.repeat(8), problem: 'too-deep' })
+  })
+
+  test('what a walk that found a flaw had not finished is walked again, and the flaw found again', () => {
+    const body = { data: { tags: ['ok', JSON.parse('"\\udc00"')] }, later: {} }
+    expect(findJsonFlaw(body, 64)).toEqual({ path: 'data.tags[1]', problem: 'ill-formed' })
+    expect(findJsonFlaw(body.data, 32)).toEqual({ path: 'tags[1]', problem: 'ill-formed' })
+  })
 })
+

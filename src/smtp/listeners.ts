@@ -1,6 +1,5 @@
 import type { SMTPServer } from 'smtp-server'
 import type { Config } from '../config/schema.ts'
-import { createAuthThrottle } from '../lib/auth-throttle.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Registry } from '../lib/metrics.ts'
 import type { ReportDeps } from './handle-report.ts'
@@ -25,9 +24,9 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
   const status: Record<ListenerName, ListenerStatus> = { mx: { state: 'off' }, relay: { state: 'off' }, relayTls: { state: 'off' } }
   const maxMessageBytes = config.smtpMaxMessageMb * 1024 * 1024
   const relaySettings = { hostname: config.hostname, allowInsecureAuth: config.relayAllowInsecureAuth, maxRecipients: config.relayMaxRecipients, maxMessageBytes }
-  // The relay's two ports are one door for the same clients: one count of connections per
-  // address and one record of failed logins, so a guesser does not get a budget on each.
-  const relayGuards = { connections: connectionLimit(config.smtpMaxConnectionsPerIp), logins: createAuthThrottle(relay.clock) }
+  // The relay's two ports are one door for the same clients: one count of connections per address
+  // (failed logins are counted by the authenticator, for HTTP and both ports alike).
+  const relayGuards = { connections: connectionLimit(config.smtpMaxConnectionsPerIp) }
   const limitSettings = {
     maxConnections: config.smtpMaxConnections,
     commandTimeoutMs: config.smtpCommandTimeoutSeconds * 1000,

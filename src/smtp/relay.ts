@@ -6,8 +6,8 @@ import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/s
 import { checkAddress } from '../lib/address.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
-import type { AuthThrottle } from '../lib/auth-throttle.ts'
 import { AppError } from '../lib/errors.ts'
+import { clientKey } from '../lib/ip.ts'
 import type { Logger } from '../lib/logger.ts'
 import { NO_ROOM } from './command-limits.ts'
 import { smtpError, type ConnectionLimit } from './listener.ts'
@@ -33,12 +33,10 @@ export interface RelaySettings {
   maxMessageBytes: number
 }
 
-/** What bounds the relay's clients: shared by its two listeners but for the budget, each listener's own. */
+/** What bounds the relay's clients: shared by its two listeners but for the budget, each listener's own (failed logins are the authenticator's, shared with HTTP). */
 export interface RelayGuards {
   /** Open connections per client address. */
   connections: ConnectionLimit
-  /** Failed logins per client address. */
-  logins: AuthThrottle
   /** Bytes of messages held at once. */
   budget: ByteBudget
 }
@@ -73,7 +71,7 @@ async function standingCaller(authenticator: Authenticator, session: SMTPServerS
  * smtpd_tls_auth_only. The key is confirmed again before every MAIL, RCPT and message.
  */
 export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: RelayGuards, tls: TlsMaterial, secure: boolean, observe: ObserveSessions): SMTPServer {
-  const { connections: limit, logins: throttle } = guards
+  const { connections: limit } = guards
   return new SMTPServer(observe({
     name: settings.hostname,
     banner: 'Mailstead relay',
@@ -96,15 +94,15 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: Re
     },
     onClose: limit.onClose,
     onAuth(auth: SMTPServerAuthentication, session, callback) {
-      // After failed logins from the address, every login from it waits first: slowed, never refused.
-      const checked = Bun.sleep(throttle.delay(session.remoteAddress)).then(() => deps.authenticator.authenticate(auth.password ?? undefined))
-      checked
+      // The one login rule of HTTP and SMTP: after failed logins from the address, every login from it waits first.
+      deps.authenticator
+        .logIn(auth.password ?? undefined, clientKey(session.remoteAddress))
         .then((caller) => {
           if (caller.keyType !== 'secret') throw new Error('public key')
           callback(null, { user: caller as never })
         })
-        .catch(() => {
-          throttle.fail(session.remoteAddress)
+        .catch((error) => {
+          if (error instanceof AppError && error.status === 429) return callback(smtpError(454, `4.7.0 ${error.message}`))
           callback(smtpError(535, '5.7.8 Authentication credentials invalid: the password is a secret API key (sk_...)'))
         })
     },

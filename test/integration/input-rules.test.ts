@@ -72,7 +72,10 @@ describe('nesting', () => {
 
   test('contact data 5,000 deep, or 33 deep, is a 422 naming it, on every route that stores data; nothing changes', async () => {
     const before = await snapshot()
-    for (const [data, limit] of [[nestedObjects(5000), 64], [nestedObjects(33), 32], [`{"list":${nestedArrays(32)}}`, 32]] as const) {
+    // The deep branch among shallow ones, before and after them: the body check's count of levels, which contact data's check reuses, is of the deepest.
+    const amongOthers = `{"first":{},"deep":${nestedObjects(32)},"list":[[]],"last":"x"}`
+    const deepLast = `{"first":[{"b":{}}],"n":1,"deep":${nestedArrays(32)}}`
+    for (const [data, limit] of [[nestedObjects(5000), 64], [nestedObjects(33), 32], [`{"list":${nestedArrays(32)}}`, 32], [amongOthers, 32], [deepLast, 32]] as const) {
       for (const [method, path, body, field] of dataRoutes(data)) {
         const response = await raw(method, path, body)
         expect({ route: `${method} ${path}`, status: response.status, errors: response.body.errors }).toEqual({
@@ -90,6 +93,10 @@ describe('nesting', () => {
     const saved = await call('POST', '/contacts', { email: 'deep-ok@example.net', data })
     expect(saved.status).toBe(201)
     expect((await call('GET', `/contacts/${saved.body.id}`)).body.data).toEqual(data)
+    const amongOthers = JSON.parse(`{"first":{},"deep":${nestedObjects(31)},"list":[[]],"last":"x"}`)
+    const tracked = await call('POST', '/v1/track', { email: 'deep-ok@example.net', event: 'deep', data: amongOthers })
+    expect(tracked.status).toBe(200)
+    expect((await call('GET', `/contacts/${saved.body.id}`)).body.data).toEqual({ ...data, ...amongOthers })
   })
 })
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
 import { makeCertificate } from '../helpers/certificates.ts'
+import { HttpSocket } from '../helpers/http-socket.ts'
 import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
 
 let w: World
@@ -37,11 +38,13 @@ async function login(pass: string, localAddress = '127.0.0.1', secure = false): 
 describe('failed relay logins from an address', () => {
   test('slow the right key from that address, and never lock it out', async () => {
     const wrong = await Promise.all(Array.from({ length: 12 }, () => login('sk_' + 'x'.repeat(43))))
-    expect(wrong.every((answer) => answer.startsWith('535 5.7.8'))).toBe(true)
+    // Refused, or, past the eight that may wait at once after the first failures, turned away unchecked.
+    expect(wrong.every((answer) => answer.startsWith('535 5.7.8') || answer.startsWith('454 4.7.0'))).toBe(true)
+    expect(wrong.filter((answer) => answer.startsWith('535')).length).toBeGreaterThanOrEqual(11)
 
     const began = Date.now()
     expect(await login(w.key)).toBe('ok')
-    // Twelve failures make the next login from the address wait the longest: 8 s.
+    // Eleven failures or more make the next login from the address wait the longest: 8 s.
     expect(Date.now() - began).toBeGreaterThanOrEqual(7500)
 
     const elsewhere = Date.now()
@@ -61,5 +64,34 @@ describe('failed relay logins from an address', () => {
     began = Date.now()
     expect(await login(w.key, '127.0.0.21')).toBe('ok')
     expect(Date.now() - began).toBeGreaterThanOrEqual(900)
+  }, 30_000)
+})
+
+describe('one throttle for SMTP and HTTP', () => {
+  const timedHttp = async (key: string, localAddress: string) => {
+    const socket = await HttpSocket.open(Number(new URL(w.t.app.url).port), localAddress)
+    const began = Date.now()
+    const response = await socket.request('GET', '/contacts', { key })
+    socket.close()
+    return { status: response.status, ms: Date.now() - began }
+  }
+
+  test('failed relay logins slow HTTP requests from that address, and failed HTTP keys slow its relay logins', async () => {
+    for (let i = 0; i < 3; i++) expect(await login('sk_' + 'y'.repeat(43), '127.0.0.7')).toStartWith('535')
+    const http = await timedHttp(w.key, '127.0.0.7')
+    expect(http.status).toBe(200)
+    expect(http.ms).toBeGreaterThanOrEqual(450)
+
+    for (let i = 0; i < 3; i++) expect((await timedHttp('sk_' + 'y'.repeat(43), '127.0.0.8')).status).toBe(401)
+    const began = Date.now()
+    expect(await login(w.key, '127.0.0.8')).toBe('ok')
+    expect(Date.now() - began).toBeGreaterThanOrEqual(450)
+  }, 30_000)
+
+  test('a password that is not of a key\'s shape is refused without counting: it is no guess at a key', async () => {
+    for (let i = 0; i < 6; i++) expect(await login('hunter2', '127.0.0.9')).toStartWith('535 5.7.8')
+    const began = Date.now()
+    expect(await login(w.key, '127.0.0.9')).toBe('ok')
+    expect(Date.now() - began).toBeLessThan(2000)
   }, 30_000)
 })

@@ -45,6 +45,7 @@ export function checkContactData(data: Record<string, unknown>, field = 'data'):
       throw invalid(`${field}.${key}`, `keys must be 1 to ${MAX_KEY_LENGTH} printable characters`)
     }
   }
+  // Data that came in a request body is not walked again: the body's check remembered its levels.
   const flaw = findJsonFlaw(data, MAX_DATA_DEPTH)
   if (flaw?.problem === 'too-deep') throw invalid(field, `is nested more than ${MAX_DATA_DEPTH} levels deep`)
   if (flaw) throw invalid(`${field}.${flaw.path}`, 'is not well-formed Unicode: it holds a lone UTF-16 surrogate')

@@ -1,10 +1,5 @@
 import { invalid } from '../../lib/errors.ts'
-
-/** Headers the message builds itself; a send may not set them. */
-const RESERVED_HEADERS = new Set([
-  'from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'mime-version', 'content-type',
-  'content-transfer-encoding', 'dkim-signature', 'return-path', 'received', 'sender',
-])
+import { API_REFUSAL, fieldRule } from './header-fields.ts'
 
 const HEADER_NAME = /^[!-9;-~]{1,100}$/
 
@@ -15,7 +10,7 @@ const HEADER_NAME = /^[!-9;-~]{1,100}$/
  */
 export const NOT_IN_ONE_LINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/
 
-/** Custom headers: printable names, one-line values (no header injection), none of the built ones. */
+/** Custom headers: printable names, one-line values (no header injection), none that HEADER_FIELDS keeps from applications. */
 export function checkHeaders(headers: Record<string, unknown>, field = 'headers'): Record<string, string> {
   const entries = Object.entries(headers)
   if (entries.length > 50) throw invalid(field, 'at most 50 headers')
@@ -24,7 +19,8 @@ export function checkHeaders(headers: Record<string, unknown>, field = 'headers'
     if (typeof value !== 'string') throw invalid(`${field}.${name}`, 'must be a string')
     if (NOT_IN_ONE_LINE.test(value) || !value.isWellFormed()) throw invalid(`${field}.${name}`, 'must be one line of text: no line breaks or control characters')
     if (value.length > 2000) throw invalid(`${field}.${name}`, 'must be at most 2000 characters')
-    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid(`${field}.${name}`, 'is set by Mailstead and cannot be given')
+    const rule = fieldRule(name)
+    if (rule) throw invalid(`${field}.${name}`, API_REFUSAL[rule])
   }
   return headers as Record<string, string>
 }

@@ -2,15 +2,12 @@ import libmime from 'libmime'
 import addressparser from 'nodemailer/lib/addressparser'
 import { checkAddress, type Address } from '../../lib/address.ts'
 import { AppError } from '../../lib/errors.ts'
+import { HEADER_FIELDS, fieldRule } from './header-fields.ts'
 import { hasEightBit, malformed, sevenBitLine, utf8Of } from './header-encoding.ts'
 import { HEAD_LIMIT, type Field, type FieldEdit, type Head } from './raw-message.ts'
 
-/**
- * Fields the server sets or that must not reach anyone: Bcc and Resent-Bcc would show the hidden
- * recipients to everyone; Return-Path is written by the final MTA from MAIL FROM (RFC 5321 4.4);
- * Content-Length means nothing in SMTP. Postfix drops the same four (message_drop_headers).
- */
-const DROPPED = new Set(['bcc', 'resent-bcc', 'return-path', 'content-length'])
+/** Resent-From, Resent-Sender: the sender fields (HEADER_FIELDS) besides From and Sender, which have rules of their own. */
+const RESENT_SENDERS = Object.keys(HEADER_FIELDS).filter((name) => HEADER_FIELDS[name] === 'sender' && name !== 'from' && name !== 'sender')
 
 /** What a relayed message's header block says of its origin, and the edits it needs. */
 export interface HeaderPlan {
@@ -29,9 +26,10 @@ export interface HeaderPlan {
 const notAllowed = (message: string) => new AppError(403, 'SENDER_NOT_ALLOWED', message)
 
 /**
- * The header rules of the relay (README, Security): hidden-recipient and server-owned fields
- * removed; From, Sender and the Resent- identities parsed strictly (their domains are checked by
- * the caller); several From or Reply-To fields made one; 8-bit fields encoded without SMTPUTF8.
+ * The header rules of the relay (README, Security), by the one table of HEADER_FIELDS: the
+ * server's fields removed; the sender fields (From, Sender, Resent-From, Resent-Sender) parsed
+ * strictly (their domains are checked by the caller); several From or Reply-To fields made one;
+ * 8-bit fields encoded without SMTPUTF8.
  */
 export function planHeaders(head: Head, smtpUtf8: boolean): HeaderPlan {
   if (!head.complete) throw malformed(`the header block is larger than ${HEAD_LIMIT / 1024} KiB`)
@@ -39,7 +37,7 @@ export function planHeaders(head: Head, smtpUtf8: boolean): HeaderPlan {
   const edits: FieldEdit[] = []
   const kept: Kept[] = []
   for (const field of head.fields) {
-    if (DROPPED.has(field.name)) edits.push({ field })
+    if (fieldRule(field.name) === 'server') edits.push({ field })
     else if (!hasEightBit(field)) kept.push({ field, text: field.value })
     else {
       const text = utf8Of(field)
@@ -57,7 +55,7 @@ export function planHeaders(head: Head, smtpUtf8: boolean): HeaderPlan {
   if (from.length > 1 && (!sender || !from.some((a) => a.key === sender.key))) {
     throw notAllowed('From: a From with several addresses needs a Sender header naming one of them')
   }
-  const resent = [...named('resent-from'), ...named('resent-sender')].flatMap((k) => identities(k.field.label, k.text))
+  const resent = RESENT_SENDERS.flatMap(named).flatMap((k) => identities(k.field.label, k.text))
   const replyToValue = mergeInto(edits, named('reply-to'), smtpUtf8)
   const replyTo = replyToValue === undefined ? [] : addressesOf('Reply-To', replyToValue)
   return { from, fromValue, ...(sender && { sender }), resent, replyTo, edits }

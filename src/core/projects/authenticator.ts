@@ -1,11 +1,12 @@
 import { dataVersion } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
+import { createAuthThrottle, MAX_WAITING } from '../../lib/auth-throttle.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { sha256Hex } from '../../lib/crypto.ts'
 import { AppError } from '../../lib/errors.ts'
 import { TtlCache } from '../../lib/ttl-cache.ts'
 import { findKeyStanding } from './projects.repository.ts'
-import { authenticate, projectChanges, type Caller } from './projects.service.ts'
+import { authenticate, projectChanges, requireKeyShape, type Caller } from './projects.service.ts'
 
 const REMEMBER_MS = 60_000
 
@@ -28,15 +29,35 @@ export function createAuthenticator(db: Db, clock: Clock) {
     standing.clear()
     seenVersion = version
   }
+  const throttle = createAuthThrottle(clock)
+  async function check(apiKey: string | undefined): Promise<Caller> {
+    await forgetIfChanged()
+    const cacheKey = apiKey ? sha256Hex(apiKey) : ''
+    const known = accepted.get(cacheKey)
+    if (known) return known
+    const caller = await authenticate(db, apiKey)
+    accepted.set(cacheKey, caller)
+    return caller
+  }
   return {
-    async authenticate(apiKey: string | undefined): Promise<Caller> {
-      await forgetIfChanged()
-      const cacheKey = apiKey ? sha256Hex(apiKey) : ''
-      const known = accepted.get(cacheKey)
-      if (known) return known
-      const caller = await authenticate(db, apiKey)
-      accepted.set(cacheKey, caller)
-      return caller
+    authenticate: check,
+    /**
+     * A login from a client: an HTTP request or SMTP AUTH, by one rule (README, Security). A key
+     * without a key's shape is refused before any database work and is no guess at a key, so it
+     * is neither slowed nor counted. Any other waits as its address's failed logins say (the one
+     * throttle of both protocols), then is checked; a 401 counts as a failure. `address` is
+     * undefined for a caller without a socket (`app.handle` in tests): there is nobody to slow.
+     */
+    async logIn(apiKey: string | undefined, address: string | undefined): Promise<Caller> {
+      const key = requireKeyShape(apiKey)
+      if (address === undefined) return check(key)
+      if (!(await throttle.admit(address))) throw tooManyWaiting(throttle.delay(address))
+      try {
+        return await check(key)
+      } catch (error) {
+        if (error instanceof AppError && error.status === 401) throttle.fail(address)
+        throw error
+      }
     },
     /**
      * Throws as `authenticate` would if the caller's key has been revoked or its project disabled
@@ -60,3 +81,11 @@ export function createAuthenticator(db: Db, clock: Clock) {
 }
 
 export type Authenticator = ReturnType<typeof createAuthenticator>
+
+/** A login turned away unchecked: its address has MAX_WAITING logins waiting after failed ones. */
+function tooManyWaiting(delayMs: number): AppError {
+  return new AppError(429, 'RATE_LIMITED', `Too many logins from your address are waiting after failed ones: at most ${MAX_WAITING} at once`, {
+    suggestion: 'Wait for Retry-After and check the key: failed logins slow every login from your address for a while.',
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(delayMs / 1000))), 'x-ratelimit-scope': 'login' },
+  })
+}

@@ -113,13 +113,19 @@ export interface Caller {
 const unauthorized = (message: string) =>
   new AppError(401, 'UNAUTHORIZED', message, { suggestion: 'Send the header Authorization: Bearer <API key>.' })
 
+/** The key if it has a key's shape (sk_ or pk_ and 43 characters); a 401 otherwise, found without the database. */
+export function requireKeyShape(apiKey: string | undefined): string {
+  if (!apiKey) throw unauthorized('Missing API key')
+  if (!keyTypeOf(apiKey)) throw unauthorized('Invalid API key')
+  return apiKey
+}
+
 /**
  * The caller behind an API key. Rows are found by the key's clear prefix and the hash is compared
  * in constant time. Unknown and revoked keys are indistinguishable to the caller.
  */
-export async function authenticate(db: Db, apiKey: string | undefined): Promise<Caller> {
-  if (!apiKey) throw unauthorized('Missing API key')
-  if (!keyTypeOf(apiKey)) throw unauthorized('Invalid API key')
+export async function authenticate(db: Db, given: string | undefined): Promise<Caller> {
+  const apiKey = requireKeyShape(given)
   const hash = sha256Hex(apiKey)
   const rows = await repo.findKeysByPrefix(db, keyPrefix(apiKey))
   const row = rows.find((candidate) => safeEqual(candidate.hash, hash))

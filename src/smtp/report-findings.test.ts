@@ -5,7 +5,7 @@ import { isRedacted, namedAddresses, namesRecipient } from './report-names.ts'
 import type { OriginalMessage } from './report.ts'
 
 const original: OriginalMessage = { messageId: '<m@sender.example.com>', returnPath: null, to: ['a@x.example', 'b@x.example'], fromDomain: 'sender.example.com' }
-const recipient = (r: Partial<{ recipient: string; originalRecipient: string; action: string; status: string }>) => ({
+const recipient = (r: Partial<{ recipient: string; originalRecipient: string; action: string; status: string | null; diagnostic: string | null }>) => ({
   recipient: null,
   originalRecipient: null,
   action: 'failed',
@@ -38,6 +38,29 @@ describe('findingsOf: whom each finding names', () => {
   })
 })
 
+describe('a DSN failure is classified as the reply it reports', () => {
+  const effect = (status: string | null, diagnostic: string | null, action = 'failed') =>
+    findingsOf({ kind: 'dsn', reportingMta: 'one', original, recipients: [recipient({ recipient: 'a@x.example', status, diagnostic, action })] })[0]?.effect
+
+  test.each([
+    ['5.1.1', null, 'hard-bounce'],
+    ['5.2.1', null, 'hard-bounce'],
+    ['5.2.2', 'smtp; 552 5.2.2 Mailbox full', 'bounce'],
+    ['5.7.1', 'smtp; 550 5.7.1 Service unavailable; client host blocked using Spamhaus', 'bounce'],
+    ['5.0.0', 'smtp; 550 5.1.1 <a@x.example>: Recipient address rejected: User unknown', 'hard-bounce'],
+    ['5.0.0', 'smtp; 550 No such user here', 'hard-bounce'],
+    ['5.0.0', null, 'bounce'],
+    [null, null, 'bounce'],
+    ['4.4.7', 'smtp; 421 try later', 'delay'],
+  ] as const)('failed %p, %p: %p', (status, diagnostic, expected) => {
+    expect(effect(status, diagnostic)).toBe(expected)
+  })
+
+  test('a delayed recipient is a delay whatever its status says', () => {
+    expect(effect('5.1.1', null, 'delayed')).toBe('delay')
+  })
+})
+
 describe('fingerprintOf', () => {
   const arf = (feedbackType: string) => findingsOf({ kind: 'arf', feedbackType, userAgent: null, reportingMta: null, originalRcptTo: null, original })[0]!
   const dsn = (status: string, action = 'failed') => findingsOf({ kind: 'dsn', reportingMta: 'one', original, recipients: [recipient({ recipient: 'a@x.example', status, action })] })[0]!
@@ -51,7 +74,8 @@ describe('fingerprintOf', () => {
 
   test('holds nothing the report writes itself: any feedback type is one complaint, any status one bounce', () => {
     expect(new Set(['abuse', 'abuse1', 'fraud', 'x'.repeat(500)].map((type) => fingerprintOf(7, arf(type)).key))).toEqual(new Set(['delivery:7|complaint']))
-    expect(new Set(['5.1.1', '5.1.10', '5.0.0', '5.9.999'].map((status) => fingerprintOf(7, dsn(status)).key))).toEqual(new Set(['delivery:7|hard-bounce']))
+    expect(new Set(['5.1.1', '5.1.10', '5.1.3'].map((status) => fingerprintOf(7, dsn(status)).key))).toEqual(new Set(['delivery:7|hard-bounce']))
+    expect(new Set(['5.0.0', '5.9.999', '5.2.2', '5.7.1'].map((status) => fingerprintOf(7, dsn(status)).key))).toEqual(new Set(['delivery:7|bounce']))
     expect(new Set(['4.4.7', '4.0.0'].map((status) => fingerprintOf(7, dsn(status, 'delayed')).key))).toEqual(new Set(['delivery:7|delay']))
   })
 

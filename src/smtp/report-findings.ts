@@ -1,6 +1,6 @@
 import type { ReportFacts } from '../core/emails/feedback.ts'
 import type { Fingerprint } from '../core/inbound/fingerprints.repository.ts'
-import { classifyReply } from '../delivery/classify.ts'
+import { classifyReply, type Outcome } from '../delivery/classify.ts'
 import type { InboundReport } from './report.ts'
 
 export type Effect = 'bounce' | 'hard-bounce' | 'delay' | 'complaint'
@@ -33,12 +33,14 @@ export function findingsOf(report: ActionableReport): Finding[] {
   }
   if (report.kind === 'plain-bounce') return plainFindings(report)
   return report.recipients.flatMap((r): Finding[] => {
-    const failed = r.action === 'failed' && !r.status?.startsWith('4.')
-    const delayed = r.action === 'delayed' || (r.action === 'failed' && r.status?.startsWith('4.'))
-    if (!failed && !delayed) return []
-    const facts = { action: r.action, status: r.status, diagnostic: r.diagnostic, remoteMta: r.remoteMta, reportingMta: report.reportingMta, source: 'dsn' }
+    if (r.action !== 'failed' && r.action !== 'delayed') return []
+    // A failure is classified as the reply it reports would be: a full mailbox (5.2.2) or a
+    // policy refusal (5.7.x) is a bounce, and only a bad address (5.1.1) is a hard one.
+    const outcome = r.action === 'delayed' ? classifyReply({ code: 450, text: '' }) : classifyFailure(r.status, r.diagnostic)
+    if (outcome.kind === 'delivered') return []
+    const facts = { action: r.action, status: r.status, diagnostic: r.diagnostic, remoteMta: r.remoteMta, reportingMta: report.reportingMta, category: outcome.category, source: 'dsn' }
     const names = [r.recipient, r.originalRecipient].filter((name): name is string => Boolean(name))
-    return [{ names, effect: failed ? 'hard-bounce' : 'delay', facts }]
+    return [{ names, effect: effectOf(outcome), facts }]
   })
 }
 
@@ -48,9 +50,21 @@ function plainFindings(report: Extract<InboundReport, { kind: 'plain-bounce' }>)
   const outcome = classifyReply({ code, enhanced, text: report.text })
   if (outcome.kind === 'delivered') return []
   const facts = { status: enhanced ?? null, diagnostic: report.text.slice(0, 500), category: outcome.category, source: 'plain' }
-  const effect: Effect = outcome.kind === 'deferred' ? 'delay' : outcome.hard ? 'hard-bounce' : 'bounce'
-  return [{ names: report.quoted, effect, facts }]
+  return [{ names: report.quoted, effect: effectOf(outcome), facts }]
 }
+
+/**
+ * A DSN's failed recipient: its Status, or when that is only a class (5.0.0) the code its
+ * Diagnostic-Code quotes, and the diagnostic's text; a 4.x.x status makes it a delay.
+ */
+function classifyFailure(status: string | null | undefined, diagnostic: string | null | undefined): Outcome {
+  const text = diagnostic ?? ''
+  const specific = (code: string | null | undefined) => (code && !/^\d\.0\.0$/.test(code) ? code : undefined)
+  const enhanced = specific(status) ?? specific(/\b([45]\.\d{1,3}\.\d{1,3})\b/.exec(text)?.[1])
+  return classifyReply({ code: status?.startsWith('4.') ? 450 : 550, enhanced, text })
+}
+
+const effectOf = (outcome: Exclude<Outcome, { kind: 'delivered' }>): Effect => (outcome.kind === 'deferred' ? 'delay' : outcome.hard ? 'hard-bounce' : 'bounce')
 
 /**
  * What a finding is about, for applying it once: the delivery and the class of its effect, and

@@ -84,8 +84,18 @@ export class RawSocket {
     return read
   }
 
-  /** An SMTP reply: lines up to the one whose code is followed by a space. */
-  reply = (timeoutMs?: number) => this.until(/^\d{3} [^\r\n]*\r\n/m, timeoutMs)
+  /**
+   * An SMTP reply: lines up to the one whose code is followed by a space. What came after it in the
+   * same read (a 421 sent straight after a 250, say) stays for the next read.
+   */
+  reply = async (timeoutMs?: number): Promise<string> => {
+    const read = await this.until(/^\d{3} [^\r\n]*\r\n/m, timeoutMs)
+    const end = /^\d{3} [^\r\n]*\r\n/m.exec(read)
+    if (!end) return read
+    const cut = end.index + end[0].length
+    this.text = read.slice(cut) + this.text
+    return read.slice(0, cut)
+  }
 
   /** Resolves once the other side has closed the connection. */
   async closedByPeer(timeoutMs = 5000): Promise<string> {

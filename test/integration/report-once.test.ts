@@ -87,13 +87,22 @@ describe('the detail a report writes is no new report', () => {
 })
 
 describe('a bounce, hard or soft, is one class', () => {
-  test('the DSN, then its plain-text copy that reads as a soft bounce (mailbox full): one bounce, the hard one', async () => {
+  test('the DSN, then a plain-text copy that reads as a soft bounce (mailbox full): one bounce, the hard one', async () => {
     const { emailId, messageId, d, to } = await one()
-    await deliverReport(port, [d.verp], dsn({ messageId, to, recipients: [{ final: d.recipient, status: '5.2.2' }] }))
+    await deliverReport(port, [d.verp], dsn({ messageId, to, recipients: [{ final: d.recipient, status: '5.1.1' }] }))
     const once = await effectsOn(emailId, d)
     await deliverReport(port, [d.verp], plainBounce({ notice: `<${d.recipient}>:\n552 5.2.2 mailbox full`, messageId, to }))
     expect(await effectsOn(emailId, d)).toEqual(once)
     expect(once.events).toEqual([{ status: 'BOUNCED', hard: true }])
+  })
+
+  test('a DSN that reports a full mailbox is the soft bounce its reply would be: nothing suppressed, and its plain copy is the same bounce', async () => {
+    const { emailId, messageId, d, to } = await one()
+    await deliverReport(port, [d.verp], dsn({ messageId, to, recipients: [{ final: d.recipient, status: '5.2.2' }] }))
+    const once = await effectsOn(emailId, d)
+    expect(once).toMatchObject({ events: [{ status: 'BOUNCED', hard: false }], fingerprints: ['bounce'], suppression: undefined })
+    await deliverReport(port, [d.verp], plainBounce({ notice: `<${d.recipient}>:\n552 5.2.2 mailbox full`, messageId, to }))
+    expect(await effectsOn(emailId, d)).toEqual(once)
   })
 
   test('a soft bounce, then a hard one: upgraded once (suppressed, counted hard once); more of either change nothing', async () => {

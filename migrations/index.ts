@@ -1,3 +1,4 @@
+import type { Dialect } from '../src/db/client.ts'
 import type { Migration } from '../src/db/migrator.ts'
 import * as init from './0001_init.ts'
 import * as domains from './0002_domains.ts'
@@ -16,9 +17,10 @@ import * as sendingCounters from './0014_sending_counters.ts'
 import * as mtaSts from './0015_mta_sts.ts'
 import * as receivedReports from './0016_received_reports.ts'
 import * as reportFingerprints from './0018_report_fingerprints.ts'
+import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
- * Every migration, in order. Listed by hand because the compiled binary has no folder to scan;
+ * Every SQLite migration, in order. Listed by hand because the compiled binary has no folder to scan;
  * a test checks that this list and the files agree.
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -40,3 +42,11 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0016_received_reports', ...receivedReports },
   { name: '0018_report_fingerprints', ...reportFingerprints },
 ]
+
+/**
+ * PostgreSQL's migrations: one baseline with the schema of SQLite's 0001 to 0018, then the same
+ * list as SQLite's, each with the body its dialect needs.
+ */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [{ name: '0018_postgres_baseline', ...postgresBaseline }]
+
+export const migrationsFor = (dialect: Dialect): readonly Migration[] => (dialect === 'postgres' ? POSTGRES_MIGRATIONS : MIGRATIONS)

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import type { Server } from 'bun'
-import { MIGRATIONS } from '../migrations/index.ts'
+import { migrationsFor } from '../migrations/index.ts'
 import { ConfigError } from './config/errors.ts'
 import type { Config } from './config/schema.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
@@ -21,7 +21,7 @@ import { createVerifier } from './core/verify/verify.service.ts'
 import { createBodyPruner } from './core/emails/pruner.ts'
 import { guardrailSettingsOf } from './core/guardrails/guard.ts'
 import { createGuardrailMonitor } from './core/guardrails/monitor.ts'
-import { openDatabase } from './db/client.ts'
+import { openDatabase, refuseUnfinishedDialect, type DatabaseTarget } from './db/client.ts'
 import { checkpoint, startDbMaintenance } from './db/maintenance.ts'
 import { migrate } from './db/migrator.ts'
 import { createWriter } from './db/writer.ts'
@@ -72,7 +72,12 @@ export interface AppOptions {
  */
 const BUN_BODY_CAP = 1024 * 1024 * 1024
 
+/** SQLite's file in the data directory: where the data is unless `databaseUrl` says PostgreSQL. */
 export const databasePath = (config: Config) => join(config.dataDir, 'mailstead.db')
+
+/** Where this configuration keeps its data. */
+export const databaseTarget = (config: Config): DatabaseTarget =>
+  config.databaseUrl ? { dialect: 'postgres', url: config.databaseUrl } : { dialect: 'sqlite', path: databasePath(config) }
 
 /**
  * What each chunk of a contact import does in its transaction besides writing the contacts: the
@@ -88,8 +93,14 @@ export const afterImportChunk: AfterChunk = refreshMemberships
 export async function createApp(config: Config, options: AppOptions = {}) {
   const logger = options.logger ?? createLogger(config.logLevel)
   const clock = options.clock ?? systemClock
-  const database = openDatabase(databasePath(config))
-  const applied = await migrate(database.db, MIGRATIONS, () => clock.now())
+  const database = await openDatabase(databaseTarget(config))
+  try {
+    refuseUnfinishedDialect(database)
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+  const applied = await migrate(database.db, migrationsFor(database.dialect), () => clock.now())
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
   const writer = createWriter(database.db)
   // Every part records into it; GET /metrics (with metricsToken) shows it.

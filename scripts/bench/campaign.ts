@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { handChunk } from '../../src/core/campaigns/handoff.ts'
-import { openDatabase } from '../../src/db/client.ts'
+import { openSqlite } from '../../src/db/sqlite.ts'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
 import { apiClient, cliJson, log, peakRssMb, startBenchServer, stop, verifiedDomain } from './common.ts'
@@ -95,7 +95,7 @@ try {
   }
 
   const campaign = (await api('POST', '/campaigns', { name: 'Everyone', subject: 'Hi {{data.firstName}}', body: '<p>Hello {{data.firstName ?? "there"}}</p>', from: `news@${sender}`, audienceType: 'ALL' })).data
-  const database = openDatabase(join(dir, 'mailstead.db'))
+  const database = openSqlite(join(dir, 'mailstead.db'))
   let peak = 0
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(child.pid!))), 50)
   started = performance.now()

@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDatabase } from '../../src/db/client.ts'
+import { openSqlite } from '../../src/db/sqlite.ts'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
 import { apiClient, cliJson, log, peakRssMb, startBenchServer, stop, verifiedDomain } from './common.ts'
@@ -40,7 +40,7 @@ try {
     steps: [{ id: 'receipt', type: 'SEND_EMAIL', config: { from: `Shop <shop@${sender}>`, subject: 'Order {{event.data.orderId}}', body: '<p>Thanks {{data.firstName ?? "there"}} for order {{event.data.orderId}}.</p>' } }],
   })
 
-  const database = openDatabase(join(dir, 'mailstead.db'))
+  const database = openSqlite(join(dir, 'mailstead.db'))
   const queued = async () => Number((await database.db.selectFrom('emails').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
   const started = performance.now()
   let next = 0

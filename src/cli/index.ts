@@ -1,8 +1,9 @@
-import { MIGRATIONS } from '../../migrations/index.ts'
-import { databasePath } from '../app.ts'
+import { migrationsFor } from '../../migrations/index.ts'
+import { databaseTarget } from '../app.ts'
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.ts'
 import { SETTINGS, flagName } from '../config/schema.ts'
-import { openDatabase } from '../db/client.ts'
+import { openDatabase, refuseUnfinishedDialect } from '../db/client.ts'
+import { DatabaseError } from '../db/errors.ts'
 import { MigrationError, migrate } from '../db/migrator.ts'
 import { AppError } from '../lib/errors.ts'
 import { CliError, parseArgs } from './args.ts'
@@ -128,9 +129,10 @@ function createContext(command: Command, words: string[], flags: Record<string, 
     loadConfig: load,
     async withDb(work) {
       const config = load()
-      const database = openDatabase(databasePath(config.config))
+      const database = await openDatabase(databaseTarget(config.config))
       try {
-        await migrate(database.db, MIGRATIONS)
+        refuseUnfinishedDialect(database)
+        await migrate(database.db, migrationsFor(database.dialect))
         return await work(database.db, config)
       } finally {
         await database.close()
@@ -149,7 +151,7 @@ function reportError(io: Io, error: unknown): number {
     io.err(`error: ${error.message}`)
     return 2
   }
-  if (error instanceof AppError || error instanceof ConfigError || error instanceof MigrationError) {
+  if (error instanceof AppError || error instanceof ConfigError || error instanceof MigrationError || error instanceof DatabaseError) {
     io.err(`error: ${error.message}`)
     return 1
   }

@@ -40,6 +40,13 @@ export const httpUrl: Parser<string> = (text) => {
   return url.toString().replace(/\/$/, '')
 }
 
+/** A `postgres://` or `postgresql://` URL naming a host. */
+export const postgresUrl: Parser<string> = (text) => {
+  if (!URL.canParse(text)) return undefined
+  const url = new URL(text)
+  return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '' ? text : undefined
+}
+
 export const oneOf =
   <T extends string>(values: readonly T[]): Parser<T> =>
   (text) =>

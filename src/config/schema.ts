@@ -11,6 +11,7 @@ import type { SiteOverride } from './sites.ts'
 
 export interface Config {
   readonly dataDir: string
+  readonly databaseUrl: string | null
   readonly httpHost: string
   readonly httpPort: number
   readonly publicUrl: string
@@ -107,6 +108,15 @@ export const SETTINGS = [
     allowed: 'a directory path',
     parse: p.nonEmpty,
     fallback: () => './data',
+  }),
+  setting({
+    key: 'databaseUrl',
+    description: 'PostgreSQL to keep the data in instead of SQLite in the data directory; in this version only `mailstead migrate` runs on it',
+    allowed: 'a postgres:// or postgresql:// URL, such as postgres://mailstead:password@db:5432/mailstead',
+    parse: p.postgresUrl,
+    fallback: () => null,
+    shownDefault: 'none: SQLite, `<dataDir>/mailstead.db`',
+    secret: true,
   }),
   setting({
     key: 'httpHost',

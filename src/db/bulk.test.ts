@@ -1,14 +1,15 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { sql } from 'kysely'
 import { MIGRATIONS } from '../../migrations/index.ts'
-import { openDatabase, type Database } from './client.ts'
+import type { Database } from './client.ts'
+import { openSqlite } from './sqlite.ts'
 import { insertMany, rowValue, updateMany } from './bulk.ts'
 import { migrate } from './migrator.ts'
 
 let database: Database
 
 beforeEach(async () => {
-  database = openDatabase(':memory:')
+  database = openSqlite(':memory:')
   await migrate(database.db, MIGRATIONS)
   await database.db.insertInto('projects').values({ name: 'p', disabled: 0, rate_limit_per_minute: null, default_sender: null, send_rate_per_second: null, created_at: 1, updated_at: 1 }).execute()
 })

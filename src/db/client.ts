@@ -1,54 +1,45 @@
-import { Database as BunDatabase } from 'bun:sqlite'
-import { closeSync, existsSync, openSync } from 'node:fs'
-import { makePrivateDir, PRIVATE_FILE } from '../lib/files.ts'
-import { dirname } from 'node:path'
-import { Kysely, SqliteDialect, sql } from 'kysely'
-import type { DB, Db } from './schema.ts'
+import { PostgresAdapter, sql } from 'kysely'
+import { DATABASE_URL_SETTING, DatabaseError } from './errors.ts'
+import { openPostgres } from './postgres.ts'
+import type { Db } from './schema.ts'
+import { openSqlite } from './sqlite.ts'
+
+/** The two databases Mailstead keeps its data in. */
+export type Dialect = 'sqlite' | 'postgres'
 
 export interface Database {
   db: Db
+  dialect: Dialect
   close(): Promise<void>
 }
 
+/** Where the data is: SQLite's file (or `:memory:`), or a PostgreSQL URL. */
+export type DatabaseTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string }
+
 /**
- * Opens SQLite the way one writer with many readers wants it: busy_timeout before anything else
- * (so a second process waits instead of failing), then WAL, synchronous=NORMAL (durable at
- * checkpoints, a commit is one WAL append) and foreign keys.
+ * Opens the database a target names. PostgreSQL is connected to before this answers, so a URL
+ * that does not work is said at once, naming the setting (`DatabaseError`).
  */
-export function openDatabase(path: string): Database {
-  if (path !== ':memory:') createPrivately(path)
-  const raw = new BunDatabase(path, { create: true })
-  raw.exec('PRAGMA busy_timeout = 5000')
-  raw.exec('PRAGMA journal_mode = WAL')
-  raw.exec('PRAGMA synchronous = NORMAL')
-  raw.exec('PRAGMA foreign_keys = ON')
-  raw.exec('PRAGMA temp_store = MEMORY')
-  raw.exec('PRAGMA cache_size = -32000')
-  // Kysely prepares every query it runs; `query` keeps prepared statements by their SQL text.
-  const database = { prepare: (text: string) => raw.query(text), close: () => raw.close() }
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: database as never }) })
-  return {
-    db,
-    close: async () => {
-      raw.exec('PRAGMA optimize')
-      await db.destroy()
-    },
-  }
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  return target.dialect === 'sqlite' ? openSqlite(target.path) : openPostgres(target.url)
 }
 
 /**
- * A new database file is made 0600 (its directory 0700) before SQLite opens it: SQLite gives the
- * WAL and shared-memory files the database file's permissions.
+ * Serving from PostgreSQL is being built: its schema and migrations are in, the queries of the
+ * rest of the code are not all written for it yet. Until they are (the whole suite passing on
+ * it), everything but `mailstead migrate` refuses it rather than half working.
  */
-function createPrivately(path: string) {
-  makePrivateDir(dirname(path))
-  if (existsSync(path)) return
-  try {
-    closeSync(openSync(path, 'wx', PRIVATE_FILE))
-  } catch (error) {
-    // Another process made it meanwhile: it is theirs to have made privately.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+export function refuseUnfinishedDialect(database: Database): void {
+  if (database.dialect === 'postgres') {
+    throw new DatabaseError(
+      `${DATABASE_URL_SETTING}: this version of Mailstead can migrate a PostgreSQL database but not yet serve or manage one from it; unset it to use SQLite in the data directory`,
+    )
   }
+}
+
+/** The dialect a handle (or a transaction from it) talks to. */
+export function dialectOf(db: Db): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }
 
 /**

@@ -3,13 +3,14 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { MIGRATIONS } from '../../migrations/index.ts'
-import { openDatabase, type Database } from './client.ts'
+import type { Database } from './client.ts'
+import { openSqlite } from './sqlite.ts'
 import { migrate, MigrationError, type Migration } from './migrator.ts'
 
 let database: Database
 
 beforeEach(() => {
-  database = openDatabase(':memory:')
+  database = openSqlite(':memory:')
 })
 
 afterEach(() => database.close())

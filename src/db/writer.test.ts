@@ -4,7 +4,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
-import { openDatabase, type Database } from './client.ts'
+import type { Database } from './client.ts'
+import { openSqlite } from './sqlite.ts'
 import { createWriter } from './writer.ts'
 
 let path: string
@@ -12,7 +13,7 @@ let database: Database
 
 beforeEach(async () => {
   path = join(mkdtempSync(join(tmpdir(), 'mailstead-writer-')), 'test.db')
-  database = openDatabase(path)
+  database = openSqlite(path)
   await sql`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)`.execute(database.db)
 })
 

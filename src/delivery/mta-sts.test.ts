@@ -7,7 +7,8 @@ import { ManualClock } from '../../test/helpers/clock.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
 import { servePolicy, startPolicyHost, type PolicyHost, type PolicyHostOptions } from '../../test/helpers/mta-sts-host.ts'
 import { createTestCa, type TestCa } from '../../test/helpers/test-ca.ts'
-import { openDatabase, type Database } from '../db/client.ts'
+import type { Database } from '../db/client.ts'
+import { openSqlite } from '../db/sqlite.ts'
 import { migrate } from '../db/migrator.ts'
 import { createWriter, type Writer } from '../db/writer.ts'
 import { createResolver } from '../dns/resolver.ts'
@@ -28,7 +29,7 @@ const logs: Array<{ level: string; tag: string; msg: string }> = []
 beforeAll(async () => {
   dns = await new FakeDns().start()
   ca = await createTestCa()
-  database = openDatabase(join(mkdtempSync(join(tmpdir(), 'mailstead-mtasts-')), 'test.db'))
+  database = openSqlite(join(mkdtempSync(join(tmpdir(), 'mailstead-mtasts-')), 'test.db'))
   await migrate(database.db, MIGRATIONS)
   writer = createWriter(database.db)
 })

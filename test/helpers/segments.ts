@@ -1,6 +1,7 @@
 import { MIGRATIONS } from '../../migrations/index.ts'
 import { insertMany } from '../../src/db/bulk.ts'
-import { openDatabase, type Database } from '../../src/db/client.ts'
+import type { Database } from '../../src/db/client.ts'
+import { openSqlite } from '../../src/db/sqlite.ts'
 import { migrate } from '../../src/db/migrator.ts'
 import type { Db, EmailStatus } from '../../src/db/schema.ts'
 import { newId } from '../../src/lib/ids.ts'
@@ -12,7 +13,7 @@ export const DAY = 24 * HOUR
 
 /** A project of a fresh in-memory database: what segment tests put their contacts in. */
 export async function openProjectDb(): Promise<{ database: Database; db: Db; projectId: number }> {
-  const database = openDatabase(':memory:')
+  const database = openSqlite(':memory:')
   await migrate(database.db, MIGRATIONS)
   const project = await database.db
     .insertInto('projects')

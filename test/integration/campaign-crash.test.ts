@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { openDatabase } from '../../src/db/client.ts'
+import { openSqlite } from '../../src/db/sqlite.ts'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
 
 const COUNT = 240
@@ -33,7 +33,7 @@ test('killed with SIGKILL in the middle of a campaign, the server goes on where 
     if (status !== 'SENT') await Bun.sleep(50)
   }
   expect(status).toBe('SENT')
-  const database = openDatabase(join(w.dir, 'mailstead.db'))
+  const database = openSqlite(join(w.dir, 'mailstead.db'))
   try {
     for (let i = 0; i < 400; i++) {
       const waiting = await database.db.selectFrom('deliveries').select('id').where('state', '!=', 'delivered').execute()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { openDatabase } from '../../src/db/client.ts'
+import { openSqlite } from '../../src/db/sqlite.ts'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
 
 let w: ChildWorld
@@ -29,7 +29,7 @@ test('killed with SIGKILL in the middle of a run, the server loses no accepted m
   expect(atKill).toBeLessThan(300)
 
   await w.start()
-  const database = openDatabase(join(w.dir, 'mailstead.db'))
+  const database = openSqlite(join(w.dir, 'mailstead.db'))
   try {
     let states: Record<string, number> = {}
     for (let i = 0; i < 300; i++) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, jest, test } from 'bun:test'
 import { reverseName } from '../../src/dns/blocklists.ts'
 import { MIGRATIONS } from '../../migrations/index.ts'
-import { openDatabase } from '../../src/db/client.ts'
+import { openSqlite } from '../../src/db/sqlite.ts'
 import { migrate } from '../../src/db/migrator.ts'
 import { writeTransaction } from '../../src/db/transaction.ts'
 import { createDomainChecker } from '../../src/dns/checker.ts'
@@ -273,7 +273,7 @@ describe('the stored report', () => {
   })
 
   test('the DNS checker asks for them seconds after its start, then on each tick (they decide whether they are due)', async () => {
-    const database = openDatabase(':memory:')
+    const database = openSqlite(':memory:')
     await migrate(database.db, MIGRATIONS)
     let asked = 0
     const checker = createDomainChecker({

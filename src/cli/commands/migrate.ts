@@ -1,5 +1,5 @@
-import { MIGRATIONS } from '../../../migrations/index.ts'
-import { databasePath } from '../../app.ts'
+import { migrationsFor } from '../../../migrations/index.ts'
+import { databaseTarget } from '../../app.ts'
 import { openDatabase } from '../../db/client.ts'
 import { migrate } from '../../db/migrator.ts'
 import type { Command } from '../command.ts'
@@ -9,9 +9,9 @@ export const migrateCommand: Command = {
   summary: 'Apply pending database migrations',
   async run(context) {
     const { config } = context.loadConfig()
-    const database = openDatabase(databasePath(config))
+    const database = await openDatabase(databaseTarget(config))
     try {
-      const applied = await migrate(database.db, MIGRATIONS)
+      const applied = await migrate(database.db, migrationsFor(database.dialect))
       context.io.out(applied.length > 0 ? `Applied ${applied.join(', ')}` : 'Database is up to date')
     } finally {
       await database.close()

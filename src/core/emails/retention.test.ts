@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { MIGRATIONS } from '../../../migrations/index.ts'
-import { openDatabase, type Database } from '../../db/client.ts'
+import type { Database } from '../../db/client.ts'
+import { openSqlite } from '../../db/sqlite.ts'
 import { migrate } from '../../db/migrator.ts'
 import type { Db, DeliveryState } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
@@ -15,7 +16,7 @@ let db: Db
 const write = <T>(work: (trx: Db) => Promise<T>) => writeTransaction(db, work)
 
 beforeEach(async () => {
-  database = openDatabase(':memory:')
+  database = openSqlite(':memory:')
   db = database.db
   await migrate(db, MIGRATIONS)
   await db.insertInto('projects').values({ name: 'p', disabled: 0, rate_limit_per_minute: null, default_sender: null, send_rate_per_second: null, created_at: 1, updated_at: 1 }).execute()

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../../test/helpers/clock.ts'
 import { MIGRATIONS } from '../../../migrations/index.ts'
-import { openDatabase, type Database } from '../../db/client.ts'
+import type { Database } from '../../db/client.ts'
+import { openSqlite } from '../../db/sqlite.ts'
 import { migrate } from '../../db/migrator.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
@@ -137,7 +138,7 @@ let project: number
 let domain: number
 
 beforeEach(async () => {
-  database = openDatabase(':memory:')
+  database = openSqlite(':memory:')
   db = database.db
   await migrate(db, MIGRATIONS)
   clock = new ManualClock(START)

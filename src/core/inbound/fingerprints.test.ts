@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { MIGRATIONS } from '../../../migrations/index.ts'
-import { openDatabase, type Database } from '../../db/client.ts'
+import type { Database } from '../../db/client.ts'
+import { openSqlite } from '../../db/sqlite.ts'
 import { migrate } from '../../db/migrator.ts'
 import { FINGERPRINTS_KEPT_MS, firstSighting } from './fingerprints.repository.ts'
 
@@ -9,7 +10,7 @@ const DAY = 86_400_000
 const T0 = Date.UTC(2025, 0, 1)
 
 beforeEach(() => {
-  database = openDatabase(':memory:')
+  database = openSqlite(':memory:')
 })
 
 afterEach(() => database.close())

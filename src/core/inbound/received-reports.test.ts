@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { MIGRATIONS } from '../../../migrations/index.ts'
-import { openDatabase, type Database } from '../../db/client.ts'
+import type { Database } from '../../db/client.ts'
+import { openSqlite } from '../../db/sqlite.ts'
 import { migrate } from '../../db/migrator.ts'
 import type { ReceivedOutcome } from '../../db/schema.ts'
 import { listReports, recordReport, REPORTS_KEPT, type ReceivedReport } from './received-reports.repository.ts'
@@ -8,7 +9,7 @@ import { listReports, recordReport, REPORTS_KEPT, type ReceivedReport } from './
 let database: Database
 
 beforeAll(async () => {
-  database = openDatabase(':memory:')
+  database = openSqlite(':memory:')
   await migrate(database.db, MIGRATIONS)
 })
 

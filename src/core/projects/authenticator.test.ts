@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MIGRATIONS } from '../../../migrations/index.ts'
-import { openDatabase, type Database } from '../../db/client.ts'
+import type { Database } from '../../db/client.ts'
+import { openSqlite } from '../../db/sqlite.ts'
 import { migrate } from '../../db/migrator.ts'
 import { systemClock } from '../../lib/clock.ts'
 import { createAuthenticator } from './authenticator.ts'
@@ -14,9 +15,9 @@ let cliProcess: Database
 
 beforeEach(async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'mailstead-auth-')), 'db.sqlite')
-  server = openDatabase(path)
+  server = openSqlite(path)
   await migrate(server.db, MIGRATIONS)
-  cliProcess = openDatabase(path)
+  cliProcess = openSqlite(path)
 })
 
 afterEach(async () => {

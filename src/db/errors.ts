@@ -1,0 +1,10 @@
+/**
+ * The database cannot be used as configured: the message names the setting to change and says
+ * why, without the password.
+ */
+export class DatabaseError extends Error {
+  override name = 'DatabaseError'
+}
+
+/** How the URL setting is named wherever a message points at it. */
+export const DATABASE_URL_SETTING = 'MAILSTEAD_DATABASE_URL (--database-url)'

@@ -1,0 +1,86 @@
+import { createHash, randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
+import { openPostgres } from '../../src/db/postgres.ts'
+import { migrate } from '../../src/db/migrator.ts'
+
+/**
+ * A server where tests may create databases: `MAILSTEAD_TEST_POSTGRES_URL`, else the local one
+ * that `.ci/run` makes sure of (trust auth, a superuser named `root`).
+ */
+export const POSTGRES_ADMIN_URL = process.env.MAILSTEAD_TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/postgres'
+
+/** Whether the suite runs on PostgreSQL: `MAILSTEAD_TEST_DATABASE=postgres`. */
+export const onPostgres = process.env.MAILSTEAD_TEST_DATABASE === 'postgres'
+
+/** A URL for `database` on the admin URL's server. */
+export function urlOf(database: string): string {
+  const url = new URL(POSTGRES_ADMIN_URL)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+
+/** Runs statements on the admin database, one connection, closed after. */
+export async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+let template: Promise<string> | undefined
+
+/**
+ * A template database with every migration applied, made once per version of the migration list
+ * (its name carries their hash) and shared by every test process since.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const hash = createHash('sha256').update(POSTGRES_MIGRATIONS.map((m) => m.name + m.up.toString()).join('\n')).digest('hex').slice(0, 12)
+    const name = `mailstead_template_${hash}`
+    await admin(async (client) => {
+      // One test process makes it; the others wait for it here.
+      await client.query('SELECT pg_advisory_lock(7205310619)')
+      try {
+        const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])
+        if (found.rowCount === 0) {
+          // Templates of earlier migration lists are of no more use.
+          const stale = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'mailstead\\_template\\_%'`)
+          for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`)
+          await client.query(`CREATE DATABASE ${name}`)
+          const database = await openPostgres(urlOf(name))
+          try {
+            await migrate(database.db, POSTGRES_MIGRATIONS)
+          } finally {
+            await database.close()
+          }
+        }
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(7205310619)')
+      }
+    })
+    return name
+  })()
+  return template
+}
+
+export interface TestDatabase {
+  name: string
+  url: string
+  drop(): Promise<void>
+}
+
+/** A fresh database: migrated (a copy of the template) unless `empty`. */
+export async function freshPostgres(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const name = `mailstead_test_${randomBytes(6).toString('hex')}`
+  const from = options.empty ? '' : ` TEMPLATE ${await migratedTemplate()}`
+  await admin((client) => client.query(`CREATE DATABASE ${name}${from}`))
+  return {
+    name,
+    url: urlOf(name),
+    drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  }
+}

@@ -21,7 +21,7 @@ import { createVerifier } from './core/verify/verify.service.ts'
 import { createBodyPruner } from './core/emails/pruner.ts'
 import { guardrailSettingsOf } from './core/guardrails/guard.ts'
 import { createGuardrailMonitor } from './core/guardrails/monitor.ts'
-import { openDatabase, refuseUnfinishedDialect, type DatabaseTarget } from './db/client.ts'
+import { openDatabase, type DatabaseTarget } from './db/client.ts'
 import { checkpoint, startDbMaintenance } from './db/maintenance.ts'
 import { migrate } from './db/migrator.ts'
 import { createWriter } from './db/writer.ts'
@@ -94,12 +94,6 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const logger = options.logger ?? createLogger(config.logLevel)
   const clock = options.clock ?? systemClock
   const database = await openDatabase(databaseTarget(config))
-  try {
-    refuseUnfinishedDialect(database)
-  } catch (error) {
-    await database.close()
-    throw error
-  }
   const applied = await migrate(database.db, migrationsFor(database.dialect), () => clock.now())
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
   const writer = createWriter(database.db)

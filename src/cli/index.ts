@@ -129,9 +129,9 @@ function createContext(command: Command, words: string[], flags: Record<string, 
     loadConfig: load,
     async withDb(work) {
       const config = load()
+      refuseUnfinishedDialect(databaseTarget(config.config))
       const database = await openDatabase(databaseTarget(config.config))
       try {
-        refuseUnfinishedDialect(database)
         await migrate(database.db, migrationsFor(database.dialect))
         return await work(database.db, config)
       } finally {

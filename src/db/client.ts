@@ -27,10 +27,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
 /**
  * Serving from PostgreSQL is being built: its schema and migrations are in, the queries of the
  * rest of the code are not all written for it yet. Until they are (the whole suite passing on
- * it), everything but `mailstead migrate` refuses it rather than half working.
+ * it), the commands a user runs, but `mailstead migrate`, refuse it rather than half work. The
+ * app itself opens it, so that the tests can run on it meanwhile.
  */
-export function refuseUnfinishedDialect(database: Database): void {
-  if (database.dialect === 'postgres') {
+export function refuseUnfinishedDialect(target: DatabaseTarget): void {
+  if (target.dialect === 'postgres') {
     throw new DatabaseError(
       `${DATABASE_URL_SETTING}: this version of Mailstead can migrate a PostgreSQL database but not yet serve or manage one from it; unset it to use SQLite in the data directory`,
     )

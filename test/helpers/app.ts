@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config/load.ts'
 import { createProject } from '../../src/core/projects/projects.service.ts'
 import { DnsUnavailableError, type Resolver } from '../../src/lib/dns.ts'
 import { silentLogger } from '../../src/lib/logger.ts'
+import { freshPostgres, onPostgres } from './postgres.ts'
 
 /** A resolver for tests that do not look at DNS: every query fails as if nobody answered. */
 export const noDns: Resolver = {
@@ -31,6 +32,8 @@ export interface RequestOptions {
 export interface TestApp {
   app: App
   dataDir: string
+  /** The flags that name its database to the CLI: none on SQLite (the data directory says), the URL on PostgreSQL. */
+  databaseFlags: string[]
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>
   project(name?: string): Promise<{ id: number; name: string; secretKey: string; publicKey: string }>
   /** Stops the app and builds it again on the same data, as a restart does (nothing started). */
@@ -39,15 +42,19 @@ export interface TestApp {
 }
 
 /**
- * A fresh app on a fresh database in a temporary directory; settings may be overridden. Without a
- * `dns-servers` setting, DNS answers nothing.
+ * A fresh app on a fresh database in a temporary directory (on PostgreSQL when the suite runs
+ * there: `MAILSTEAD_TEST_DATABASE=postgres`); settings may be overridden. Without a `dns-servers`
+ * setting, DNS answers nothing.
  */
 export async function createTestApp(settings: Record<string, string> = {}, options: AppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailstead-test-'))
+  const database = onPostgres ? await freshPostgres() : undefined
+  const databaseFlags = database ? ['--database-url', database.url] : []
   const { config } = loadConfig({
     env: {},
     flags: {
       'data-dir': dataDir,
+      ...(database && { 'database-url': database.url }),
       'http-port': '0',
       'mx-port': 'off',
       'relay-port': 'off',
@@ -65,6 +72,7 @@ export async function createTestApp(settings: Record<string, string> = {}, optio
       return app
     },
     dataDir,
+    databaseFlags,
     request: (method, path, opts = {}) => send(app, method, path, opts),
     project: (name = 'Test project') => app.writer.run((trx) => createProject(trx, name, Date.now())),
     async restart() {
@@ -74,6 +82,7 @@ export async function createTestApp(settings: Record<string, string> = {}, optio
     async close() {
       await app.stop()
       rmSync(dataDir, { recursive: true, force: true })
+      await database?.drop()
     },
   }
 }

@@ -6,6 +6,7 @@ import { freePort, SOURCE_COMMAND, startServer } from './child.ts'
 import { publishRecords } from './domains.ts'
 import { FakeDns } from './fake-dns.ts'
 import { FakeMx, type FakeMxOptions } from './fake-mx.ts'
+import { freshPostgres, onPostgres } from './postgres.ts'
 
 export interface ChildWorld {
   dns: FakeDns
@@ -38,8 +39,9 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
   const mx = await new FakeMx(mxOptions).start('127.0.0.2')
   dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 }).records('mx.example.net', { type: 'A', address: '127.0.0.2' })
   const dir = mkdtempSync(join(tmpdir(), 'mailstead-child-'))
+  const database = onPostgres ? await freshPostgres() : undefined
   const flags = [
-    '--data-dir', dir, '--secret', secret, '--dns-servers', dns.address, '--dns-timeout-ms', '300', '--hostname', 'mx.mailstead.test',
+    '--data-dir', dir, ...(database ? ['--database-url', database.url] : []), '--secret', secret, '--dns-servers', dns.address, '--dns-timeout-ms', '300', '--hostname', 'mx.mailstead.test',
     '--delivery-port', String(mx.port), '--delivery-allow-private-targets', 'true', '--send-rate-per-second', '10000', '--log-level', 'error', '--smtp-timeout-seconds', '2',
     '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off',
     ...extraFlags,
@@ -79,6 +81,7 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
       await mx.stop()
       await dns.stop()
       rmSync(dir, { recursive: true, force: true })
+      await database?.drop()
     },
   }
   return world

@@ -16,7 +16,7 @@ export async function rowCounts(w: World) {
 }
 
 /** The flags that point the CLI at a world's data directory and settings. */
-export const cliFlags = (w: World) => ['--data-dir', w.t.dataDir, '--secret', SECRET, '--hostname', 'mx.mailstead.test', '--dns-servers', w.dns.address]
+export const cliFlags = (w: World) => ['--data-dir', w.t.dataDir, ...w.t.databaseFlags, '--secret', SECRET, '--hostname', 'mx.mailstead.test', '--dns-servers', w.dns.address]
 
 /** The last message the fake MX accepted for this recipient, parsed. */
 export function receivedBy(w: World, recipient: string): MimePart & { raw: string } {

@@ -60,6 +60,16 @@ describe('what is not built on PostgreSQL yet refuses it instead of half working
   })
 })
 
+describe('backup and restore are SQLite\'s', () => {
+  test.each(['backup', 'restore'])('%s with a database URL names PostgreSQL\'s own tool instead', async (command) => {
+    const { url } = await fresh()
+    const result = await cli([command, join(dataDir(), 'copy.db'), ...(command === 'restore' ? ['--yes'] : []), '--data-dir', dataDir(), '--secret', SECRET, '--database-url', url])
+    expect(result.code).toBe(1)
+    expect(result.err).toContain(`mailstead ${command} is for SQLite's database file`)
+    expect(result.err).toContain(command === 'backup' ? 'pg_dump' : 'pg_restore')
+  })
+})
+
 describe('the PostgreSQL schema is SQLite\'s', () => {
   test('every table, column (with its nullability), and index that SQLite has after its migrations', async () => {
     const lite = openSqlite(':memory:')

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { databasePath } from '../../app.ts'
 import type { Source } from '../../config/load.ts'
+import type { Config } from '../../config/schema.ts'
 import { secretPath } from '../../config/secret.ts'
 import { DatabaseFileError, snapshotDatabase } from '../../db/backup.ts'
 import { FileExistsError, writeNewFile } from '../../lib/files.ts'
@@ -20,6 +21,19 @@ export const SECRET_ORIGIN: Record<Source, string> = {
   file: 'the config file',
 }
 
+/**
+ * `backup` and `restore` copy SQLite's file. With the data in PostgreSQL they say so and name
+ * PostgreSQL's own tools, which a team running it already uses.
+ */
+export function refuseOnPostgres(config: Config, command: 'backup' | 'restore'): void {
+  if (!config.databaseUrl) return
+  const tool =
+    command === 'backup'
+      ? 'back it up with pg_dump (pg_dump --format=custom --file=mailstead.dump "$MAILSTEAD_DATABASE_URL") and keep the secret in the data directory with it'
+      : 'restore it with pg_restore into an empty database (pg_restore --dbname="$MAILSTEAD_DATABASE_URL" mailstead.dump) with the server stopped'
+  throw new AppError(422, 'NOT_SQLITE', `mailstead ${command} is for SQLite's database file; MAILSTEAD_DATABASE_URL (--database-url) keeps the data in PostgreSQL: ${tool}`)
+}
+
 export const backupCommand: Command = {
   name: 'backup',
   summary: 'Copy the database (and the generated secret) to a new file while the server runs',
@@ -29,6 +43,7 @@ export const backupCommand: Command = {
     if (!context.args[0]) throw new CliError('Give the file to write the backup to: mailstead backup PATH')
     const target = resolve(context.args[0])
     const { config, sources } = context.loadConfig()
+    refuseOnPostgres(config, 'backup')
     const source = databasePath(config)
     if (!existsSync(source)) throw new AppError(404, 'NOT_FOUND', `There is no database at ${source}: is --data-dir (MAILSTEAD_DATA_DIR) right?`)
     const secretFile = sources.secret === 'default' ? secretBeside(target) : null

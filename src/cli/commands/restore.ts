@@ -3,6 +3,7 @@ import { existsSync, readFileSync, renameSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { MIGRATIONS } from '../../../migrations/index.ts'
 import { databasePath } from '../../app.ts'
+import { refuseOnPostgres } from './backup.ts'
 import type { LoadedConfig } from '../../config/load.ts'
 import { secretPath } from '../../config/secret.ts'
 import { DKIM_KEY_PURPOSE } from '../../core/domains/domains.service.ts'
@@ -24,6 +25,7 @@ export const restoreCommand: Command = {
   async run(context) {
     if (!context.args[0]) throw new CliError('Give the backup to restore: mailstead restore PATH')
     const backup = resolve(context.args[0])
+    refuseOnPostgres(context.loadConfig().config, 'restore')
     if (!existsSync(backup) || !statSync(backup).isFile()) throw new AppError(404, 'NOT_FOUND', `There is no backup file at ${backup}`)
     const loaded = context.loadConfig()
     const target = databasePath(loaded.config)

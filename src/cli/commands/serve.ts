@@ -1,4 +1,5 @@
-import { createApp } from '../../app.ts'
+import { createApp, databaseTarget } from '../../app.ts'
+import { refuseUnfinishedDialect } from '../../db/client.ts'
 import type { Command } from '../command.ts'
 
 export const serveCommand: Command = {
@@ -6,6 +7,7 @@ export const serveCommand: Command = {
   summary: 'Run the server: migrations, then the HTTP API, until SIGINT or SIGTERM',
   async run(context) {
     const { config } = context.loadConfig()
+    refuseUnfinishedDialect(databaseTarget(config))
     const app = await createApp(config)
     await app.start()
     const signal = await context.io.stopSignal

@@ -17,6 +17,7 @@ import * as sendingCounters from './0014_sending_counters.ts'
 import * as mtaSts from './0015_mta_sts.ts'
 import * as receivedReports from './0016_received_reports.ts'
 import * as reportFingerprints from './0018_report_fingerprints.ts'
+import * as changeSignal from './0019_change_signal.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -41,12 +42,16 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0015_mta_sts', ...mtaSts },
   { name: '0016_received_reports', ...receivedReports },
   { name: '0018_report_fingerprints', ...reportFingerprints },
+  { name: '0019_change_signal', ...changeSignal },
 ]
 
 /**
  * PostgreSQL's migrations: one baseline with the schema of SQLite's 0001 to 0018, then the same
  * list as SQLite's, each with the body its dialect needs.
  */
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [{ name: '0018_postgres_baseline', ...postgresBaseline }]
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  { name: '0018_postgres_baseline', ...postgresBaseline },
+  ...MIGRATIONS.slice(MIGRATIONS.findIndex((m) => m.name === '0018_report_fingerprints') + 1),
+]
 
 export const migrationsFor = (dialect: Dialect): readonly Migration[] => (dialect === 'postgres' ? POSTGRES_MIGRATIONS : MIGRATIONS)

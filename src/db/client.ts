@@ -43,11 +43,25 @@ export function dialectOf(db: Db): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }
 
+/** How long PostgreSQL's change signal, once read, is trusted: well within the 5 s a change may take to reach every process. */
+const SIGNAL_READ_MS = 1000
+
+const signalRead = new WeakMap<Db, { at: number; version: Promise<number> }>()
+
 /**
- * Changes whenever another connection (another process, such as the CLI) commits to the database:
- * what caches of rarely-changed rows check before trusting themselves.
+ * Moves when another process (a server, the CLI) commits a change that caches of rarely-changed
+ * rows (keys, projects, domains) must see: what they check before trusting themselves. SQLite's
+ * `data_version` moves at any other connection's commit and costs nothing to read; PostgreSQL's
+ * is a version that triggers move (migration 0019), read at most once a second per process.
  */
-export async function dataVersion(db: Db): Promise<number> {
-  const result = await sql<{ data_version: number }>`PRAGMA data_version`.execute(db)
-  return result.rows[0]!.data_version
+export function changeVersion(db: Db): Promise<number> {
+  if (dialectOf(db) === 'sqlite') return sql<{ data_version: number }>`PRAGMA data_version`.execute(db).then((r) => r.rows[0]!.data_version)
+  const now = Date.now()
+  const last = signalRead.get(db)
+  if (last && now - last.at < SIGNAL_READ_MS) return last.version
+  const version = sql<{ version: number }>`SELECT version FROM change_signal WHERE id = 1`.execute(db).then((r) => r.rows[0]!.version)
+  signalRead.set(db, { at: now, version })
+  // A failed read is not remembered: the next caller asks again.
+  version.catch(() => signalRead.delete(db))
+  return version
 }

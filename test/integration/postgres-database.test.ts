@@ -90,13 +90,33 @@ describe('the PostgreSQL schema is SQLite\'s', () => {
     try {
       const columns = await sql<{ table_name: string; column_name: string; is_nullable: string }>`
         SELECT table_name, column_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public'`.execute(pgDatabase.db)
-      const pgColumns = columns.rows.map((c) => `${c.table_name}.${c.column_name} ${c.is_nullable === 'NO' ? 'not null' : 'null'}`)
+      // PostgreSQL's change signal stands for SQLite's data_version pragma (migration 0019).
+      const pgColumns = columns.rows.filter((c) => c.table_name !== 'change_signal').map((c) => `${c.table_name}.${c.column_name} ${c.is_nullable === 'NO' ? 'not null' : 'null'}`)
       expect(pgColumns.sort()).toEqual(sqliteColumns.sort())
       const pgIndexes = await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE schemaname = 'public'`.execute(pgDatabase.db)
       const names = new Set(pgIndexes.rows.map((r) => r.indexname))
       expect(sqliteIndexes.filter((name) => !names.has(name))).toEqual([])
     } finally {
       await pgDatabase.close()
+    }
+  })
+
+  test('the change signal moves with a change to keys, projects or domains, committed by any connection', async () => {
+    const { url } = await fresh()
+    const [one, other] = [await openPostgres(url), await openPostgres(url)]
+    try {
+      const version = async () => (await sql<{ version: number }>`SELECT version FROM change_signal`.execute(one.db)).rows[0]!.version
+      const before = await version()
+      await sql`INSERT INTO projects (name, created_at, updated_at) VALUES ('P', 1, 1)`.execute(other.db)
+      const afterInsert = await version()
+      expect(afterInsert).toBeGreaterThan(before)
+      await sql`INSERT INTO contacts (id, project_id, email, email_key, subscribed, created_at, updated_at) SELECT 'c1', id, 'a@b.example', 'a@b.example', 1, 1, 1 FROM projects`.execute(other.db)
+      expect(await version()).toBe(afterInsert)
+      await sql`UPDATE projects SET disabled = 1`.execute(other.db)
+      expect(await version()).toBeGreaterThan(afterInsert)
+    } finally {
+      await one.close()
+      await other.close()
     }
   })
 

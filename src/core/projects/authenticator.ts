@@ -1,4 +1,4 @@
-import { dataVersion } from '../../db/client.ts'
+import { changeVersion } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
 import { createAuthThrottle, MAX_WAITING } from '../../lib/auth-throttle.ts'
 import type { Clock } from '../../lib/clock.ts'
@@ -13,17 +13,17 @@ const REMEMBER_MS = 60_000
 /**
  * `authenticate` with a memory of the keys it has accepted, checked at every request, so that a
  * revoked key or a disabled project is refused at its next request, on a connection kept open
- * too. Keys and projects change through the CLI, another process: any commit there moves
- * SQLite's data_version. In this process they change through the projects service, which counts
+ * too. Keys and projects change through the CLI or another server: their commit moves the
+ * database's change signal (`changeVersion`). In this process they change through the projects service, which counts
  * its changes. Either way the memory is dropped.
  */
 export function createAuthenticator(db: Db, clock: Clock) {
   const accepted = new TtlCache<Caller>(clock, REMEMBER_MS)
   const standing = new TtlCache<true>(clock, REMEMBER_MS)
   let seenVersion = ''
-  // Another process's commit (the CLI) shows in data_version; this process's own changes in projectChanges().
+  // Another process's commit (the CLI) shows in the change signal; this process's own changes in projectChanges().
   const forgetIfChanged = async () => {
-    const version = `${await dataVersion(db)} ${projectChanges()}`
+    const version = `${await changeVersion(db)} ${projectChanges()}`
     if (version === seenVersion) return
     accepted.clear()
     standing.clear()

@@ -54,7 +54,7 @@ export async function listKeys(db: Db, projectId: number) {
 
 /**
  * Moves whenever this process changes a key or a project: what the authenticator's memory checks,
- * beside the database's data_version, which moves only for other connections' commits.
+ * beside the database's change signal, which SQLite moves only for other connections' commits.
  */
 let changes = 0
 export const projectChanges = () => changes

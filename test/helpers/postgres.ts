@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
+import { MIGRATIONS, POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
+import type { Database } from '../../src/db/client.ts'
+import { openSqlite } from '../../src/db/sqlite.ts'
 import { openPostgres } from '../../src/db/postgres.ts'
 import { migrate } from '../../src/db/migrator.ts'
 
@@ -82,5 +84,27 @@ export async function freshPostgres(options: { empty?: boolean } = {}): Promise<
     name,
     url: urlOf(name),
     drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  }
+}
+
+/**
+ * A fresh, migrated database for tests that work below the app (repositories, the segment
+ * compiler): SQLite in memory, or a new PostgreSQL database when the suite runs there. `close`
+ * closes it and, on PostgreSQL, drops it.
+ */
+export async function openTestDatabase(): Promise<Database> {
+  if (!onPostgres) {
+    const database = openSqlite(':memory:')
+    await migrate(database.db, MIGRATIONS)
+    return database
+  }
+  const made = await freshPostgres()
+  const database = await openPostgres(made.url)
+  return {
+    ...database,
+    async close() {
+      await database.close()
+      await made.drop()
+    },
   }
 }

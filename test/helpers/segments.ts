@@ -1,20 +1,17 @@
-import { MIGRATIONS } from '../../migrations/index.ts'
 import { insertMany } from '../../src/db/bulk.ts'
 import type { Database } from '../../src/db/client.ts'
-import { openSqlite } from '../../src/db/sqlite.ts'
-import { migrate } from '../../src/db/migrator.ts'
 import type { Db, EmailStatus } from '../../src/db/schema.ts'
 import { newId } from '../../src/lib/ids.ts'
+import { openTestDatabase } from './postgres.ts'
 
 export const NOW = Date.parse('2026-11-01T12:00:00Z')
 export const MINUTE = 60_000
 export const HOUR = 60 * MINUTE
 export const DAY = 24 * HOUR
 
-/** A project of a fresh in-memory database: what segment tests put their contacts in. */
+/** A project of a fresh database (SQLite in memory, or PostgreSQL): what segment tests put their contacts in. */
 export async function openProjectDb(): Promise<{ database: Database; db: Db; projectId: number }> {
-  const database = openSqlite(':memory:')
-  await migrate(database.db, MIGRATIONS)
+  const database = await openTestDatabase()
   const project = await database.db
     .insertInto('projects')
     .values({ name: 'Segments', disabled: 0, rate_limit_per_minute: null, default_sender: null, send_rate_per_second: null, created_at: NOW, updated_at: NOW })

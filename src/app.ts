@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import type { Server } from 'bun'
 import { migrationsFor } from '../migrations/index.ts'
 import { ConfigError } from './config/errors.ts'
-import type { Config } from './config/schema.ts'
+import type { Config, Role } from './config/schema.ts'
+import { errorBody } from './http/errors.ts'
+import { AppError } from './lib/errors.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
 import { createCampaignSender } from './core/campaigns/sender.ts'
 import type { AfterChunk } from './core/contacts/import-file.ts'
@@ -250,6 +253,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   })
   let server: Server<undefined> | undefined
   let stopMaintenance = () => {}
+  const runs = (role: Role) => config.role.includes(role)
+  /** The loops the scheduler role runs (started in this order; delivery and its MTA-STS cache are the delivery role's). */
+  const schedulerParts = [checker, imports, campaigns, workflows, webhooks, memberships, pruner, guardrails]
   let stopping: Promise<void> | undefined
 
   /**
@@ -266,7 +272,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     stopMaintenance()
     processGauges.stop()
     mtaSts.stop()
-    const parts = [checker, imports, campaigns, workflows, webhooks, memberships, pruner, guardrails, deliveries]
+    const parts = [...(runs('scheduler') ? schedulerParts : []), ...(runs('delivery') ? [deliveries] : [])]
     // Each part's failure is its own: the others are still waited for.
     const loops = Promise.allSettled(parts.map((part) => part.stop())).then((results) => {
       for (const result of results) if (result.status === 'rejected') failed(result.reason)
@@ -317,31 +323,29 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       server = Bun.serve({
         hostname: config.httpHost,
         port: config.httpPort,
-        fetch: http.fetch,
+        // Without the http role a process still answers /health and /metrics, for its load balancer and monitoring.
+        fetch: runs('http') ? http.fetch : healthOnly(http.fetch),
         maxRequestBodySize: BUN_BODY_CAP,
       })
       // Handlers read the client's address through it: Elysia learns of a server only from listen(), which is not used.
       http.server = server
       stopMaintenance = startDbMaintenance(database.db, logger)
       processGauges.start()
-      await checker.start()
-      await deliveries.start()
-      mtaSts.start()
-      await imports.start()
-      campaigns.start()
-      workflows.start()
-      webhooks.start()
-      await memberships.start()
-      pruner.start()
-      guardrails.start()
-      smtp = await startSmtpListeners(
-        config,
-        { db: database.db, write: writer.run, secret: config.secret, clock, logger, resolver },
-        { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.queued(), clock, logger },
-        logger,
-        metrics,
-      )
-      logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`)
+      if (runs('delivery')) {
+        await deliveries.start()
+        mtaSts.start()
+      }
+      if (runs('scheduler')) for (const part of schedulerParts) await part.start()
+      if (runs('smtp')) {
+        smtp = await startSmtpListeners(
+          config,
+          { db: database.db, write: writer.run, secret: config.secret, clock, logger, resolver },
+          { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.queued(), clock, logger },
+          logger,
+          metrics,
+        )
+      }
+      logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`, { roles: config.role.join(',') })
     },
     /** The SMTP listeners' state and ports, once started. */
     listeners: () => smtp?.status(),
@@ -384,6 +388,16 @@ function caFileOf(path: string): string[] {
     return readCaFile(path)
   } catch (error) {
     throw new ConfigError(`Setting deliveryCaFile (MAILSTEAD_DELIVERY_CA_FILE): ${(error as Error).message}`)
+  }
+}
+
+/** A process without the http role: /health and /metrics as usual, and a 404 that says why for the rest. */
+function healthOnly(fetch: (request: Request) => Response | Promise<Response>) {
+  return (request: Request) => {
+    const { pathname } = new URL(request.url)
+    if (pathname === '/health' || pathname === '/metrics') return fetch(request)
+    const refused = new AppError(404, 'NOT_FOUND', 'This Mailstead process does not serve the API: its role setting (MAILSTEAD_ROLE) leaves out http')
+    return Response.json(errorBody(randomUUID(), refused), { status: 404 })
   }
 }
 

@@ -12,6 +12,7 @@ import type { SiteOverride } from './sites.ts'
 export interface Config {
   readonly dataDir: string
   readonly databaseUrl: string | null
+  readonly role: readonly Role[]
   readonly httpHost: string
   readonly httpPort: number
   readonly publicUrl: string
@@ -94,6 +95,10 @@ function ipRange(text: string): string | undefined {
 /** A sending region label. */
 export const REGION = /^[a-z0-9-]{1,32}$/
 
+/** The parts of the work a process may take on (`role`); one process takes all by default. */
+export const ROLES = ['http', 'smtp', 'delivery', 'scheduler'] as const
+export type Role = (typeof ROLES)[number]
+
 /** Always allowed, whatever the configuration adds. */
 export const DEFAULT_REGION = 'us-east-1'
 
@@ -117,6 +122,19 @@ export const SETTINGS = [
     fallback: () => null,
     shownDefault: 'none: SQLite, `<dataDir>/mailstead.db`',
     secret: true,
+  }),
+  setting({
+    key: 'role',
+    description:
+      'What this process does, for a cluster that splits the work: http (the API and console), smtp (the MX and relay listeners), delivery (sending to MX hosts), scheduler (campaigns, workflows, webhooks, imports, domain checks, pruning)',
+    allowed: `a comma-separated list of ${ROLES.join(', ')}`,
+    parse: (text) => {
+      const roles = p.listOf(p.oneOf(ROLES))(text)
+      return roles && roles.length > 0 ? (ROLES.filter((role) => roles.includes(role)) as Role[]) : undefined
+    },
+    fallback: () => [...ROLES],
+    shownDefault: 'all of them',
+    format: (roles) => roles.join(','),
   }),
   setting({
     key: 'httpHost',

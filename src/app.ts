@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { Server } from 'bun'
 import { migrationsFor } from '../migrations/index.ts'
 import { ConfigError } from './config/errors.ts'
 import type { Config, Role } from './config/schema.ts'
+import { singleton } from './cluster/singleton.ts'
 import { errorBody } from './http/errors.ts'
 import { AppError } from './lib/errors.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
@@ -254,8 +256,16 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   let server: Server<undefined> | undefined
   let stopMaintenance = () => {}
   const runs = (role: Role) => config.role.includes(role)
+  // Singletons run in one process of those sharing the database, the one holding their lease.
+  const leaseDeps = { write: writer.run, clock, logger, owner: processOwner(), ttlMs: config.leaseSeconds * 1000 }
+  const singletons = {
+    checker: singleton('domain-checker', checker, leaseDeps),
+    memberships: singleton('membership-tracker', memberships, leaseDeps),
+    pruner: singleton('body-pruner', pruner, leaseDeps),
+    guardrails: singleton('guardrail-monitor', guardrails, leaseDeps),
+  }
   /** The loops the scheduler role runs (started in this order; delivery and its MTA-STS cache are the delivery role's). */
-  const schedulerParts = [checker, imports, campaigns, workflows, webhooks, memberships, pruner, guardrails]
+  const schedulerParts = [singletons.checker, imports, campaigns, workflows, webhooks, singletons.memberships, singletons.pruner, singletons.guardrails]
   let stopping: Promise<void> | undefined
 
   /**
@@ -298,6 +308,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   return {
     db: database.db,
     writer,
+    /** This process as the leases of singletons name it. */
+    leaseOwner: leaseDeps.owner,
     checker,
     /** The server's reputation self-checks: the checker runs them hourly once started; `run()` runs them now. */
     serverChecks,
@@ -390,6 +402,9 @@ function caFileOf(path: string): string[] {
     throw new ConfigError(`Setting deliveryCaFile (MAILSTEAD_DELIVERY_CA_FILE): ${(error as Error).message}`)
   }
 }
+
+/** This process among those sharing the database, as leases name it: host, pid and a random part (two apps in one process differ). */
+const processOwner = () => `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
 
 /** A process without the http role: /health and /metrics as usual, and a 404 that says why for the rest. */
 function healthOnly(fetch: (request: Request) => Response | Promise<Response>) {

@@ -13,6 +13,7 @@ export interface Config {
   readonly dataDir: string
   readonly databaseUrl: string | null
   readonly role: readonly Role[]
+  readonly leaseSeconds: number
   readonly httpHost: string
   readonly httpPort: number
   readonly publicUrl: string
@@ -135,6 +136,14 @@ export const SETTINGS = [
     fallback: () => [...ROLES],
     shownDefault: 'all of them',
     format: (roles) => roles.join(','),
+  }),
+  setting({
+    key: 'leaseSeconds',
+    description:
+      'How long a process holds the lease of a singleton (the DNS checker, membership tracking, pruning, guardrails) without renewing it: how soon another process takes over after a crash',
+    allowed: 'an integer from 1 to 3600',
+    parse: p.integer(1, 3600),
+    fallback: () => 30,
   }),
   setting({
     key: 'httpHost',

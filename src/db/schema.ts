@@ -13,12 +13,14 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
+import type { LeaseTable } from './cluster-schema.ts'
 import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
 import type { ReceivedReportTable } from './inbound-schema.ts'
 
 import type { DeliverySiteDomainTable, DeliverySiteTable, ServerSettingTable } from './delivery-schema.ts'
 
 export type * from './automation-schema.ts'
+export type * from './cluster-schema.ts'
 export type * from './delivery-schema.ts'
 export type * from './dmarc-schema.ts'
 export type * from './inbound-schema.ts'
@@ -293,6 +295,7 @@ export interface DB {
   server_checks: ServerCheckTable
   sending_counters: SendingCounterTable
   migrations: MigrationTable
+  leases: LeaseTable
 }
 
 /** A database handle: the whole database, or one transaction of it. Services take this first. */

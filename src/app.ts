@@ -6,6 +6,8 @@ import { migrationsFor } from '../migrations/index.ts'
 import { ConfigError } from './config/errors.ts'
 import type { Config, Role } from './config/schema.ts'
 import { singleton } from './cluster/singleton.ts'
+import { listenForWork } from './cluster/wakeups.ts'
+import type { Listening } from './db/notifications.ts'
 import { errorBody } from './http/errors.ts'
 import { AppError } from './lib/errors.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
@@ -255,6 +257,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   })
   let server: Server<undefined> | undefined
   let stopMaintenance = () => {}
+  let wakeups: Listening | undefined
   const runs = (role: Role) => config.role.includes(role)
   // Singletons run in one process of those sharing the database, the one holding their lease.
   const leaseDeps = { write: writer.run, clock, logger, owner: processOwner(), ttlMs: config.leaseSeconds * 1000 }
@@ -280,6 +283,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     const graceMs = config.stopGraceSeconds * 1000
     const failed = (error: unknown) => logger.error('STOP', 'a part failed to stop', { error: String((error as Error)?.stack ?? error) })
     stopMaintenance()
+    await wakeups?.close()
     processGauges.stop()
     mtaSts.stop()
     const parts = [...(runs('scheduler') ? schedulerParts : []), ...(runs('delivery') ? [deliveries] : [])]
@@ -348,6 +352,14 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         mtaSts.start()
       }
       if (runs('scheduler')) for (const part of schedulerParts) await part.start()
+      wakeups = listenForWork(
+        config.databaseUrl,
+        {
+          ...(runs('delivery') && { deliveries: () => deliveries.queued() }),
+          ...(runs('scheduler') && { webhook_deliveries: () => webhooks.wake(), workflow_executions: () => workflows.wake(), contact_imports: () => imports.queued() }),
+        },
+        logger,
+      )
       if (runs('smtp')) {
         smtp = await startSmtpListeners(
           config,

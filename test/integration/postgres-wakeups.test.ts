@@ -1,0 +1,64 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { sql } from 'kysely'
+import { listenForWork } from '../../src/cluster/wakeups.ts'
+import { openPostgres } from '../../src/db/postgres.ts'
+import { silentLogger } from '../../src/lib/logger.ts'
+import { admin, freshPostgres, type TestDatabase } from '../helpers/postgres.ts'
+
+// PostgreSQL's own announcement of new work, whichever database the rest of the suite runs on.
+const made: TestDatabase[] = []
+afterAll(async () => {
+  for (const database of made) await database.drop()
+})
+
+async function until(done: () => boolean, ms = 5000) {
+  for (const deadline = Date.now() + ms; !done() && Date.now() < deadline; ) await Bun.sleep(20)
+}
+
+describe('new work wakes an idle process on PostgreSQL', () => {
+  test('an insert of work by another connection wakes the loop that takes it; updates wake nobody', async () => {
+    const target = await freshPostgres()
+    made.push(target)
+    const woken: string[] = []
+    const listening = listenForWork(target.url, { deliveries: () => woken.push('deliveries'), workflow_executions: () => woken.push('workflows') }, silentLogger)!
+    const other = await openPostgres(target.url)
+    try {
+      await Bun.sleep(300)
+      await sql`INSERT INTO projects (name, created_at, updated_at) VALUES ('P', 1, 1)`.execute(other.db)
+      await sql`INSERT INTO emails (id, project_id, from_address, recipients, subject, message_id, status, created_at, updated_at)
+        SELECT 'e1', id, 'a@b.example', '{}', 'S', '<m@x>', 'QUEUED', 1, 1 FROM projects`.execute(other.db)
+      await sql`INSERT INTO deliveries (email_id, project_id, recipient, recipient_domain, state, next_attempt_at, expires_at, created_at, updated_at)
+        SELECT 'e1', id, 'x@y.example', 'y.example', 'queued', 1, 2, 1, 1 FROM projects`.execute(other.db)
+      await until(() => woken.length > 0)
+      expect(woken).toEqual(['deliveries'])
+      await sql`UPDATE deliveries SET state = 'sending'`.execute(other.db)
+      await Bun.sleep(300)
+      expect(woken).toEqual(['deliveries'])
+    } finally {
+      await other.close()
+      await listening.close()
+    }
+  })
+
+  test('a listening connection the server drops is made again, and every loop is woken for what it may have missed', async () => {
+    const target = await freshPostgres()
+    made.push(target)
+    const woken: string[] = []
+    const listening = listenForWork(target.url, { deliveries: () => woken.push('deliveries'), contact_imports: () => woken.push('imports') }, silentLogger)!
+    try {
+      await Bun.sleep(300)
+      const ended = await admin((client) =>
+        client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`, [target.name]),
+      )
+      expect(ended.rowCount).toBe(1)
+      await until(() => woken.length >= 2)
+      expect(woken.sort()).toEqual(['deliveries', 'imports'])
+    } finally {
+      await listening.close()
+    }
+  })
+
+  test('SQLite (no URL) has nothing to listen to', () => {
+    expect(listenForWork(null, { deliveries: () => {} }, silentLogger)).toBeUndefined()
+  })
+})

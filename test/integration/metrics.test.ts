@@ -196,7 +196,7 @@ describe('logs', () => {
     const t = await createTestApp()
     try {
       const project = await t.project()
-      const flags = ['--data-dir', t.dataDir, '--secret', 'test-secret-test-secret-test-secret', '--dns-servers', '127.0.0.1:9', '--dns-timeout-ms', '100']
+      const flags = ['--data-dir', t.dataDir, ...t.databaseFlags, '--secret', 'test-secret-test-secret-test-secret', '--dns-servers', '127.0.0.1:9', '--dns-timeout-ms', '100']
       expect((await cli(['domain', 'add', 'quiet.example.com', '--project', String(project.id), ...flags])).code).toBe(0)
       const quiet = await cli(['domain', 'verify', 'quiet.example.com', ...flags])
       expect(quiet.code).toBe(0)

@@ -1,4 +1,5 @@
 import { sql, type SqlBool } from 'kysely'
+import { byteLength } from '../../db/bytes.ts'
 import type { Db, DeliveryState } from '../../db/schema.ts'
 
 /** Deliveries in these states still need their email's message: its body is never pruned. */
@@ -36,10 +37,13 @@ const prunable = (cutoff: number) =>
   sql<SqlBool>`(SELECT e.created_at FROM emails e WHERE e.id = c.email_id) < ${cutoff}
     AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.email_id = c.email_id AND d.state IN (${sql.join(WAITING)}))`
 
-/** Bytes of a body's columns, under `table` (RETURNING names the deleted row's columns bare). */
-const bytesOf = (table?: string) => {
+/**
+ * Bytes of a body's columns, under `table` (RETURNING names the deleted row's columns bare). The
+ * message is a blob, whose length is in bytes on both dialects.
+ */
+const bytesOf = (db: Db, table?: string) => {
   const column = (name: string) => sql.ref(table ? `${table}.${name}` : name)
-  return sql<number>`length(${column('mime')}) + coalesce(length(CAST(${column('html')} AS BLOB)), 0) + coalesce(length(CAST(${column('text')} AS BLOB)), 0)`
+  return sql<number>`length(${column('mime')}) + coalesce(${byteLength(db, column('html'))}, 0) + coalesce(${byteLength(db, column('text'))}, 0)`
 }
 
 /**
@@ -56,7 +60,7 @@ export async function pruneBodies(db: Db, cutoff: number, options: PruneOptions)
     const window = await db
       .selectFrom('email_contents as c')
       .select('c.email_id as id')
-      .select(sql<number | null>`CASE WHEN ${prunable(cutoff)} THEN ${bytesOf('c')} END`.as('bytes'))
+      .select(sql<number | null>`CASE WHEN ${prunable(cutoff)} THEN ${bytesOf(db, 'c')} END`.as('bytes'))
       .where('c.email_id', '>', after)
       .orderBy('c.email_id')
       .limit(SCAN_WINDOW)
@@ -101,7 +105,7 @@ async function deleteBodies(trx: Db, cutoff: number, ids: string[]): Promise<Pru
     .deleteFrom('email_contents as c')
     .where('c.email_id', 'in', ids)
     .where(prunable(cutoff))
-    .returning(bytesOf().as('bytes'))
+    .returning(bytesOf(trx).as('bytes'))
     .execute()
   return countOf(deleted)
 }

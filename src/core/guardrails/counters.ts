@@ -56,11 +56,12 @@ const increment = prepared((db, p: Increment) =>
         .where('emails.domain_id', 'is not', null),
     )
     .onConflict((oc) =>
+      // The stored row's columns named by their table: bare, PostgreSQL finds them ambiguous with excluded's.
       oc.columns(['project_id', 'domain_id', 'hour']).doUpdateSet({
-        delivered: sql`delivered + excluded.delivered`,
-        bounced: sql`bounced + excluded.bounced`,
-        hard_bounced: sql`hard_bounced + excluded.hard_bounced`,
-        complained: sql`complained + excluded.complained`,
+        delivered: sql`sending_counters.delivered + excluded.delivered`,
+        bounced: sql`sending_counters.bounced + excluded.bounced`,
+        hard_bounced: sql`sending_counters.hard_bounced + excluded.hard_bounced`,
+        complained: sql`sending_counters.complained + excluded.complained`,
       }),
     ),
 )

@@ -1,9 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../../test/helpers/clock.ts'
-import { MIGRATIONS } from '../../../migrations/index.ts'
+import { openTestDatabase } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
-import { openSqlite } from '../../db/sqlite.ts'
-import { migrate } from '../../db/migrator.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { ConfigError, loadConfig } from '../../config/load.ts'
@@ -138,9 +136,8 @@ let project: number
 let domain: number
 
 beforeEach(async () => {
-  database = openSqlite(':memory:')
+  database = await openTestDatabase()
   db = database.db
-  await migrate(db, MIGRATIONS)
   clock = new ManualClock(START)
   project = await insertProject('p')
   domain = await insertDomain(project, 'sender.example.com')

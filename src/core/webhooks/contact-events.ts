@@ -1,6 +1,6 @@
+import { textsIn } from '../../db/lists.ts'
 import type { ContactRow, Db } from '../../db/schema.ts'
 import { contactFields } from '../contacts/contacts.repository.ts'
-import { inList } from '../segments/segments.repository.ts'
 import { emitWebhookEvent, emitWebhookEvents } from './emit.ts'
 import { contactChangeTypes, contactEventData, type UnsubscribeSource } from './payload.ts'
 
@@ -30,4 +30,4 @@ export async function emitContactsWritten(db: Db, projectId: number, created: re
 }
 
 const contactsById = (db: Db, projectId: number, ids: readonly string[]): Promise<ContactRow[]> =>
-  db.selectFrom('contacts as c').select(contactFields).where('c.project_id', '=', projectId).where('c.id', 'in', inList(ids)).orderBy('c.id').execute()
+  db.selectFrom('contacts as c').select(contactFields).where('c.project_id', '=', projectId).where('c.id', 'in', textsIn(db, ids)).orderBy('c.id').execute()

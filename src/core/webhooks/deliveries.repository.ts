@@ -1,8 +1,10 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
+import { jsonArrayOfRows } from '../../db/aggregate.ts'
 import { insertMany } from '../../db/bulk.ts'
+import { textsIn } from '../../db/lists.ts'
+import { insertionOrder } from '../../db/order.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, WebhookDeliveryState, WebhookDeliveryTable } from '../../db/schema.ts'
-import { inList } from '../segments/segments.repository.ts'
 import type { DueWork } from './pick.ts'
 import { pageOf } from '../../db/paging.ts'
 
@@ -13,10 +15,9 @@ const COLUMNS = ['id', 'webhook_id', 'event_id', 'type', 'payload', 'state', 'ne
 export const insertDeliveries = (db: Db, rows: ReadonlyArray<Insertable<WebhookDeliveryTable>>) => insertMany(db, 'webhook_deliveries', COLUMNS, rows)
 
 /**
- * For every enabled webhook, up to `perWebhook` of its deliveries that are due, soonest first: one
- * index probe per webhook however many wait, so a long queue for one endpoint hides no other's.
- * Dialect-specific (a correlated subquery gathered with json_group_array); PostgreSQL would use a
- * LATERAL join.
+ * For every enabled webhook, up to `perWebhook` of its deliveries that are due, soonest first and
+ * in the order they were made: one index probe per webhook however many wait (a correlated
+ * subquery gathered into a JSON array), so a long queue for one endpoint hides no other's.
  */
 export async function dueWork(db: Db, now: number, perWebhook: number): Promise<DueWork[]> {
   const rows = await selectDue(db, { now, perWebhook })
@@ -29,10 +30,10 @@ const selectDue = prepared((db, p: { now: number; perWebhook: number }) =>
     .selectFrom('webhooks as w')
     .select(['w.id', 'w.consecutive_failures'])
     .select(
-      sql<string>`(SELECT json_group_array(json_array(x.id, x.next_attempt_at)) FROM (
+      sql<string>`(SELECT ${jsonArrayOfRows(db, [sql.ref('x.id'), sql.ref('x.next_attempt_at')])} FROM (
         SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
         WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= ${p.now}
-        ORDER BY d.next_attempt_at LIMIT ${p.perWebhook}) x)`.as('due'),
+        ORDER BY d.next_attempt_at, ${insertionOrder(db, 'd')} LIMIT ${p.perWebhook}) x)`.as('due'),
     )
     .where('w.enabled', '=', 1),
 )
@@ -47,7 +48,7 @@ export const leaseDeliveries = (db: Db, ids: readonly string[], now: number, unt
   db
     .updateTable('webhook_deliveries')
     .set({ next_attempt_at: until, updated_at: now })
-    .where('id', 'in', inList(ids))
+    .where('id', 'in', textsIn(db, ids))
     .where(sql<boolean>`state = 'pending'`)
     .where('next_attempt_at', '<=', now)
     .returning(['id', 'webhook_id', 'event_id', 'payload', 'attempts'])

@@ -9,7 +9,7 @@ import { dueWork, leaseDeliveries, pauseDelivery, type Claimed } from './deliver
 import { onWebhookEvents } from './emit.ts'
 import { pickDeliveries, type Caps } from './pick.ts'
 import { pruneFinished } from './prune.ts'
-import { findCallTarget } from './webhooks.repository.ts'
+import { findCallTargets, type CallTarget } from './webhooks.repository.ts'
 import { signingSecrets } from './webhooks.service.ts'
 
 export interface DispatcherSettings extends Caps {
@@ -36,6 +36,12 @@ export interface DispatcherDeps {
 
 const describe = (error: unknown) => String((error as Error)?.stack ?? error)
 
+/** The claimed deliveries in the order their ids were picked (RETURNING gives rows in no set order). */
+const inOrder = (claimed: Claimed[], picked: readonly string[]) => {
+  const rank = new Map(picked.map((id, i) => [id, i]))
+  return [...claimed].sort((a, b) => rank.get(a.id)! - rank.get(b.id)!)
+}
+
 const PRUNE_EVERY_MS = 60 * 60_000
 /** The first pruning waits a little, so that it does not compete with a start's own work. */
 const FIRST_PRUNE_MS = 60_000
@@ -53,8 +59,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   let stopped = true
   let started = false
 
-  async function attempt(delivery: Claimed): Promise<void> {
-    const target = await findCallTarget(deps.db, delivery.webhook_id)
+  async function attempt(delivery: Claimed, target: CallTarget | undefined): Promise<void> {
     // A deleted webhook's deliveries went with it.
     if (!target) return
     if (target.enabled !== 1) {
@@ -71,10 +76,10 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     if (recorded.disabled) logger.warn('WEBHOOK[disabled]', recorded.disabled, { webhookId: delivery.webhook_id })
   }
 
-  function start(delivery: Claimed) {
+  function start(delivery: Claimed, target: CallTarget | undefined) {
     const webhook = delivery.webhook_id
     underWay.set(webhook, (underWay.get(webhook) ?? 0) + 1)
-    const run = attempt(delivery)
+    const run = attempt(delivery, target)
       .catch((error) => logger.error('WEBHOOK', 'a delivery could not be made or recorded', { deliveryId: delivery.id, error: describe(error) }))
       .finally(() => {
         const left = underWay.get(webhook)! - 1
@@ -94,7 +99,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const picked = pickDeliveries(await dueWork(deps.db, now, settings.perWebhook), underWay, room, settings)
     if (picked.length === 0) return 0
     const claimed = await deps.write((trx) => leaseDeliveries(trx, picked, now, now + settings.leaseMs))
-    for (const delivery of claimed) start(delivery)
+    // The calls start in the order picked (a webhook's deliveries in the order they were made),
+    // each at once: their targets are read together first, so that none waits on a read of its
+    // own, which several connections (PostgreSQL's) would answer in any order.
+    const targets = await findCallTargets(deps.db, [...new Set(claimed.map((delivery) => delivery.webhook_id))])
+    for (const delivery of inOrder(claimed, picked)) start(delivery, targets.get(delivery.webhook_id))
     return claimed.length
   }, () => stopped)
 
@@ -106,6 +115,23 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   }, failed)
   let timers: Array<ReturnType<typeof setTimeout>> = []
   let unsubscribe = () => {}
+  let committed: Promise<void> | undefined
+
+  /**
+   * An emit happens inside the transaction that writes its deliveries: a round begun at once may
+   * look before that commits (on a database whose other connections do not wait for it, as
+   * PostgreSQL's do not) and find nothing. A write queued now commits after it, so the round
+   * waits for that one; emits close together share it.
+   */
+  const wakeAfterCommit = () => {
+    committed ??= deps
+      .write(async () => {})
+      .catch(() => {})
+      .finally(() => {
+        committed = undefined
+        pump.wake()
+      })
+  }
   let pruning: Promise<number> | undefined
   let halting = false
 
@@ -131,7 +157,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       started = true
       stopped = false
       halting = false
-      unsubscribe = onWebhookEvents(pump.wake)
+      unsubscribe = onWebhookEvents(wakeAfterCommit)
       timers = [setInterval(pump.wake, settings.pollMs), setTimeout(pruneNow, FIRST_PRUNE_MS), setInterval(pruneNow, PRUNE_EVERY_MS)]
       for (const timer of timers) timer.unref()
       pump.start()
@@ -143,6 +169,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       halting = true
       for (const timer of timers) clearTimeout(timer)
       unsubscribe()
+      await committed
       await pump.stop()
       await settle()
       await pruning?.catch(() => {})

@@ -14,8 +14,8 @@ const listeners = new Set<Listener>()
  * deep inside services, in their callers' transactions, and carrying a wake-up through every
  * caller would touch every signature on the way: the dispatcher listens here instead. Every
  * dispatcher in the process hears every emit (tests run several apps in one); a wake that finds
- * nothing costs one indexed query. Its round waits for the database connection, so it reads what
- * the emitting transaction committed.
+ * nothing costs one indexed query. Listeners are called inside the emitting transaction: the
+ * dispatcher begins its round once that has committed.
  */
 export function onWebhookEvents(listener: Listener): () => void {
   listeners.add(listener)

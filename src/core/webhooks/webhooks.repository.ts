@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { textsIn } from '../../db/lists.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, WebhookTable } from '../../db/schema.ts'
 import { ALL_EVENTS } from './event-types.ts'
@@ -54,10 +55,17 @@ const selectEnabledForEmail = prepared((db, p: { emailId: string }) =>
 
 /** What a call needs of its webhook: where, whether it is still enabled, and how to sign. */
 export type CallTarget = Pick<WebhookRow, 'id' | 'url' | 'enabled' | 'signing_secret' | 'previous_secret' | 'previous_secret_until'>
-export const findCallTarget = async (db: Db, id: string): Promise<CallTarget | undefined> => (await selectCallTarget(db, { id }))[0]
-const selectCallTarget = prepared((db, p: { id: string }) =>
-  db.selectFrom('webhooks').select(['id', 'url', 'enabled', 'signing_secret', 'previous_secret', 'previous_secret_until']).where('id', '=', p.id),
-)
+
+/** The call targets of these webhooks, by id; a deleted one is missing. */
+export async function findCallTargets(db: Db, ids: readonly string[]): Promise<Map<string, CallTarget>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('webhooks')
+    .select(['id', 'url', 'enabled', 'signing_secret', 'previous_secret', 'previous_secret_until'])
+    .where('id', 'in', textsIn(db, ids))
+    .execute()
+  return new Map(rows.map((row) => [row.id, row]))
+}
 
 /**
  * Counts a call's outcome against its webhook: a success clears the failures in a row, a failure

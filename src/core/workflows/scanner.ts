@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { recordTable, textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Condition } from '../segments/condition.ts'
 import { compileCondition } from '../segments/compile.ts'
@@ -22,8 +23,16 @@ export type EventSource = 'events' | 'email_events'
 /** Email events that workflows may react to, by the name they go by. */
 const EMAIL_STATUSES = ['DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED'] as const
 
-const cursorOf = async (db: Db, source: EventSource) =>
-  (await db.selectFrom('workflow_cursors').select('last_id').where('source', '=', source).executeTakeFirstOrThrow()).last_id
+/**
+ * How far the source has been read. SQLite's migration 0009 made its row; PostgreSQL's baseline
+ * made the table empty, so there the first read makes it, from the start (the database began empty).
+ */
+async function cursorOf(db: Db, source: EventSource): Promise<number> {
+  const row = await db.selectFrom('workflow_cursors').select('last_id').where('source', '=', source).executeTakeFirst()
+  if (row) return row.last_id
+  await db.insertInto('workflow_cursors').values({ source, last_id: 0 }).onConflict((oc) => oc.column('source').doNothing()).execute()
+  return 0
+}
 
 /** The next `limit` events of a source after `after`, and the last id read (events not about a contact are passed over). */
 async function readEvents(db: Db, source: EventSource, after: number, limit: number): Promise<{ events: ContactEvent[]; last: number | undefined; read: number }> {
@@ -70,7 +79,7 @@ async function matching(db: Db, projectId: number, ids: string[], condition: Con
   const rows = await db
     .selectFrom('contacts as c')
     .select('c.id')
-    .where('c.id', 'in', sql<string>`(SELECT value FROM json_each(${JSON.stringify(ids)}))`)
+    .where('c.id', 'in', textsIn(db, ids))
     .where(compileCondition(condition, context))
     .execute()
   return new Set(rows.map((r) => r.id))
@@ -101,10 +110,11 @@ async function enterTriggered(db: Db, events: ContactEvent[], now: number) {
 /** Runs waiting for one of these events, since before it happened, go on by their onEvent exit. */
 async function wakeWaiting(db: Db, events: ContactEvent[], now: number) {
   const keys = events.map((e) => ({ contact: e.contactId, name: e.name, at: e.at }))
+  const j = recordTable(db, 'j', { contact: 'text', name: 'text', at: 'bigint' }, keys)
   const waiting = await sql<ExecutionRow>`
     SELECT x.* FROM workflow_executions x
-    JOIN json_each(${JSON.stringify(keys)}) j ON x.contact_id = j.value ->> '$.contact' AND x.wait_event = j.value ->> '$.name'
-    WHERE x.state = 'WAITING' AND x.wait_event IS NOT NULL AND x.step_since <= j.value ->> '$.at'`.execute(db)
+    JOIN ${j.table} ON x.contact_id = ${j.field('contact')} AND x.wait_event = ${j.field('name')}
+    WHERE x.state = 'WAITING' AND x.wait_event IS NOT NULL AND x.step_since <= ${j.field('at')}`.execute(db)
   const woken = new Set<string>()
   for (const execution of waiting.rows) {
     if (woken.has(execution.id)) continue

@@ -1,5 +1,6 @@
 import { insertMany } from '../../src/db/bulk.ts'
-import type { Database } from '../../src/db/client.ts'
+import { dialectOf, type Database } from '../../src/db/client.ts'
+import { jsonDocument } from '../../src/db/json-params.ts'
 import type { Db, EmailStatus } from '../../src/db/schema.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { openTestDatabase } from './postgres.ts'
@@ -43,6 +44,13 @@ export async function insertContacts(db: Db, projectId: number, contacts: readon
   const columns = ['id', 'project_id', 'email', 'email_key', 'subscribed', 'data', 'created_at', 'updated_at'] as const
   await insertMany(db, 'contacts', columns, rows, { jsonb: ['data'] })
   return rows.map((row) => row.id)
+}
+
+/** Replaces the data of one contact, or of every contact when no id is given. */
+export async function setContactData(db: Db, data: Record<string, unknown>, contactId?: string): Promise<void> {
+  let update = db.updateTable('contacts').set({ data: jsonDocument(dialectOf(db), data) as never })
+  if (contactId) update = update.where('id', '=', contactId)
+  await update.execute()
 }
 
 export async function insertEvent(db: Db, projectId: number, contactId: string, name: string, at: number): Promise<void> {

@@ -215,8 +215,8 @@ export async function listBookContacts(db: Db, projectId: number, bookId: string
     .select(contactFields)
     .where('m.segment_id', '=', bookId)
     .where('c.project_id', '=', projectId)
-  if (query.emails) rows = rows.where('c.email_key', 'in', repo.inList(query.emails.flatMap((email) => keyOf(email.trim()))))
-  if (query.ids) rows = rows.where('c.id', 'in', repo.inList(query.ids))
+  if (query.emails) rows = rows.where('c.email_key', 'in', repo.inList(db, query.emails.flatMap((email) => keyOf(email.trim()))))
+  if (query.ids) rows = rows.where('c.id', 'in', repo.inList(db, query.ids))
   const page = await rows
     .orderBy('c.id', 'desc')
     .limit(query.limit)

@@ -1,5 +1,7 @@
 import { sql } from 'kysely'
+import { dialectOf } from '../../db/client.ts'
 import { jsonFromPatch, jsonMergePatch } from '../../db/json.ts'
+import { jsonRows, rowField } from '../../db/json-params.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Address } from '../../lib/address.ts'
 import { newId } from '../../lib/ids.ts'
@@ -39,7 +41,7 @@ export async function upsertContacts(db: Db, projectId: number, contacts: readon
     await insertNew(db, projectId, rows, now)
   }
   const keys = [...new Set(contacts.map((contact) => contact.address.key))]
-  const found = await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', inList(keys)).execute()
+  const found = await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', inList(db, keys)).execute()
   const ids = new Map(found.map((row) => [row.email_key, row.id]))
   // A contact whose id is one proposed here was inserted here; the others existed before.
   const created = found.filter((row) => proposed.has(row.id)).map((row) => row.id)
@@ -62,22 +64,29 @@ function waves(contacts: readonly ContactUpsert[]): ContactUpsert[][] {
 
 type Row = { id: string; key: string; email: string; subscribed?: boolean; data?: Record<string, unknown> }
 
+/** A row as it travels in JSON: subscribed as 1 or 0, which both databases read as a number. */
+const travelling = (row: Partial<Row>) => ({ ...row, subscribed: row.subscribed === undefined ? undefined : row.subscribed ? 1 : 0 })
+
 async function updateExisting(db: Db, projectId: number, rows: Row[], now: number): Promise<void> {
-  const changes = rows.filter((row) => row.subscribed !== undefined || row.data !== undefined).map(({ key, subscribed, data }) => ({ key, subscribed, data }))
+  const changes = rows.filter((row) => row.subscribed !== undefined || row.data !== undefined).map(({ key, subscribed, data }) => travelling({ key, subscribed, data }))
   if (changes.length === 0) return
+  const dialect = dialectOf(db)
+  const field = (name: string, type: 'text' | 'integer' | 'json') => rowField(dialect, 'j', name, type)
   await sql`UPDATE contacts SET
-      subscribed = coalesce(j.value ->> '$.subscribed', contacts.subscribed),
-      data = ${jsonMergePatch('contacts.data', sql`j.value -> '$.data'`)},
+      subscribed = coalesce(${field('subscribed', 'integer')}, contacts.subscribed),
+      data = ${jsonMergePatch('contacts.data', field('data', 'json'))},
       updated_at = ${now}
-    FROM json_each(${JSON.stringify(changes)}) AS j
-    WHERE contacts.project_id = ${projectId} AND contacts.email_key = j.value ->> '$.key'`.execute(db)
+    FROM ${jsonRows(dialect, changes, 'j')}
+    WHERE contacts.project_id = ${projectId} AND contacts.email_key = ${field('key', 'text')}`.execute(db)
 }
 
 async function insertNew(db: Db, projectId: number, rows: Row[], now: number): Promise<void> {
+  const dialect = dialectOf(db)
+  const field = (name: string, type: 'text' | 'integer' | 'json') => rowField(dialect, 'j', name, type)
   // `WHERE true` keeps SQLite from reading the conflict clause as part of the SELECT.
   await sql`INSERT INTO contacts (id, project_id, email, email_key, subscribed, data, created_at, updated_at)
-    SELECT j.value ->> '$.id', ${projectId}, j.value ->> '$.email', j.value ->> '$.key', coalesce(j.value ->> '$.subscribed', 1),
-      ${jsonFromPatch(sql`coalesce(j.value -> '$.data', '{}')`)}, ${now}, ${now}
-    FROM json_each(${JSON.stringify(rows)}) AS j WHERE true
+    SELECT ${field('id', 'text')}, ${projectId}, ${field('email', 'text')}, ${field('key', 'text')}, coalesce(${field('subscribed', 'integer')}, 1),
+      ${jsonFromPatch(sql`coalesce(${field('data', 'json')}, '{}')`)}, ${now}, ${now}
+    FROM ${jsonRows(dialect, rows.map(travelling), 'j')} WHERE true
     ON CONFLICT (project_id, email_key) DO NOTHING`.execute(db)
 }

@@ -30,4 +30,4 @@ export async function emitContactsWritten(db: Db, projectId: number, created: re
 }
 
 const contactsById = (db: Db, projectId: number, ids: readonly string[]): Promise<ContactRow[]> =>
-  db.selectFrom('contacts as c').select(contactFields).where('c.project_id', '=', projectId).where('c.id', 'in', inList(ids)).orderBy('c.id').execute()
+  db.selectFrom('contacts as c').select(contactFields).where('c.project_id', '=', projectId).where('c.id', 'in', inList(db, ids)).orderBy('c.id').execute()

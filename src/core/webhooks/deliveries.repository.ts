@@ -47,7 +47,7 @@ export const leaseDeliveries = (db: Db, ids: readonly string[], now: number, unt
   db
     .updateTable('webhook_deliveries')
     .set({ next_attempt_at: until, updated_at: now })
-    .where('id', 'in', inList(ids))
+    .where('id', 'in', inList(db, ids))
     .where(sql<boolean>`state = 'pending'`)
     .where('next_attempt_at', '<=', now)
     .returning(['id', 'webhook_id', 'event_id', 'payload', 'attempts'])

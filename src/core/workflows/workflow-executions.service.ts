@@ -51,7 +51,7 @@ async function contactsNamed(db: Db, projectId: number, input: ManualInput): Pro
   const missing = ids.findIndex((id) => !existing.has(id))
   if (missing >= 0) throw invalid(`contactIds[${missing}]`, 'is not a contact of this project')
   const keys = (input.emails ?? []).map((email, i) => requireAddress(email, `emails[${i}]`).key)
-  const rows = keys.length === 0 ? [] : await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', inList(keys)).execute()
+  const rows = keys.length === 0 ? [] : await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', inList(db, keys)).execute()
   const byKey = new Map(rows.map((row) => [row.email_key, row.id]))
   const unknown = keys.findIndex((key) => !byKey.has(key))
   if (unknown >= 0) throw invalid(`emails[${unknown}]`, 'is not a contact of this project')

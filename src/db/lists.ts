@@ -16,8 +16,8 @@ export function textsIn(db: Db, values: readonly string[]): RawBuilder<string> {
     : sql<string>`(SELECT value FROM json_each(${json}))`
 }
 
-/** The SQL type a field of a record list is read as. */
-export type FieldType = 'text' | 'bigint'
+/** The SQL type a field of a record list is read as: JSON (an object, a list) stays JSON. */
+export type FieldType = 'text' | 'bigint' | 'json'
 
 export interface RecordTable<F extends string> {
   /** The table, with its alias, to follow FROM or JOIN. */
@@ -33,7 +33,7 @@ export interface RecordTable<F extends string> {
 export function recordTable<F extends string>(db: Db, alias: string, fields: Readonly<Record<F, FieldType>>, records: ReadonlyArray<Partial<Record<F, unknown>>>): RecordTable<F> {
   const json = JSON.stringify(records)
   if (dialectOf(db) === 'postgres') {
-    const columns = Object.entries<FieldType>(fields).map(([name, type]) => sql`${sql.id(name)} ${sql.raw(type)}`)
+    const columns = Object.entries<FieldType>(fields).map(([name, type]) => sql`${sql.id(name)} ${sql.raw(type === 'json' ? 'jsonb' : type)}`)
     return {
       table: sql`jsonb_to_recordset(CAST(${json} AS jsonb)) AS ${sql.id(alias)}(${sql.join(columns)})`,
       field: (name) => sql.ref(`${alias}.${name}`),
@@ -41,6 +41,6 @@ export function recordTable<F extends string>(db: Db, alias: string, fields: Rea
   }
   return {
     table: sql`json_each(${json}) AS ${sql.id(alias)}`,
-    field: (name) => sql`${sql.ref(`${alias}.value`)} ->> ${'$.' + name}`,
+    field: (name) => (fields[name] === 'json' ? sql`${sql.ref(`${alias}.value`)} -> ${'$.' + name}` : sql`${sql.ref(`${alias}.value`)} ->> ${'$.' + name}`),
   }
 }

@@ -1,5 +1,6 @@
+import { sql } from 'kysely'
 import { insertMany } from '../../src/db/bulk.ts'
-import type { Database } from '../../src/db/client.ts'
+import { dialectOf, type Database } from '../../src/db/client.ts'
 import type { Db, EmailStatus } from '../../src/db/schema.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { openTestDatabase } from './postgres.ts'
@@ -43,6 +44,15 @@ export async function insertContacts(db: Db, projectId: number, contacts: readon
   const columns = ['id', 'project_id', 'email', 'email_key', 'subscribed', 'data', 'created_at', 'updated_at'] as const
   await insertMany(db, 'contacts', columns, rows, { jsonb: ['data'] })
   return rows.map((row) => row.id)
+}
+
+/** Replaces the data of one contact, or of every contact when no id is given. */
+export async function setContactData(db: Db, data: Record<string, unknown>, contactId?: string): Promise<void> {
+  // Contact data is JSONB on SQLite (made by jsonb()) and jsonb on PostgreSQL (cast from its text).
+  const document = dialectOf(db) === 'sqlite' ? sql`jsonb(${JSON.stringify(data)})` : sql`CAST(${JSON.stringify(data)} AS jsonb)`
+  let update = db.updateTable('contacts').set({ data: document as never })
+  if (contactId) update = update.where('id', '=', contactId)
+  await update.execute()
 }
 
 export async function insertEvent(db: Db, projectId: number, contactId: string, name: string, at: number): Promise<void> {

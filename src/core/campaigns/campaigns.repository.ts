@@ -1,4 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely'
+import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
+import { dialectOf } from '../../db/client.ts'
 import type { CampaignStatus, CampaignTable, Db, DeliveryState } from '../../db/schema.ts'
 import { pageOf } from '../../db/paging.ts'
 import type { CampaignRow } from './campaign.ts'
@@ -23,8 +25,9 @@ function filtered(db: Db, projectId: number, filter: CampaignFilter) {
   let query = db.selectFrom('campaigns').where('project_id', '=', projectId)
   if (filter.status) query = query.where('status', '=', filter.status)
   if (filter.search) {
-    const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`
-    query = query.where((eb) => eb.or([sql<boolean>`name LIKE ${pattern} ESCAPE '\\'`, sql<boolean>`subject LIKE ${pattern} ESCAPE '\\'`]))
+    const dialect = dialectOf(db)
+    const pattern = likePattern(filter.search, 'contains')
+    query = query.where((eb) => eb.or([likeIgnoringCase(dialect, sql`name`, pattern), likeIgnoringCase(dialect, sql`subject`, pattern)]))
   }
   return query
 }

@@ -21,7 +21,8 @@ interface Recipient {
   email: string
   subscribed: number
   data: string
-  suppressed: number
+  /** 1 or 0 from SQLite, true or false from PostgreSQL. */
+  suppressed: number | boolean
 }
 
 const nextRecipients = (db: Db, campaign: CampaignRow, limit: number): Promise<Recipient[]> =>
@@ -29,7 +30,7 @@ const nextRecipients = (db: Db, campaign: CampaignRow, limit: number): Promise<R
     .selectFrom('campaign_recipients as r')
     .innerJoin('contacts as c', 'c.id', 'r.contact_id')
     .select(['r.contact_id', 'c.email', 'c.subscribed', jsonText('c.data').as('data')])
-    .select(sql<number>`EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = c.project_id AND s.email_key = c.email_key)`.as('suppressed'))
+    .select(sql<number | boolean>`EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = c.project_id AND s.email_key = c.email_key)`.as('suppressed'))
     .where('r.campaign_id', '=', campaign.id)
     .where('r.state', '=', 'listed')
     .where('r.contact_id', '>', campaign.handed_through ?? '')
@@ -51,7 +52,7 @@ export async function handChunk(db: Db, campaign: CampaignRow, from: SendingFrom
   const deliveries: Array<Record<string, unknown>> = []
   const marks: Array<Record<string, unknown>> = []
   for (const row of chunk) {
-    if (row.subscribed !== 1 || row.suppressed === 1) {
+    if (row.subscribed !== 1 || Number(row.suppressed) === 1) {
       marks.push({ campaign_id: campaign.id, contact_id: row.contact_id, state: 'skipped', email_id: null })
       continue
     }

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
+import type { Dialect } from '../../db/client.ts'
 import { invalid } from '../../lib/errors.ts'
 import { forEachFilter, segmentIdOf, segmentRefs, type Condition, type Filter } from './condition.ts'
 import { parseField, TIME_OPERATORS } from './fields.ts'
@@ -10,6 +11,8 @@ import * as p from './predicates.ts'
  */
 
 export interface CompileContext {
+  /** The SQL is written for this database. */
+  dialect: Dialect
   projectId: number
   /** The time that within, olderThan and triggeredWithin count back from. */
   now: number
@@ -58,16 +61,16 @@ function compileFilter(filter: Filter, state: State): p.Predicate {
   }
   const field = parseField(filter.field)
   if (typeof field === 'string') throw invalid('condition', `${filter.field}: ${field}`)
-  const { now } = state.context
+  const { now, dialect } = state.context
   switch (field.kind) {
     case 'email':
-      return p.emailPredicate(filter)
+      return p.emailPredicate(dialect, filter)
     case 'subscribed':
       return p.subscribedPredicate(filter)
     case 'time':
       return p.timePredicate(field.column, filter, now)
     case 'data':
-      return p.dataPredicate(field.keys, filter, now)
+      return p.dataPredicate(dialect, field.keys, filter, now)
     case 'event':
       return p.eventPredicate(field.name, filter, now)
     case 'activity':

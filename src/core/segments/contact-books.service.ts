@@ -1,3 +1,4 @@
+import { textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { isoTime } from '../../lib/clock.ts'
@@ -215,8 +216,8 @@ export async function listBookContacts(db: Db, projectId: number, bookId: string
     .select(contactFields)
     .where('m.segment_id', '=', bookId)
     .where('c.project_id', '=', projectId)
-  if (query.emails) rows = rows.where('c.email_key', 'in', repo.inList(query.emails.flatMap((email) => keyOf(email.trim()))))
-  if (query.ids) rows = rows.where('c.id', 'in', repo.inList(query.ids))
+  if (query.emails) rows = rows.where('c.email_key', 'in', textsIn(db, query.emails.flatMap((email) => keyOf(email.trim()))))
+  if (query.ids) rows = rows.where('c.id', 'in', textsIn(db, query.ids))
   const page = await rows
     .orderBy('c.id', 'desc')
     .limit(query.limit)

@@ -1,10 +1,10 @@
 import { sql } from 'kysely'
 import { jsonFromPatch, jsonMergePatch } from '../../db/json.ts'
+import { recordTable, textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Address } from '../../lib/address.ts'
 import { newId } from '../../lib/ids.ts'
 import { emitContactsWritten } from '../webhooks/contact-events.ts'
-import { inList } from './segments.repository.ts'
 
 /** A contact to create or update, its address and data already checked. */
 export interface ContactUpsert {
@@ -39,7 +39,7 @@ export async function upsertContacts(db: Db, projectId: number, contacts: readon
     await insertNew(db, projectId, rows, now)
   }
   const keys = [...new Set(contacts.map((contact) => contact.address.key))]
-  const found = await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', inList(keys)).execute()
+  const found = await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', textsIn(db, keys)).execute()
   const ids = new Map(found.map((row) => [row.email_key, row.id]))
   // A contact whose id is one proposed here was inserted here; the others existed before.
   const created = found.filter((row) => proposed.has(row.id)).map((row) => row.id)
@@ -60,24 +60,32 @@ function waves(contacts: readonly ContactUpsert[]): ContactUpsert[][] {
   return parts
 }
 
+/** The fields of the rows as they travel, and the type each is read as. */
+const ROW_FIELDS = { id: 'text', key: 'text', email: 'text', subscribed: 'bigint', data: 'json' } as const
+
 type Row = { id: string; key: string; email: string; subscribed?: boolean; data?: Record<string, unknown> }
 
+/** A row as it travels in JSON: subscribed as 1 or 0, which both databases read as a number. */
+const travelling = (row: Partial<Row>) => ({ ...row, subscribed: row.subscribed === undefined ? undefined : row.subscribed ? 1 : 0 })
+
 async function updateExisting(db: Db, projectId: number, rows: Row[], now: number): Promise<void> {
-  const changes = rows.filter((row) => row.subscribed !== undefined || row.data !== undefined).map(({ key, subscribed, data }) => ({ key, subscribed, data }))
+  const changes = rows.filter((row) => row.subscribed !== undefined || row.data !== undefined).map(({ key, subscribed, data }) => travelling({ key, subscribed, data }))
   if (changes.length === 0) return
+  const j = recordTable(db, 'j', ROW_FIELDS, changes)
   await sql`UPDATE contacts SET
-      subscribed = coalesce(j.value ->> '$.subscribed', contacts.subscribed),
-      data = ${jsonMergePatch('contacts.data', sql`j.value -> '$.data'`)},
+      subscribed = coalesce(${j.field('subscribed')}, contacts.subscribed),
+      data = ${jsonMergePatch('contacts.data', j.field('data'))},
       updated_at = ${now}
-    FROM json_each(${JSON.stringify(changes)}) AS j
-    WHERE contacts.project_id = ${projectId} AND contacts.email_key = j.value ->> '$.key'`.execute(db)
+    FROM ${j.table}
+    WHERE contacts.project_id = ${projectId} AND contacts.email_key = ${j.field('key')}`.execute(db)
 }
 
 async function insertNew(db: Db, projectId: number, rows: Row[], now: number): Promise<void> {
+  const j = recordTable(db, 'j', ROW_FIELDS, rows.map(travelling))
   // `WHERE true` keeps SQLite from reading the conflict clause as part of the SELECT.
   await sql`INSERT INTO contacts (id, project_id, email, email_key, subscribed, data, created_at, updated_at)
-    SELECT j.value ->> '$.id', ${projectId}, j.value ->> '$.email', j.value ->> '$.key', coalesce(j.value ->> '$.subscribed', 1),
-      ${jsonFromPatch(sql`coalesce(j.value -> '$.data', '{}')`)}, ${now}, ${now}
-    FROM json_each(${JSON.stringify(rows)}) AS j WHERE true
+    SELECT ${j.field('id')}, ${projectId}, ${j.field('email')}, ${j.field('key')}, coalesce(${j.field('subscribed')}, 1),
+      ${jsonFromPatch(sql`coalesce(${j.field('data')}, '{}')`)}, ${now}, ${now}
+    FROM ${j.table} WHERE true
     ON CONFLICT (project_id, email_key) DO NOTHING`.execute(db)
 }

@@ -1,3 +1,4 @@
+import { textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid } from '../../lib/errors.ts'
 import { requireAddress, toContact } from '../contacts/contact.ts'
@@ -42,7 +43,7 @@ export async function addMembers(db: Db, projectId: number, id: string, input: M
 export async function removeMembers(db: Db, projectId: number, id: string, input: MemberInput, now: number) {
   const row = await requireStatic(db, projectId, id)
   const keys = (input.emails ?? []).map((email, i) => requireAddress(email, `emails[${i}]`).key)
-  const byEmail = keys.length === 0 ? [] : await db.selectFrom('contacts').select('id').where('project_id', '=', projectId).where('email_key', 'in', repo.inList(keys)).execute()
+  const byEmail = keys.length === 0 ? [] : await db.selectFrom('contacts').select('id').where('project_id', '=', projectId).where('email_key', 'in', textsIn(db, keys)).execute()
   const removed = await repo.removeMembers(db, row.id, [...(input.contactIds ?? []), ...byEmail.map((contact) => contact.id)])
   await refreshMemberships(db, projectId, removed, now)
   return withCount(db, row, now)

@@ -1,3 +1,4 @@
+import { dialectOf } from '../../db/client.ts'
 import { holdsForMost } from '../../db/hints.ts'
 import type { Db } from '../../db/schema.ts'
 import { compileCondition, type CompileContext } from './compile.ts'
@@ -10,7 +11,7 @@ export const conditionOf = (row: Pick<SegmentRow, 'condition'>): Condition | nul
 /** What compiling needs: every segment of the project, for conditions that name one. */
 export async function compileContext(db: Db, projectId: number, now: number): Promise<CompileContext> {
   const rows = await db.selectFrom('segments').select(['id', 'type', 'condition']).where('project_id', '=', projectId).execute()
-  return { projectId, now, segments: new Map(rows.map((r) => [r.id, { type: r.type, condition: conditionOf(r) }])) }
+  return { dialect: dialectOf(db), projectId, now, segments: new Map(rows.map((r) => [r.id, { type: r.type, condition: conditionOf(r) }])) }
 }
 
 /** The contacts (`c`) who are members of a segment: by its listed members, or by its condition. */

@@ -1,53 +1,54 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
+import { equalsIgnoringCase, likeIgnoringCase, likePattern } from '../../db/caseless.ts'
+import type { Dialect } from '../../db/client.ts'
+import * as json from '../../db/json-query.ts'
+import type { JsonField } from '../../db/json-query.ts'
 import type { Filter } from './condition.ts'
 import { parseDate, UNIT_MS, type Activity } from './fields.ts'
 
 /*
- * One filter as SQL over the contacts alias `c`. Every value travels as a parameter, JSON paths
- * too. Text compares case-insensitively by SQLite's NOCASE and LIKE, which fold ASCII only.
+ * One filter as SQL over the contacts alias `c`, in the dialect's SQL (src/db says how each
+ * test on text or JSON is written in it). Every value travels as a parameter, JSON keys too. Text
+ * compares ignoring ASCII case only.
  */
 
 export type Predicate = RawBuilder<SqlBool>
 
-export const TRUE: Predicate = sql`1`
-export const FALSE: Predicate = sql`0`
+export { nextUp } from '../../db/json-query.ts'
+
+export const TRUE: Predicate = sql`TRUE`
+export const FALSE: Predicate = sql`FALSE`
 
 /**
  * True where `predicate` is false or unknown: a comparison with a missing key is NULL, and the
  * negative operators include the contacts that lack the key.
  */
-export const not = (predicate: Predicate): Predicate => sql`NOT coalesce(${predicate}, 0)`
+export const not = (predicate: Predicate): Predicate => sql`NOT coalesce(${predicate}, FALSE)`
 
 type Value = NonNullable<Filter['value']>
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => '\\' + ch)
-
-const PATTERNS: Record<string, (text: string) => string> = {
-  contains: (text) => `%${text}%`,
-  notContains: (text) => `%${text}%`,
-  startsWith: (text) => `${text}%`,
-  endsWith: (text) => `%${text}`,
-}
-
-const like = (expression: RawBuilder<unknown>, filter: Filter): Predicate =>
-  sql`${expression} LIKE ${PATTERNS[filter.operator]!(escapeLike(filter.value as string))} ESCAPE '\\'`
+/** The LIKE pattern of contains, notContains, startsWith and endsWith: the value taken literally. */
+const pattern = (filter: Filter) => likePattern(filter.value as string, filter.operator === 'notContains' ? 'contains' : (filter.operator as 'contains' | 'startsWith' | 'endsWith'))
 
 const COMPARE = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as Record<string, string>
 
-/** The start of the filter's window: `value` units before now. */
-const since = (filter: Filter, now: number) => now - (filter.value as number) * UNIT_MS[filter.unit!]
+/**
+ * The start of the filter's window: `value` units before now. Rounded up to a whole millisecond,
+ * as the times it is compared with are: a column holds none between.
+ */
+const since = (filter: Filter, now: number) => Math.ceil(now - (filter.value as number) * UNIT_MS[filter.unit!])
 
-export function emailPredicate(filter: Filter): Predicate {
+export function emailPredicate(dialect: Dialect, filter: Filter): Predicate {
   const email = sql`c.email`
   switch (filter.operator) {
     case 'equals':
-      return sql`c.email = ${filter.value} COLLATE NOCASE`
+      return equalsIgnoringCase(dialect, email, filter.value as string)
     case 'notEquals':
-      return sql`c.email <> ${filter.value} COLLATE NOCASE`
+      return equalsIgnoringCase(dialect, email, filter.value as string, true)
     case 'notContains':
-      return not(like(email, filter))
+      return not(likeIgnoringCase(dialect, email, pattern(filter)))
     default:
-      return like(email, filter)
+      return likeIgnoringCase(dialect, email, pattern(filter))
   }
 }
 
@@ -66,92 +67,43 @@ export function timePredicate(column: 'created_at' | 'updated_at', filter: Filte
   return sql`${ref} ${sql.raw(COMPARE[filter.operator]!)} ${parseDate(filter.value as string)}`
 }
 
-export function dataPredicate(keys: readonly string[], filter: Filter, now: number): Predicate {
-  const path = jsonPath(keys)
-  const value = sql`(c.data ->> ${path})`
-  const type = sql`json_type(c.data, ${path})`
+export function dataPredicate(dialect: Dialect, keys: readonly string[], filter: Filter, now: number): Predicate {
+  const field: JsonField = { column: 'c.data', keys }
   switch (filter.operator) {
     case 'exists':
-      return sql`coalesce(${type}, 'null') <> 'null'`
+      return json.jsonPresent(dialect, field, true)
     case 'notExists':
-      return sql`coalesce(${type}, 'null') = 'null'`
+      return json.jsonPresent(dialect, field, false)
     case 'equals':
-      return dataEquals(path, filter.value!)
+      return dataEquals(dialect, field, filter.value!)
     case 'notEquals':
-      return not(dataEquals(path, filter.value!))
+      return not(dataEquals(dialect, field, filter.value!))
     case 'contains':
-      return dataContains(path, filter)
+      return dataContains(dialect, field, filter)
     case 'notContains':
-      return not(dataContains(path, filter))
+      return not(dataContains(dialect, field, filter))
     case 'startsWith':
     case 'endsWith':
-      return sql`(${like(value, filter)} AND ${type} = 'text')`
+      return json.jsonTextLike(dialect, field, pattern(filter))
     case 'within':
-      return dateIs(value, sql`BETWEEN ${since(filter, now) / 1000} AND ${now / 1000}`)
+      return json.jsonDateIs(dialect, field, sql`BETWEEN ${since(filter, now) / 1000} AND ${now / 1000}`)
     case 'olderThan':
-      return dateIs(value, sql`< ${since(filter, now) / 1000}`)
+      return json.jsonDateIs(dialect, field, sql`< ${since(filter, now) / 1000}`)
   }
-  if (typeof filter.value === 'number') return numberRange(path, filter.operator, filter.value)
-  return dateIs(value, sql`${sql.raw(COMPARE[filter.operator]!)} ${parseDate(filter.value as string)! / 1000}`)
+  const comparison = filter.operator as json.Comparison
+  if (typeof filter.value === 'number') return json.jsonNumberCompare(dialect, field, comparison, filter.value)
+  return json.jsonDateIs(dialect, field, sql`${sql.raw(COMPARE[comparison]!)} ${parseDate(filter.value as string)! / 1000}`)
 }
 
-/** A JSON path to nested keys: plain names as they are (parsed faster), others quoted. */
-export const jsonPath = (keys: readonly string[]) => '$' + keys.map((key) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `."${key}"`)).join('')
-
-/**
- * Dates in data are ISO 8601 strings. Only a string is read as one (SQLite would take a number
- * for a Julian day), and text sorts after every number, so `>= ''` tells them apart without
- * looking the value up twice for the contacts that hold a number.
- */
-const dateIs = (value: RawBuilder<unknown>, test: RawBuilder<unknown>): Predicate => sql`(${value} >= '' AND unixepoch(${value}, 'subsec') ${test})`
-
-/** `->>` reads JSON true and false as 1 and 0; `->` gives them back as JSON text. */
-const notBoolean = (path: string) => sql`(c.data -> ${path}) NOT IN ('true', 'false')`
-
-function dataEquals(path: string, value: Value): Predicate {
-  if (typeof value === 'boolean') return sql`(c.data -> ${path}) = ${value ? 'true' : 'false'}`
-  const extracted = sql`(c.data ->> ${path})`
-  if (typeof value === 'number') return value === 0 || value === 1 ? sql`(${extracted} = ${value} AND ${notBoolean(path)})` : sql`${extracted} = ${value}`
-  // Arrays and objects are extracted as their JSON text, which only a string that looks like JSON
-  // could equal: only then is the type looked at.
-  const text: Predicate = sql`${extracted} = ${value} COLLATE NOCASE`
-  return /^\s*[[{]/.test(value) ? sql`(${text} AND json_type(c.data, ${path}) = 'text')` : text
+function dataEquals(dialect: Dialect, field: JsonField, value: Value): Predicate {
+  if (typeof value === 'boolean') return json.jsonEqualsBoolean(dialect, field, value)
+  if (typeof value === 'number') return json.jsonEqualsNumber(dialect, field, value)
+  return json.jsonEqualsText(dialect, field, value)
 }
 
 /** A string holds the text; an array holds an element equal to the value. Never NULL. */
-function dataContains(path: string, filter: Filter): Predicate {
-  const value = filter.value!
-  const element = sql`EXISTS (SELECT 1 FROM json_each(c.data, ${path}) AS e WHERE ${elementIs(value)})`
-  const inText = typeof value === 'string' ? sql`WHEN 'text' THEN ${like(sql`(c.data ->> ${path})`, filter)}` : sql``
-  return sql`CASE json_type(c.data, ${path}) ${inText} WHEN 'array' THEN ${element} ELSE 0 END`
-}
-
-function elementIs(value: Value): Predicate {
-  if (typeof value === 'string') return sql`e.type = 'text' AND e.value = ${value} COLLATE NOCASE`
-  if (typeof value === 'number') return sql`e.type IN ('integer', 'real') AND e.value = ${value}`
-  return sql`e.type = ${value ? 'true' : 'false'}`
-}
-
-/**
- * A number in a range with one extraction a row: SQLite orders NULL < numbers < text, so
- * `BETWEEN low AND high` with infinite ends holds for numbers only. Strict bounds become the
- * nearest double beyond them.
- */
-function numberRange(path: string, operator: string, n: number): Predicate {
-  const [low, high] = { gt: [nextUp(n), Infinity], gte: [n, Infinity], lt: [-Infinity, -nextUp(-n)], lte: [-Infinity, n] }[operator]!
-  const range: Predicate = sql`(c.data ->> ${path}) BETWEEN ${low} AND ${high}`
-  const holds = (x: number) => low! <= x && x <= high!
-  return holds(0) || holds(1) ? sql`(${range} AND ${notBoolean(path)})` : range
-}
-
-/** The smallest double greater than `x`. */
-export function nextUp(x: number): number {
-  if (Number.isNaN(x) || x === Infinity) return x
-  if (x === 0) return Number.MIN_VALUE
-  const bits = new BigInt64Array(new Float64Array([x]).buffer)
-  bits[0] = bits[0]! + (x > 0 ? 1n : -1n)
-  return new Float64Array(bits.buffer)[0]!
-}
+const dataContains = (dialect: Dialect, field: JsonField, filter: Filter): Predicate =>
+  json.jsonContains(dialect, field, filter.value!, typeof filter.value === 'string' ? pattern(filter) : undefined)
 
 export function eventPredicate(name: string, filter: Filter, now: number): Predicate {
   return happened(sql`SELECT 1 FROM events AS e WHERE e.contact_id = c.id AND e.name = ${name}`, sql`e.created_at`, filter, now)

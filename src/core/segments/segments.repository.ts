@@ -1,12 +1,11 @@
-import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely'
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
+import { textsIn } from '../../db/lists.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, SegmentTable } from '../../db/schema.ts'
 
 export type SegmentRow = Selectable<SegmentTable>
 
-/** A list of ids as one parameter, for `IN`: however long the list, the statement is the same. */
-export const inList = (ids: readonly string[]): RawBuilder<string> => sql<string>`(SELECT value FROM json_each(${JSON.stringify(ids)}))`
 
 export const insertSegment = (db: Db, row: Insertable<SegmentTable>) => db.insertInto('segments').values(row).returningAll().executeTakeFirstOrThrow()
 
@@ -39,7 +38,7 @@ export async function addMembers(db: Db, segmentId: string, contactIds: readonly
 /** Takes contacts off the list; answers those that were on it. */
 export async function removeMembers(db: Db, segmentId: string, contactIds: readonly string[]): Promise<string[]> {
   if (contactIds.length === 0) return []
-  const rows = await db.deleteFrom('segment_members').where('segment_id', '=', segmentId).where('contact_id', 'in', inList(contactIds)).returning('contact_id').execute()
+  const rows = await db.deleteFrom('segment_members').where('segment_id', '=', segmentId).where('contact_id', 'in', textsIn(db, contactIds)).returning('contact_id').execute()
   return rows.map((row) => row.contact_id)
 }
 
@@ -49,6 +48,6 @@ export const listedMemberCount = async (db: Db, segmentId: string): Promise<numb
 /** Of these contact ids, the ones that are the project's contacts. */
 export async function existingContactIds(db: Db, projectId: number, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
-  const rows = await db.selectFrom('contacts').select('id').where('project_id', '=', projectId).where('id', 'in', inList(ids)).execute()
+  const rows = await db.selectFrom('contacts').select('id').where('project_id', '=', projectId).where('id', 'in', textsIn(db, ids)).execute()
   return new Set(rows.map((row) => row.id))
 }

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { sql } from 'kysely'
-import { DAY, HOUR, insertContacts, insertEmail, NOW, openProjectDb } from '../../../test/helpers/segments.ts'
+import { DAY, HOUR, insertContacts, insertEmail, NOW, openProjectDb, setContactData } from '../../../test/helpers/segments.ts'
 import { ManualClock } from '../../../test/helpers/clock.ts'
 import type { Database } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
@@ -25,7 +24,8 @@ afterEach(() => database.close())
 const one = (filter: object) => ({ logic: 'AND', groups: [{ filters: [filter] }] })
 const pro = one({ field: 'data.plan', operator: 'equals', value: 'pro' })
 
-const setPlan = (id: string, plan: string) => sql`UPDATE contacts SET data = jsonb_set(data, '$.plan', ${plan}) WHERE id = ${id}`.execute(db)
+/** The contacts of these tests hold a plan and nothing else. */
+const setPlan = (id: string, plan: string) => setContactData(db, { plan }, id)
 
 /** The segment events recorded, as `<entry|exit> <email>` in order. */
 async function changes(segmentId: string): Promise<string[]> {
@@ -160,7 +160,7 @@ describe('refreshSegment', () => {
   test('writes thousands of entries in parts', async () => {
     await insertContacts(db, projectId, Array.from({ length: 4500 }, (_, i) => ({ email: `u${i}@x.test`, data: { plan: 'free' } })))
     const segment = await tracked(pro)
-    await sql`UPDATE contacts SET data = jsonb_set(data, '$.plan', 'pro')`.execute(db)
+    await setContactData(db, { plan: 'pro' })
     await refreshSegment(db, (await findSegment(db, projectId, segment.id))!, NOW)
     const { n } = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
     expect(Number(n)).toBe(4500)

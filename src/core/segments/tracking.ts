@@ -1,10 +1,12 @@
 import { sql } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
+import { dialectOf } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
 import type { CompileContext } from './compile.ts'
 import { segmentRefs } from './condition.ts'
 import { compileContext, conditionOf, membersOf } from './membership.ts'
-import { inList, trackedSegments, type SegmentRow } from './segments.repository.ts'
+import { textsIn } from '../../db/lists.ts'
+import { trackedSegments, type SegmentRow } from './segments.repository.ts'
 
 /*
  * Membership tracking. A tracked segment's members at its last evaluation are rows of
@@ -20,7 +22,7 @@ const EVENTS_PER_STATEMENT = 2000
 /** The contacts in `scope` (all of the project's when absent) who are members now. */
 function members(db: Db, segment: TrackedSegment, context: CompileContext, scope?: readonly string[]) {
   const query = membersOf(db, segment, context)
-  return scope ? query.where('c.id', 'in', inList(scope)) : query
+  return scope ? query.where('c.id', 'in', textsIn(db, scope)) : query
 }
 
 /** Compares the members now with the recorded ones, within `scope`; records entries and exits. */
@@ -29,7 +31,7 @@ async function applyChanges(db: Db, segment: TrackedSegment, context: CompileCon
     .deleteFrom('segment_memberships')
     .where('segment_id', '=', segment.id)
     .where('contact_id', 'not in', members(db, segment, context, scope).select('c.id'))
-  if (scope) leaving = leaving.where('contact_id', 'in', inList(scope))
+  if (scope) leaving = leaving.where('contact_id', 'in', textsIn(db, scope))
   const left = await leaving.returning('contact_id').execute()
   const entered = await enter(db, segment, context, now, scope).returning('contact_id').execute()
   await recordEvents(db, segment, 'exit', left, now)
@@ -38,7 +40,7 @@ async function applyChanges(db: Db, segment: TrackedSegment, context: CompileCon
 
 /** Records the current members that are not recorded yet; those that are keep their row. */
 function enter(db: Db, segment: TrackedSegment, context: CompileContext, now: number, scope?: readonly string[]) {
-  const rows = members(db, segment, context, scope).select([sql<string>`${segment.id}`.as('segment_id'), 'c.id as contact_id', sql<number>`${now}`.as('entered_at')])
+  const rows = members(db, segment, context, scope).select([sql<string>`CAST(${segment.id} AS text)`.as('segment_id'), 'c.id as contact_id', sql<number>`CAST(${now} AS bigint)`.as('entered_at')])
   return db
     .insertInto('segment_memberships')
     .columns(['segment_id', 'contact_id', 'entered_at'])
@@ -60,7 +62,7 @@ async function contextFor(db: Db, projectId: number, tracked: readonly TrackedSe
     const condition = conditionOf(segment)
     return condition !== null && segmentRefs(condition).length > 0
   })
-  return namesSegments ? compileContext(db, projectId, now) : { projectId, now, segments: new Map() }
+  return namesSegments ? compileContext(db, projectId, now) : { dialect: dialectOf(db), projectId, now, segments: new Map() }
 }
 
 /**

@@ -485,6 +485,11 @@ const STATEMENTS = [
     raw_size bigint NOT NULL
   )`,
   `CREATE INDEX received_reports_outcome ON received_reports (outcome, id)`,
+
+  // The rows SQLite's migrations seed a new database with: the workflow scanner's cursors (0009)
+  // and warm-up on for a server that has delivered nothing yet (0011).
+  `INSERT INTO workflow_cursors (source, last_id) VALUES ('events', 0), ('email_events', 0)`,
+  `INSERT INTO server_settings (key, value) VALUES ('warmup', 'on')`,
 ]
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -13,6 +13,9 @@ const SQLITE_JSONB_COLUMNS: Record<string, readonly string[]> = { contacts: ['da
 /** Tables that are each dialect's own bookkeeping, not data. */
 const NOT_COPIED = new Set(['migrations', 'change_signal'])
 
+/** Tables a new database's migrations put rows in (see the PostgreSQL baseline): replaced by SQLite's rows, not counted as data. */
+const SEEDED = new Set(['workflow_cursors', 'server_settings'])
+
 export interface CopyReport {
   /** Rows copied, by table, in the order copied. */
   tables: Record<string, number>
@@ -31,6 +34,10 @@ export async function copySqliteToPostgres(source: Database, target: Database, p
   const report: CopyReport = { tables: {} }
   await writeTransaction(target.db, async (trx) => {
     for (const table of tables) {
+      if (SEEDED.has(table)) {
+        await sql`DELETE FROM ${sql.table(table)}`.execute(trx)
+        continue
+      }
       const existing = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(trx)
       if (existing.rows[0]!.n > 0) throw new DatabaseError(`Not copied: PostgreSQL's ${table} already holds rows; copying needs an empty database`)
     }
@@ -87,7 +94,7 @@ export async function holdsData(target: Database['db']): Promise<boolean> {
   const tables = await sql<{ table_name: string }>`
     SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(target)
   for (const { table_name } of tables.rows) {
-    if (NOT_COPIED.has(table_name)) continue
+    if (NOT_COPIED.has(table_name) || SEEDED.has(table_name)) continue
     const found = await sql`SELECT 1 FROM ${sql.table(table_name)} LIMIT 1`.execute(target)
     if (found.rows.length > 0) return true
   }

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import pg from 'pg'
 import { MIGRATIONS, POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
 import type { Database } from '../../src/db/client.ts'
@@ -35,13 +37,20 @@ export async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise
 
 let template: Promise<string> | undefined
 
+/** Every migration file's text: a template is made again whenever any of them changes. */
+function migrationSources(): string {
+  const root = join(import.meta.dir, '../../migrations')
+  const files = (readdirSync(root, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts')).sort()
+  return files.map((file) => `${file}\n${readFileSync(join(root, file), 'utf8')}`).join('\n') + POSTGRES_MIGRATIONS.map((m) => m.name).join(',')
+}
+
 /**
  * A template database with every migration applied, made once per version of the migration list
  * (its name carries their hash) and shared by every test process since.
  */
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
-    const hash = createHash('sha256').update(POSTGRES_MIGRATIONS.map((m) => m.name + m.up.toString()).join('\n')).digest('hex').slice(0, 12)
+    const hash = createHash('sha256').update(migrationSources()).digest('hex').slice(0, 12)
     const name = `mailstead_template_${hash}`
     await admin(async (client) => {
       // One test process makes it; the others wait for it here.

@@ -20,6 +20,7 @@ import * as reportFingerprints from './0018_report_fingerprints.ts'
 import * as changeSignal from './0019_change_signal.ts'
 import * as leases from './0021_leases.ts'
 import * as workSignals from './0022_work_signals.ts'
+import * as commitOrder from './0023_commit_order.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -47,6 +48,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0019_change_signal', ...changeSignal },
   { name: '0021_leases', ...leases },
   { name: '0022_work_signals', ...workSignals },
+  { name: '0023_commit_order', ...commitOrder },
 ]
 
 /**

@@ -191,6 +191,8 @@ export interface WorkflowExecutionStepTable {
 export interface WorkflowCursorTable {
   source: string
   last_id: number
+  /** PostgreSQL's commit order of the last row read (src/db/event-cursors.ts); '0' on SQLite. */
+  last_order: Generated<string>
 }
 
 export interface WebhookTable {

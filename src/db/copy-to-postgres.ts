@@ -49,6 +49,9 @@ export async function copySqliteToPostgres(source: Database, target: Database, p
       report.tables[table] = copied
       progress(table, copied)
     }
+    // The events copied all carry this transaction's commit order: the workflow cursors, read as
+    // SQLite left them (an id), stand at that order too, so what they had read stays read.
+    await sql`UPDATE workflow_cursors SET last_order = CAST(pg_current_xact_id() AS text)`.execute(trx)
   })
   return report
 }

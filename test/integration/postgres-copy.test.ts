@@ -75,6 +75,11 @@ describe('mailstead migrate --database-url copies the data directory\'s SQLite i
       const keys = (db: any) => sql<{ id: number; hash: string }>`SELECT id, hash FROM api_keys ORDER BY id`.execute(db).then((r) => r.rows)
       expect(await keys(pg.db)).toEqual(await keys(lite.db))
 
+      // The workflow cursors stand where SQLite's did: at its last event, and at the copy's commit order.
+      const cursors = (await sql<{ source: string; last_id: number; last_order: string }>`SELECT source, last_id, last_order FROM workflow_cursors ORDER BY source`.execute(pg.db)).rows
+      const copiedOrder = (await sql<{ o: string }>`SELECT DISTINCT CAST(commit_order AS text) AS o FROM events`.execute(pg.db)).rows
+      expect(copiedOrder).toHaveLength(1)
+      expect(cursors.map((c) => c.last_order)).toEqual(cursors.map(() => copiedOrder[0]!.o))
       const next = await sql<{ id: number }>`INSERT INTO projects (name, created_at, updated_at) VALUES ('After', 1, 1) RETURNING id`.execute(pg.db)
       const largest = (await sql<{ id: number }>`SELECT max(id) AS id FROM projects`.execute(lite.db)).rows[0]!.id
       expect(next.rows[0]!.id).toBe(largest + 1)

@@ -92,8 +92,9 @@ describe('the PostgreSQL schema is SQLite\'s', () => {
     try {
       const columns = await sql<{ table_name: string; column_name: string; is_nullable: string }>`
         SELECT table_name, column_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public'`.execute(pgDatabase.db)
-      // PostgreSQL's change signal stands for SQLite's data_version pragma (migration 0019).
-      const pgColumns = columns.rows.filter((c) => c.table_name !== 'change_signal').map((c) => `${c.table_name}.${c.column_name} ${c.is_nullable === 'NO' ? 'not null' : 'null'}`)
+      // PostgreSQL's change signal stands for SQLite's data_version pragma (migration 0019); the
+      // commit order of events is PostgreSQL's alone (migration 0023).
+      const pgColumns = columns.rows.filter((c) => c.table_name !== 'change_signal' && c.column_name !== 'commit_order').map((c) => `${c.table_name}.${c.column_name} ${c.is_nullable === 'NO' ? 'not null' : 'null'}`)
       expect(pgColumns.sort()).toEqual(sqliteColumns.sort())
       const pgIndexes = await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE schemaname = 'public'`.execute(pgDatabase.db)
       const names = new Set(pgIndexes.rows.map((r) => r.indexname))

@@ -1,3 +1,4 @@
+import { commitOrderOf, committedAfter, cursorAt, lastSettled, readingOrder, type EventCursor } from '../../db/event-cursors.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
@@ -34,9 +35,9 @@ export function createMembershipTracker(deps: TrackerDeps) {
   let timer: ReturnType<typeof setInterval> | undefined
   let round: Promise<void> | undefined
   /** The last email event applied; later ones are activity the segments have not seen. */
-  let applied: number | undefined
+  let applied: EventCursor | undefined
 
-  const lastEmailEvent = async () => Number((await db.selectFrom('email_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst())?.id ?? 0)
+  const lastEmailEvent = () => lastSettled(db, 'email_events')
   const anyTracked = async () => (await db.selectFrom('segments').select('id').where('track_membership', '=', 1).limit(1).executeTakeFirst()) !== undefined
 
   /** Re-evaluates the contacts whose emails got events since the last round. */
@@ -49,13 +50,13 @@ export function createMembershipTracker(deps: TrackerDeps) {
       const rows = await db
         .selectFrom('email_events as ev')
         .innerJoin('emails as em', 'em.id', 'ev.email_id')
-        .select(['ev.id', 'em.project_id', 'em.contact_id'])
-        .where('ev.id', '>', applied)
-        .orderBy('ev.id')
+        .select(['ev.id', 'em.project_id', 'em.contact_id', commitOrderOf(db, 'ev')])
+        .where(committedAfter(db, 'ev', applied))
+        .orderBy(readingOrder(db, 'ev'))
         .limit(ACTIVITY_PER_READ)
         .execute()
       for (const [projectId, ids] of contactsByProject(rows)) await inChunks(ids, (chunk) => write((trx) => refreshMemberships(trx, projectId, chunk, now)))
-      applied = rows.at(-1)?.id ?? applied
+      applied = rows.length > 0 ? cursorAt(rows.at(-1)!) : applied
       more = rows.length === ACTIVITY_PER_READ
     }
   }

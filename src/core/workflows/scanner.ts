@@ -1,5 +1,7 @@
 import { sql } from 'kysely'
+import { commitOrderOf, committedAfter, cursorAt, isAfter, lastSettled, readingOrder, upTo, type EventCursor } from '../../db/event-cursors.ts'
 import { recordTable, textsIn } from '../../db/lists.ts'
+import { lockedRow } from '../../db/row-locks.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Condition } from '../segments/condition.ts'
 import { compileCondition } from '../segments/compile.ts'
@@ -24,40 +26,54 @@ export type EventSource = 'events' | 'email_events'
 const EMAIL_STATUSES = ['DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED'] as const
 
 /**
- * How far the source has been read. SQLite's migration 0009 made its row; PostgreSQL's baseline
- * made the table empty, so there the first read makes it, from the start (the database began empty).
+ * How far the source has been read, its row locked until the caller's transaction ends: a scanner
+ * in another process waits here, then reads on from where this one left off. A source without a
+ * row (a database that began without it) starts from the beginning.
  */
-async function cursorOf(db: Db, source: EventSource): Promise<number> {
-  const row = await db.selectFrom('workflow_cursors').select('last_id').where('source', '=', source).executeTakeFirst()
-  if (row) return row.last_id
-  await db.insertInto('workflow_cursors').values({ source, last_id: 0 }).onConflict((oc) => oc.column('source').doNothing()).execute()
-  return 0
+async function cursorOf(db: Db, source: EventSource): Promise<EventCursor> {
+  const read = () => lockedRow(db, db.selectFrom('workflow_cursors').select(['last_id', 'last_order']).where('source', '=', source)).executeTakeFirst()
+  let row = await read()
+  if (!row) {
+    await db.insertInto('workflow_cursors').values({ source, last_id: 0 }).onConflict((oc) => oc.column('source').doNothing()).execute()
+    row = (await read())!
+  }
+  return { id: row.last_id, order: row.last_order }
 }
 
-/** The next `limit` events of a source after `after`, and the last id read (events not about a contact are passed over). */
-async function readEvents(db: Db, source: EventSource, after: number, limit: number): Promise<{ events: ContactEvent[]; last: number | undefined; read: number }> {
+const moveCursor = (db: Db, source: EventSource, to: EventCursor) =>
+  db.updateTable('workflow_cursors').set({ last_id: to.id, last_order: to.order }).where('source', '=', source).execute()
+
+/** The next `limit` events of a source after `after`, and where the cursor goes (events not about a contact are passed over). */
+async function readEvents(db: Db, source: EventSource, after: EventCursor, limit: number): Promise<{ events: ContactEvent[]; last: EventCursor | undefined; read: number }> {
   if (source === 'events') {
-    const rows = await db.selectFrom('events').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute()
+    const rows = await db
+      .selectFrom('events as ev')
+      .selectAll('ev')
+      .select(commitOrderOf(db, 'ev'))
+      .where(committedAfter(db, 'ev', after))
+      .orderBy(readingOrder(db, 'ev'))
+      .limit(limit)
+      .execute()
     const events = rows.map((r) => ({ id: r.id, projectId: r.project_id, contactId: r.contact_id, name: r.name, data: r.data === null ? null : JSON.parse(r.data), at: r.created_at }))
-    return { events, last: rows.at(-1)?.id, read: rows.length }
+    return { events, last: rows.length > 0 ? cursorAt(rows.at(-1)!) : undefined, read: rows.length }
   }
   // Most email events (QUEUED, SENT, ...) start nothing: only those that may are read, and the
-  // cursor then moves past the rest. The caller's write transaction keeps new ones from slipping in.
-  const top = (await db.selectFrom('email_events').select((eb) => eb.fn.max('id').as('top')).executeTakeFirstOrThrow()).top ?? after
+  // cursor then moves past the rest, up to the last event settled when the read began.
+  const top = await lastSettled(db, 'email_events')
   const rows = await db
     .selectFrom('email_events as ev')
     .innerJoin('emails as e', 'e.id', 'ev.email_id')
-    .select(['ev.id', 'ev.status', 'ev.data', 'ev.created_at', 'e.project_id', 'e.contact_id', 'e.id as email_id'])
-    .where('ev.id', '>', after)
-    .where('ev.id', '<=', top)
+    .select(['ev.id', 'ev.status', 'ev.data', 'ev.created_at', 'e.project_id', 'e.contact_id', 'e.id as email_id', commitOrderOf(db, 'ev')])
+    .where(committedAfter(db, 'ev', after))
+    .where(upTo(db, 'ev', top))
     .where('ev.status', 'in', EMAIL_STATUSES)
-    .orderBy('ev.id')
+    .orderBy(readingOrder(db, 'ev'))
     .limit(limit)
     .execute()
   const events = rows
     .filter((r) => r.contact_id !== null)
     .map((r) => ({ id: r.id, projectId: r.project_id, contactId: r.contact_id!, name: `email.${r.status.toLowerCase()}`, data: { emailId: r.email_id, ...(r.data && JSON.parse(r.data)) }, at: r.created_at }))
-  const last = rows.length === limit ? rows.at(-1)!.id : top > after ? top : undefined
+  const last = rows.length === limit ? cursorAt(rows.at(-1)!) : isAfter(top, after) ? top : undefined
   return { events, last, read: rows.length }
 }
 
@@ -70,8 +86,6 @@ async function anyoneListens(db: Db): Promise<boolean> {
   return waiting !== undefined
 }
 
-const lastEventId = async (db: Db, source: EventSource): Promise<number | null> =>
-  (await db.selectFrom(source).select((eb) => eb.fn.max('id').as('top')).executeTakeFirstOrThrow()).top ?? null
 
 /** The contacts among `ids` that a condition matches now. */
 async function matching(db: Db, projectId: number, ids: string[], condition: Condition, now: number): Promise<Set<string>> {
@@ -142,8 +156,8 @@ export async function scanEvents(db: Db, source: EventSource, limit: number, now
   // Nothing can act on an event: the cursor moves past them unread (a workflow enabled later
   // reacts to what happens after it is, as it would anyway).
   if (!(await anyoneListens(db))) {
-    const top = await lastEventId(db, source)
-    if (top !== null && top > after) await db.updateTable('workflow_cursors').set({ last_id: top }).where('source', '=', source).execute()
+    const top = await lastSettled(db, source)
+    if (isAfter(top, after)) await moveCursor(db, source, top)
     return 0
   }
   const { events, last, read } = await readEvents(db, source, after, limit)
@@ -152,7 +166,7 @@ export async function scanEvents(db: Db, source: EventSource, limit: number, now
     await enterTriggered(db, events, now)
     await wakeWaiting(db, events, now)
   }
-  await db.updateTable('workflow_cursors').set({ last_id: last }).where('source', '=', source).execute()
+  await moveCursor(db, source, last)
   return read
 }
 

@@ -18,6 +18,7 @@ import * as mtaSts from './0015_mta_sts.ts'
 import * as receivedReports from './0016_received_reports.ts'
 import * as reportFingerprints from './0018_report_fingerprints.ts'
 import * as changeSignal from './0019_change_signal.ts'
+import * as jsonMergePatch from './0020_json_merge_patch.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -43,6 +44,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0016_received_reports', ...receivedReports },
   { name: '0018_report_fingerprints', ...reportFingerprints },
   { name: '0019_change_signal', ...changeSignal },
+  { name: '0020_json_merge_patch', ...jsonMergePatch },
 ]
 
 /**

@@ -49,9 +49,7 @@ function migratedTemplate(): Promise<string> {
       try {
         const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])
         if (found.rowCount === 0) {
-          // Templates of earlier migration lists are of no more use.
-          const stale = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'mailstead\\_template\\_%'`)
-          for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`)
+          // Templates of other migration lists are kept: another checkout's tests may be using them.
           await client.query(`CREATE DATABASE ${name}`)
           const database = await openPostgres(urlOf(name))
           try {

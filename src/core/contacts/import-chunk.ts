@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
+import { jsonMergePatch } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 import { emitContactsWritten } from '../webhooks/contact-events.ts'
@@ -25,11 +26,12 @@ const COLUMNS = ['id', 'project_id', 'email', 'email_key', 'subscribed', 'data',
  * the row says. Which of the two a row meets is known only at the conflict, so rows that give
  * subscribed and rows that do not are two statements (a chunk is usually all one or the other).
  */
+const MERGED_DATA = jsonMergePatch('contacts.data', sql.ref('excluded.data'))
 const KEEPING_SUBSCRIBED = sql`ON CONFLICT (project_id, email_key) DO UPDATE SET
-  data = jsonb_patch(contacts.data, excluded.data), updated_at = excluded.updated_at
+  data = ${MERGED_DATA}, updated_at = excluded.updated_at
   RETURNING id, email_key`
 const SETTING_SUBSCRIBED = sql`ON CONFLICT (project_id, email_key) DO UPDATE SET
-  subscribed = excluded.subscribed, data = jsonb_patch(contacts.data, excluded.data), updated_at = excluded.updated_at
+  subscribed = excluded.subscribed, data = ${MERGED_DATA}, updated_at = excluded.updated_at
   RETURNING id, email_key`
 
 /**

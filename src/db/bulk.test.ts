@@ -55,6 +55,13 @@ describe('insertMany', () => {
     expect(rows.map((r) => r.id)).toEqual(['id-1', 'id-3'])
   })
 
+  test('an object or array for a column that is not JSON is stored as its JSON text', async () => {
+    await insertMany(database.db, 'contacts', columns, [contact(1, {})], { jsonb: ['data'] })
+    const event = { project_id: 1, contact_id: 'id-1', name: 'e', data: { a: [1, true], b: 'x' }, created_at: 1 }
+    await insertMany(database.db, 'events', ['project_id', 'contact_id', 'name', 'data', 'created_at'], [event])
+    expect(await database.db.selectFrom('events').select('data').execute()).toEqual([{ data: '{"a":[1,true],"b":"x"}' }])
+  })
+
   test('does nothing for no rows', async () => {
     expect(await insertMany(database.db, 'contacts', columns, [])).toEqual([])
   })

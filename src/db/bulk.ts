@@ -69,7 +69,8 @@ function incoming<T extends keyof DB & string>(
   jsonb: readonly string[] = [],
 ): RawBuilder<unknown> {
   if (dialectOf(db) === 'postgres') {
-    return sql`jsonb_populate_recordset(CAST(NULL AS ${sql.table(table)}), CAST(${JSON.stringify(rows.map(withNumericBooleans))} AS jsonb)) AS incoming`
+    const fields = rows.map((row) => asSqliteReadsThem(row, jsonb))
+    return sql`jsonb_populate_recordset(CAST(NULL AS ${sql.table(table)}), CAST(${JSON.stringify(fields)} AS jsonb)) AS incoming`
   }
   const fields = columns.map((column) =>
     jsonb.includes(column)
@@ -79,6 +80,12 @@ function incoming<T extends keyof DB & string>(
   return sql`(SELECT ${sql.join(fields)} FROM json_each(${JSON.stringify(rows)})) AS incoming`
 }
 
-/** As SQLite's `->>` reads them: a row's own true and false are 1 and 0; those inside its JSON values stay. */
-const withNumericBooleans = (row: object): object =>
-  Object.fromEntries(Object.entries(row).map(([name, value]) => [name, typeof value === 'boolean' ? Number(value) : value]))
+/**
+ * A row's fields as SQLite's `->>` reads them: true and false are 1 and 0, an object or array is
+ * its JSON text, but in `jsonb` columns, which keep it as JSON. Inside JSON values nothing changes.
+ */
+function asSqliteReadsThem(row: object, jsonb: readonly string[]): object {
+  const field = (name: string, value: unknown) =>
+    typeof value === 'boolean' ? Number(value) : value !== null && typeof value === 'object' && !jsonb.includes(name) ? JSON.stringify(value) : value
+  return Object.fromEntries(Object.entries(row).map(([name, value]) => [name, field(name, value)]))
+}

@@ -11,7 +11,7 @@ import type { Db } from './schema.ts'
 
 /**
  * `column` with the JSON object `patch` merged in (RFC 7396: a null value removes the key), or
- * `column` unchanged when `patch` is NULL. `patch` is JSON text or a JSON expression.
+ * `column` unchanged when `patch` is NULL. `patch` is JSON text (a parameter) or a binary JSON expression.
  */
 export const jsonMergePatch = (column: string, patch: unknown): RawBuilder<Uint8Array> =>
   // jsonb_patch is NULL when the patch is (on both): one mention of the patch, whose type PostgreSQL infers.

@@ -18,6 +18,7 @@ import * as mtaSts from './0015_mta_sts.ts'
 import * as receivedReports from './0016_received_reports.ts'
 import * as reportFingerprints from './0018_report_fingerprints.ts'
 import * as changeSignal from './0019_change_signal.ts'
+import * as jsonMergePatch from './0020_json_merge_patch.ts'
 import * as leases from './0021_leases.ts'
 import * as workSignals from './0022_work_signals.ts'
 import * as commitOrder from './0023_commit_order.ts'
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0016_received_reports', ...receivedReports },
   { name: '0018_report_fingerprints', ...reportFingerprints },
   { name: '0019_change_signal', ...changeSignal },
+  { name: '0020_json_merge_patch', ...jsonMergePatch },
   { name: '0021_leases', ...leases },
   { name: '0022_work_signals', ...workSignals },
   { name: '0023_commit_order', ...commitOrder },

@@ -4,20 +4,50 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
+import { freshPostgres, onPostgres, type TestDatabase } from '../../test/helpers/postgres.ts'
 import type { Database } from './client.ts'
+import { openPostgres } from './postgres.ts'
 import { openSqlite } from './sqlite.ts'
 import { createWriter } from './writer.ts'
 
 let path: string
+let made: TestDatabase | undefined
 let database: Database
 
 beforeEach(async () => {
-  path = join(mkdtempSync(join(tmpdir(), 'mailstead-writer-')), 'test.db')
-  database = openSqlite(path)
-  await sql`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)`.execute(database.db)
+  if (onPostgres) {
+    made = await freshPostgres({ empty: true })
+    database = await openPostgres(made.url)
+    await sql`CREATE TABLE items (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL UNIQUE)`.execute(database.db)
+  } else {
+    path = join(mkdtempSync(join(tmpdir(), 'mailstead-writer-')), 'test.db')
+    database = openSqlite(path)
+    await sql`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)`.execute(database.db)
+  }
 })
 
-afterEach(() => database.close())
+afterEach(async () => {
+  await database.close()
+  await made?.drop()
+})
+
+/** The names in the table, read on a connection of its own. */
+async function namesSeenElsewhere(): Promise<string[]> {
+  if (!onPostgres) {
+    const other = new BunDatabase(path, { readonly: true })
+    try {
+      return other.query<{ name: string }, []>('SELECT name FROM items ORDER BY name').all().map((r) => r.name)
+    } finally {
+      other.close()
+    }
+  }
+  const other = await openPostgres(made!.url)
+  try {
+    return (await sql<{ name: string }>`SELECT name FROM items ORDER BY name`.execute(other.db)).rows.map((r) => r.name)
+  } finally {
+    await other.close()
+  }
+}
 
 const insert = (name: string) => async (trx: typeof database.db) => {
   await sql`INSERT INTO items (name) VALUES (${name})`.execute(trx)
@@ -37,9 +67,7 @@ describe('the group-commit writer', () => {
   test('a write is visible to another connection as soon as its promise resolves', async () => {
     const writer = createWriter(database.db)
     await writer.run(insert('durable'))
-    const other = new BunDatabase(path, { readonly: true })
-    expect(other.query('SELECT name FROM items').all()).toEqual([{ name: 'durable' }])
-    other.close()
+    expect(await namesSeenElsewhere()).toEqual(['durable'])
   })
 
   test('a failing write is rolled back alone; its neighbours commit', async () => {

@@ -1,3 +1,4 @@
+import { isUnstorableText } from '../db/text.ts'
 import { AppError, type FieldError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 
@@ -85,6 +86,9 @@ export function toAppError(code: string | number, error: unknown, request: Reque
     const on = validation.type === 'query' ? 'query' : validation.type === 'params' ? 'path' : 'body'
     const errors = fieldErrors(on, validation.all)
     return new AppError(422, 'VALIDATION_ERROR', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors })
+  }
+  if (isUnstorableText(error)) {
+    return new AppError(422, 'VALIDATION_ERROR', 'Text holds a character that PostgreSQL cannot store, a NUL (U+0000)')
   }
   logger.error('HTTP', 'unhandled error', { route: where, error: (error as Error)?.stack ?? String(error) })
   return new AppError(500, 'INTERNAL_SERVER_ERROR', 'Something went wrong on our side; the request id helps us find it')

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
+import pg from 'pg'
 import { generateKey } from '../../src/core/projects/keys.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { HttpSocket, type SocketResponse } from '../helpers/http-socket.ts'
+import { onPostgres } from '../helpers/postgres.ts'
 
 /** The `unauthenticated` budget is raised here so that its 429 does not hide what the throttle does. */
 let t: TestApp
@@ -39,9 +41,12 @@ const malformed: Array<[string, string | undefined]> = [
   ['a key in capitals', wrongKey.toUpperCase()],
 ]
 
+/** Watches every statement sent to the database: bun:sqlite's, or pg's client's. */
+const spyOnQueries = () => (onPostgres ? spyOn(pg.Client.prototype as { query(...args: unknown[]): unknown }, 'query') : spyOn(Database.prototype, 'query'))
+
 describe('keys that are not of a key\'s shape', () => {
   test.each(malformed)('%s: 401 with no database work', async (_, key) => {
-    const queries = spyOn(Database.prototype, 'query')
+    const queries = spyOnQueries()
     try {
       const response = await t.request('GET', '/contacts', { ...(key !== undefined && { headers: { authorization: `Bearer ${key}` } }) })
       expect(response.status).toBe(401)
@@ -53,7 +58,7 @@ describe('keys that are not of a key\'s shape', () => {
   })
 
   test('a well-formed unknown key is looked up: the spy above would see it', async () => {
-    const queries = spyOn(Database.prototype, 'query')
+    const queries = spyOnQueries()
     try {
       expect((await t.request('GET', '/contacts', { key: wrongKey })).status).toBe(401)
       expect(queries).toHaveBeenCalled()

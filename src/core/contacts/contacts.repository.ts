@@ -36,8 +36,9 @@ export interface NewContact {
   subscribed: boolean
 }
 
-export const insertContact = async (db: Db, row: NewContact, data: Record<string, unknown>, now: number) =>
-  (await insert(db, { ...row, subscribed: row.subscribed ? 1 : 0, data: JSON.stringify(data), now }))[0]!
+/** The new contact, or undefined when another transaction has just stored its address (PostgreSQL's many writers). */
+export const insertContact = async (db: Db, row: NewContact, data: Record<string, unknown>, now: number): Promise<ContactRow | undefined> =>
+  (await insert(db, { ...row, subscribed: row.subscribed ? 1 : 0, data: JSON.stringify(data), now }))[0]
 
 const insert = prepared((db, p: Omit<NewContact, 'subscribed'> & { subscribed: number; data: string; now: number }) =>
   db
@@ -52,6 +53,7 @@ const insert = prepared((db, p: Omit<NewContact, 'subscribed'> & { subscribed: n
       created_at: p.now,
       updated_at: p.now,
     })
+    .onConflict((oc) => oc.columns(['project_id', 'email_key']).doNothing())
     .returning(returnedFields),
 )
 

@@ -32,6 +32,8 @@ export async function saveContact(db: Db, projectId: number, input: ContactInput
     input.data ?? {},
     now,
   )
+  // Another process stored the address since it was looked up (PostgreSQL): it is an update after all.
+  if (!row) return saveContact(db, projectId, input, now, subscribedIfNew)
   await emitContactCreated(db, row, now)
   return { contact: toContact(row), created: true }
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { stringify } from 'csv-stringify/sync'
-import { jsonText } from '../../db/json.ts'
+import { jsonEntries, jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
@@ -22,7 +22,8 @@ export interface ExportSummary {
  */
 export async function exportContactsCsv(db: Db, projectId: number, write: (csv: string) => Promise<void>): Promise<ExportSummary> {
   if (!(await findProject(db, projectId))) throw notFound(`Project ${projectId}`)
-  return db.transaction().execute(async (trx) => {
+  // One snapshot for the header and every page: PostgreSQL's default gives each statement its own.
+  return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
     const keys = await dataKeys(trx, projectId)
     const columns = exportHeader(keys)
     await write(stringify([columns]))
@@ -56,9 +57,9 @@ const pageAfter = (db: Db, projectId: number, after: string) =>
     .limit(PAGE)
     .execute()
 
-/** Every top-level key of the project's contacts' data, in order. Dialect-specific: SQLite's json_each. */
+/** Every top-level key of the project's contacts' data, in the order of their UTF-8 bytes, whatever the database's collation. */
 async function dataKeys(db: Db, projectId: number): Promise<string[]> {
-  const result = await sql<{ key: string }>`SELECT DISTINCT j.key AS key FROM contacts c, json_each(c.data) j
-    WHERE c.project_id = ${projectId} ORDER BY j.key`.execute(db)
-  return result.rows.map((r) => r.key)
+  const result = await sql<{ key: string }>`SELECT DISTINCT j.key AS key FROM contacts c, ${jsonEntries(db, 'c.data')} AS j
+    WHERE c.project_id = ${projectId}`.execute(db)
+  return result.rows.map((r) => r.key).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
 }

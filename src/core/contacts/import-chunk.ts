@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
+import { jsonMergePatch } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 import { emitContactsWritten } from '../webhooks/contact-events.ts'
@@ -20,16 +21,19 @@ interface Merged {
 
 const COLUMNS = ['id', 'project_id', 'email', 'email_key', 'subscribed', 'data', 'created_at', 'updated_at'] as const
 
+/** What a row's data becomes when its address is already a contact's: the contact's, with the row's merged in. */
+const MERGED_DATA = jsonMergePatch('contacts.data', sql.ref('excluded.data'))
+
 /*
  * A new contact is subscribed unless its row says otherwise; an existing one keeps its own unless
  * the row says. Which of the two a row meets is known only at the conflict, so rows that give
  * subscribed and rows that do not are two statements (a chunk is usually all one or the other).
  */
 const KEEPING_SUBSCRIBED = sql`ON CONFLICT (project_id, email_key) DO UPDATE SET
-  data = jsonb_patch(contacts.data, excluded.data), updated_at = excluded.updated_at
+  data = ${MERGED_DATA}, updated_at = excluded.updated_at
   RETURNING id, email_key`
 const SETTING_SUBSCRIBED = sql`ON CONFLICT (project_id, email_key) DO UPDATE SET
-  subscribed = excluded.subscribed, data = jsonb_patch(contacts.data, excluded.data), updated_at = excluded.updated_at
+  subscribed = excluded.subscribed, data = ${MERGED_DATA}, updated_at = excluded.updated_at
   RETURNING id, email_key`
 
 /**

@@ -14,12 +14,16 @@ export const findImport = (db: Db, projectId: number, id: string) =>
 export const listImports = (db: Db, projectId: number, limit: number) =>
   db.selectFrom('contact_imports').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(limit).execute()
 
-/** Takes the oldest waiting import and marks it RUNNING. */
+/**
+ * Takes the oldest waiting import and marks it RUNNING. The status is asked again of the row
+ * itself: on PostgreSQL another process may have taken it between the choice and the update.
+ */
 export const claimImport = (db: Db, now: number) =>
   db
     .updateTable('contact_imports')
     .set({ status: 'RUNNING', updated_at: now })
     .where('id', '=', (eb) => eb.selectFrom('contact_imports').select('id').where('status', '=', 'PENDING').orderBy('id').limit(1))
+    .where('status', '=', 'PENDING')
     .returningAll()
     .executeTakeFirst()
 

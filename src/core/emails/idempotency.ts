@@ -1,3 +1,4 @@
+import { lockName } from '../../db/locks.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict } from '../../lib/errors.ts'
 import { sha256Hex } from '../../lib/crypto.ts'
@@ -17,9 +18,11 @@ export const requestHash = (route: string, body: unknown) => sha256Hex(`${route}
 /**
  * Runs `work` once per key and request: the same key and body within 24 h gets the first answer
  * again and does nothing; the same key with another body is a 409. Runs in the caller's
- * transaction, so the answer is stored with the work it describes.
+ * transaction, so the answer is stored with the work it describes. The key is locked first: the
+ * same request sent again to another process while the first runs waits for its answer.
  */
 export async function once<T>(db: Db, projectId: number, key: string, hash: string, now: number, work: () => Promise<T>): Promise<T> {
+  await lockName(db, `idempotency ${projectId} ${key}`)
   const seen = await db
     .selectFrom('idempotency_keys')
     .selectAll()

@@ -3,17 +3,27 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MIGRATIONS } from '../../../migrations/index.ts'
+import { freshPostgres, onPostgres, type TestDatabase } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
+import { openPostgres } from '../../db/postgres.ts'
 import { openSqlite } from '../../db/sqlite.ts'
 import { migrate } from '../../db/migrator.ts'
 import { systemClock } from '../../lib/clock.ts'
 import { createAuthenticator } from './authenticator.ts'
 import { createProject, listKeys, revokeKey, setProjectDisabled, setProjectRateLimit } from './projects.service.ts'
 
+/** The server's connection, and another one to the same database, as the CLI's. */
 let server: Database
 let cliProcess: Database
+let made: TestDatabase | undefined
 
 beforeEach(async () => {
+  if (onPostgres) {
+    made = await freshPostgres()
+    server = await openPostgres(made.url)
+    cliProcess = await openPostgres(made.url)
+    return
+  }
   const path = join(mkdtempSync(join(tmpdir(), 'mailstead-auth-')), 'db.sqlite')
   server = openSqlite(path)
   await migrate(server.db, MIGRATIONS)
@@ -23,7 +33,11 @@ beforeEach(async () => {
 afterEach(async () => {
   await cliProcess.close()
   await server.close()
+  await made?.drop()
 })
+
+/** Until another connection's commit shows: at once on SQLite; PostgreSQL's change signal is read at most once a second. */
+const signalled = () => (onPostgres ? Bun.sleep(1_100) : Promise.resolve())
 
 describe('the authenticator', () => {
   test('remembers accepted keys, and forgets them when another connection commits', async () => {
@@ -32,10 +46,12 @@ describe('the authenticator', () => {
     expect((await authenticator.authenticate(project.secretKey)).project.rateLimitPerMinute).toBeNull()
 
     await setProjectRateLimit(cliProcess.db, project.id, 7, 0)
+    await signalled()
     expect((await authenticator.authenticate(project.secretKey)).project.rateLimitPerMinute).toBe(7)
 
     const [secret] = await listKeys(cliProcess.db, project.id)
     await revokeKey(cliProcess.db, secret!.id, 0)
+    await signalled()
     await expect(authenticator.authenticate(project.secretKey)).rejects.toThrow('Invalid API key')
   })
 
@@ -63,10 +79,12 @@ describe('the authenticator', () => {
 
     const [secret] = await listKeys(cliProcess.db, first.id)
     await revokeKey(cliProcess.db, secret!.id, 0)
+    await signalled()
     await expect(authenticator.confirm(callerOne)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('revoked') })
     await authenticator.confirm(callerTwo)
 
     await setProjectDisabled(cliProcess.db, second.id, true, 0)
+    await signalled()
     await expect(authenticator.confirm(callerTwo)).rejects.toMatchObject({ status: 403, code: 'PROJECT_DISABLED' })
   })
 })

@@ -62,7 +62,7 @@ export function createAuthenticator(db: Db, clock: Clock) {
     /**
      * Throws as `authenticate` would if the caller's key has been revoked or its project disabled
      * since: what a session that authenticated once (SMTP) asks before each command. Costs one
-     * PRAGMA while nothing has changed.
+     * read of the change signal while nothing has changed (on PostgreSQL, at most one a second).
      */
     async confirm(caller: Caller): Promise<void> {
       await forgetIfChanged()

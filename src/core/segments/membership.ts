@@ -38,7 +38,7 @@ export async function memberCount(db: Db, segment: SegmentRow, context: CompileC
   const members =
     segment.type === 'STATIC'
       ? contacts.where('c.project_id', '=', segment.project_id).where('c.id', 'in', listed(db, segment.id))
-      : contacts.where((eb) => holdsForMost(eb('c.project_id', '=', segment.project_id))).where(compileCondition(conditionOf(segment)!, context))
+      : contacts.where((eb) => holdsForMost(db, eb('c.project_id', '=', segment.project_id))).where(compileCondition(conditionOf(segment)!, context))
   const row = await members.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
   return Number(row.n)
 }

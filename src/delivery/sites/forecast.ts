@@ -11,7 +11,7 @@ async function leftByDomain(db: Db, campaignId: string): Promise<Map<string, num
   const unhanded = db
     .selectFrom('campaign_recipients as r')
     .innerJoin('contacts as c', 'c.id', 'r.contact_id')
-    .select(domainPart('c.email_key').as('domain'))
+    .select(domainPart(db, 'c.email_key').as('domain'))
     .where('r.campaign_id', '=', campaignId)
     .where('r.state', '=', 'listed')
   const pending = db

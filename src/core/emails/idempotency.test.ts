@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { MIGRATIONS } from '../../../migrations/index.ts'
+import { freshPostgres, onPostgres, type TestDatabase } from '../../../test/helpers/postgres.ts'
+import type { Database } from '../../db/client.ts'
+import { migrate } from '../../db/migrator.ts'
+import { openPostgres } from '../../db/postgres.ts'
+import { openSqlite } from '../../db/sqlite.ts'
+import { writeTransaction } from '../../db/transaction.ts'
+import { createProject } from '../projects/projects.service.ts'
+import { once, requestHash } from './idempotency.ts'
+
+/** Two processes' connections to one database. */
+let first: Database
+let second: Database
+let made: TestDatabase | undefined
+
+beforeEach(async () => {
+  if (onPostgres) {
+    made = await freshPostgres()
+    first = await openPostgres(made.url)
+    second = await openPostgres(made.url)
+    return
+  }
+  const path = join(mkdtempSync(join(tmpdir(), 'mailstead-idempotency-')), 'db.sqlite')
+  first = openSqlite(path)
+  await migrate(first.db, MIGRATIONS)
+  second = openSqlite(path)
+})
+
+afterEach(async () => {
+  await second.close()
+  await first.close()
+  await made?.drop()
+})
+
+describe('once', () => {
+  test('the same request sent to two processes while the first runs is done once; both get its answer', async () => {
+    const project = await createProject(first.db, 'P', 0)
+    const hash = requestHash('/v1/send', { to: 'a@example.com' })
+    let runs = 0
+    let started = () => {}
+    const firstStarted = new Promise<void>((resolve) => (started = resolve))
+    const send = (work: () => Promise<{ n: number }>) => (trx: Database['db']) => once(trx, project.id, 'key-1', hash, 1, work)
+    const one = writeTransaction(
+      first.db,
+      send(async () => {
+        started()
+        await Bun.sleep(200)
+        return { n: ++runs }
+      }),
+    )
+    // SQLite's write lock keeps the second transaction out until the first commits: it starts after.
+    if (!onPostgres) await one
+    await firstStarted
+    const two = writeTransaction(second.db, send(async () => ({ n: ++runs })))
+    expect(await Promise.all([one, two])).toEqual([{ n: 1 }, { n: 1 }])
+    expect(runs).toBe(1)
+  })
+})

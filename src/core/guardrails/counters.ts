@@ -55,12 +55,13 @@ const increment = prepared((db, p: Increment) =>
         // Also what lets SQLite read ON CONFLICT as the upsert's, not as a join's ON.
         .where('emails.domain_id', 'is not', null),
     )
+    // The table's name says which `delivered` is meant: PostgreSQL finds a bare name ambiguous beside `excluded`.
     .onConflict((oc) =>
       oc.columns(['project_id', 'domain_id', 'hour']).doUpdateSet({
-        delivered: sql`delivered + excluded.delivered`,
-        bounced: sql`bounced + excluded.bounced`,
-        hard_bounced: sql`hard_bounced + excluded.hard_bounced`,
-        complained: sql`complained + excluded.complained`,
+        delivered: sql`sending_counters.delivered + excluded.delivered`,
+        bounced: sql`sending_counters.bounced + excluded.bounced`,
+        hard_bounced: sql`sending_counters.hard_bounced + excluded.hard_bounced`,
+        complained: sql`sending_counters.complained + excluded.complained`,
       }),
     ),
 )

@@ -1,8 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { MIGRATIONS } from '../../../migrations/index.ts'
+import { openTestDatabase } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
-import { openSqlite } from '../../db/sqlite.ts'
-import { migrate } from '../../db/migrator.ts'
 import type { Db, DeliveryState } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { DAY_MS, pruneBodies, retentionCutoff } from './retention.ts'
@@ -16,9 +14,8 @@ let db: Db
 const write = <T>(work: (trx: Db) => Promise<T>) => writeTransaction(db, work)
 
 beforeEach(async () => {
-  database = openSqlite(':memory:')
+  database = await openTestDatabase()
   db = database.db
-  await migrate(db, MIGRATIONS)
   await db.insertInto('projects').values({ name: 'p', disabled: 0, rate_limit_per_minute: null, default_sender: null, send_rate_per_second: null, created_at: 1, updated_at: 1 }).execute()
 })
 

@@ -36,10 +36,13 @@ const prunable = (cutoff: number) =>
   sql<SqlBool>`(SELECT e.created_at FROM emails e WHERE e.id = c.email_id) < ${cutoff}
     AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.email_id = c.email_id AND d.state IN (${sql.join(WAITING)}))`
 
-/** Bytes of a body's columns, under `table` (RETURNING names the deleted row's columns bare). */
+/**
+ * Bytes of a body's columns, under `table` (RETURNING names the deleted row's columns bare): the
+ * text columns' UTF-8 bytes, not their characters (`octet_length` says so on both databases).
+ */
 const bytesOf = (table?: string) => {
   const column = (name: string) => sql.ref(table ? `${table}.${name}` : name)
-  return sql<number>`length(${column('mime')}) + coalesce(length(CAST(${column('html')} AS BLOB)), 0) + coalesce(length(CAST(${column('text')} AS BLOB)), 0)`
+  return sql<number>`length(${column('mime')}) + coalesce(octet_length(${column('html')}), 0) + coalesce(octet_length(${column('text')}), 0)`
 }
 
 /**

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'kysely'
 import { openTestDatabase } from '../../test/helpers/postgres.ts'
 import { jsonArrayOfRows } from './aggregate.ts'
-import { byteLength } from './bytes.ts'
 import type { Database } from './client.ts'
 import { recordTable, textsIn } from './lists.ts'
 import { insertionOrder } from './order.ts'
@@ -68,13 +67,5 @@ describe('jsonArrayOfRows and insertionOrder', () => {
 
   test('gathers no rows as an empty array, not null', async () => {
     expect((await due(0)).rows[0]!.due).toBe('[]')
-  })
-})
-
-describe('byteLength', () => {
-  test('counts the UTF-8 bytes of text, not its characters; null stays null', async () => {
-    const { db } = database
-    const row = await sql<{ word: number; none: number | null }>`SELECT ${byteLength(db, sql`CAST(${'héllo'} AS text)`)} AS word, ${byteLength(db, sql`CAST(NULL AS text)`)} AS none`.execute(db)
-    expect(row.rows[0]).toEqual({ word: 6, none: null })
   })
 })

@@ -1,15 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { MIGRATIONS } from '../../migrations/index.ts'
 import { ManualClock } from '../../test/helpers/clock.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
+import { openTestDatabase } from '../../test/helpers/postgres.ts'
 import { servePolicy, startPolicyHost, type PolicyHost, type PolicyHostOptions } from '../../test/helpers/mta-sts-host.ts'
 import { createTestCa, type TestCa } from '../../test/helpers/test-ca.ts'
 import type { Database } from '../db/client.ts'
-import { openSqlite } from '../db/sqlite.ts'
-import { migrate } from '../db/migrator.ts'
 import { createWriter, type Writer } from '../db/writer.ts'
 import { createResolver } from '../dns/resolver.ts'
 import { createLogger } from '../lib/logger.ts'
@@ -29,8 +24,7 @@ const logs: Array<{ level: string; tag: string; msg: string }> = []
 beforeAll(async () => {
   dns = await new FakeDns().start()
   ca = await createTestCa()
-  database = openSqlite(join(mkdtempSync(join(tmpdir(), 'mailstead-mtasts-')), 'test.db'))
-  await migrate(database.db, MIGRATIONS)
+  database = await openTestDatabase()
   writer = createWriter(database.db)
 })
 

@@ -1,10 +1,11 @@
-import { sql, type Selectable } from 'kysely'
+import { expressionBuilder, sql, type Selectable } from 'kysely'
 import { addEmailEvents, type NewEmailEvent } from '../core/emails/emails.repository.ts'
 import { holdClaimedDelivery } from '../core/emails/held-mail.ts'
 import { countOutcome } from '../core/guardrails/counters.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
+import { claimable } from '../db/locking.ts'
 import { prepared } from '../db/prepared.ts'
-import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
+import type { DB, Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
 import type { SmtpReply } from './classify.ts'
 import type { TlsDetails } from './smtp-client.ts'
 import type { MtaStsOutcome } from './transfer.ts'
@@ -25,7 +26,7 @@ const CLAIM_WINDOW = 2000
  * Claims up to `limit` due deliveries in one statement: the oldest first, at most `perDomain` for
  * any one destination domain (so one domain's backlog cannot take every free slot), skipping
  * destination domains and projects that are at their limits. Claimed rows are `sending` and count
- * an attempt.
+ * an attempt. Processes sharing a PostgreSQL database each claim rows the others have not.
  */
 export async function claimDue(
   db: Db,
@@ -45,10 +46,13 @@ export async function claimDue(
     .selectFrom(window.orderBy('next_attempt_at').limit(CLAIM_WINDOW).as('due'))
     .select((eb) => ['due.id', eb.fn.agg<number>('row_number').over((over) => over.partitionBy('due.recipient_domain').orderBy('due.next_attempt_at')).as('rank')])
   const picked = db.selectFrom(ranked.as('ranked')).select('ranked.id').where('ranked.rank', '<=', perDomain).limit(limit)
+  const eb = expressionBuilder<DB, 'deliveries'>()
+  // Still due when locked: another process may have claimed a picked row meanwhile.
+  const stillDue = eb.and([WAITING, eb('next_attempt_at', '<=', now)])
   return db
     .updateTable('deliveries')
     .set({ state: 'sending', attempts: sql`attempts + 1`, updated_at: now })
-    .where('id', 'in', picked)
+    .where('id', 'in', claimable(db, 'deliveries', picked, stillDue))
     .returningAll()
     .execute()
 }

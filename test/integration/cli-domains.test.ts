@@ -13,7 +13,7 @@ let projectId: string
 beforeAll(async () => {
   dns = await new FakeDns().start()
   t = await createTestApp({ hostname: HOST })
-  flags = ['--data-dir', t.dataDir, '--secret', 'test-secret-test-secret-test-secret', '--hostname', HOST, '--dns-servers', dns.address, '--dns-timeout-ms', '300']
+  flags = ['--data-dir', t.dataDir, ...t.databaseFlags, '--secret', 'test-secret-test-secret-test-secret', '--hostname', HOST, '--dns-servers', dns.address, '--dns-timeout-ms', '300']
   projectId = String((await t.project()).id)
 })
 

@@ -198,7 +198,9 @@ describe('a host without an IPv6 route', () => {
 
   test.skipIf(isolated.exitCode !== 0)(`skips IPv6 addresses at once for the next address${why}`, () => {
     const script = new URL('../helpers/no-ipv6-route.ts', import.meta.url).pathname
-    const run = Bun.spawnSync(['unshare', '-n', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" "${script}"`], { stderr: 'pipe' })
+    // On SQLite always: PostgreSQL is on the loopback of the namespace left behind, out of reach.
+    const env = { ...process.env, MAILSTEAD_TEST_DATABASE: 'sqlite' }
+    const run = Bun.spawnSync(['unshare', '-n', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" "${script}"`], { stderr: 'pipe', env })
     expect(run.exitCode).toBe(0)
     const [first, second, closed] = JSON.parse(run.stdout.toString().trim().split('\n').at(-1)!)
     expect(first.events.at(-1)).toMatchObject({ status: 'DELIVERED', data: { ip: '127.0.0.2', attempt: 1 } })

@@ -108,11 +108,11 @@ describe('a site that says "slow down"', () => {
     expect(site.limits.messagesPerMinute).toBeLessThan(N)
     expect(site.limits.connections).toBe(2)
 
-    const listed = await cli(['queue', 'sites', '--data-dir', w.t.dataDir])
+    const listed = await cli(['queue', 'sites', '--data-dir', w.t.dataDir, ...w.t.databaseFlags])
     expect(listed.code).toBe(0)
     expect(listed.out).toMatch(/^SITE\s+QUEUED\s+CONN\s+MSG\/CONN\s+MSG\/MIN\s+RATE\/MIN\s+STATE/)
     expect(listed.out).toContain('slowed down (x1/2) until')
-    const json = JSON.parse((await cli(['queue', 'sites', '--json', '--data-dir', w.t.dataDir])).out)
+    const json = JSON.parse((await cli(['queue', 'sites', '--json', '--data-dir', w.t.dataDir, ...w.t.databaseFlags])).out)
     expect(json.find((s: any) => s.name === 'mx.throttle.example').throttle.level).toBe(1)
 
     const metrics = await w.t.request('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })

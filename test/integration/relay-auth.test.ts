@@ -35,7 +35,7 @@ afterAll(async () => {
 const FROM = 'ada@sender.example.com'
 const MESSAGE = `From: ${FROM}\r\nTo: bob@example.net\r\nSubject: hello\r\n\r\nHello.\r\n`
 const base64 = (text: string) => Buffer.from(text).toString('base64')
-const flags = (yes = true) => ['--data-dir', w.t.dataDir, '--json', ...(yes ? ['--yes'] : [])]
+const flags = (yes = true) => ['--data-dir', w.t.dataDir, ...w.t.databaseFlags, '--json', ...(yes ? ['--yes'] : [])]
 
 /** A new secret key of the world's project, made by the CLI (another connection to the database). */
 async function newKey(): Promise<{ id: number; key: string }> {

@@ -27,6 +27,19 @@ export const listDomains = (db: Db, projectId?: number) => {
 export const updateDomain = (db: Db, id: number, changes: Updateable<DomainTable>) =>
   db.updateTable('domains').set(changes).where('id', '=', id).returningAll().executeTakeFirst() as Promise<DomainRow | undefined>
 
+/**
+ * Marks a check as running, in one statement that reads and writes the flag: of processes sharing
+ * a database, one takes the check. Undefined when the domain is gone or a check already runs.
+ */
+export const beginDomainCheck = (db: Db, id: number, now: number) =>
+  db
+    .updateTable('domains')
+    .set({ is_verifying: 1, updated_at: now })
+    .where('id', '=', id)
+    .where('is_verifying', '=', 0)
+    .returningAll()
+    .executeTakeFirst() as Promise<DomainRow | undefined>
+
 export const deleteDomain = (db: Db, projectId: number, id: number) =>
   db.deleteFrom('domains').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
 

@@ -97,11 +97,7 @@ export async function setTracking(db: Db, projectId: number, id: number, flags: 
 }
 
 /** Marks a check as running; undefined when the domain is gone or a check already runs. */
-export async function beginCheck(db: Db, id: number, now: number) {
-  const row = await repo.findDomainById(db, id)
-  if (!row || row.is_verifying === 1) return undefined
-  return repo.updateDomain(db, id, { is_verifying: 1, updated_at: now })
-}
+export const beginCheck = (db: Db, id: number, now: number) => repo.beginDomainCheck(db, id, now)
 
 /** Saves what a check found and moves the domain's status; schedules the next check. */
 export async function finishCheck(db: Db, id: number, verdicts: Map<RecordKind, Verdict>, settings: DomainSettings, now: number) {

@@ -1,4 +1,4 @@
-import { lockName } from '../../db/locks.ts'
+import { lockName } from '../../db/locking.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict } from '../../lib/errors.ts'
 import { sha256Hex } from '../../lib/crypto.ts'

@@ -1,5 +1,4 @@
 import { sql, type SqlBool } from 'kysely'
-import { byteLength } from '../../db/bytes.ts'
 import type { Db, DeliveryState } from '../../db/schema.ts'
 
 /** Deliveries in these states still need their email's message: its body is never pruned. */
@@ -38,12 +37,12 @@ const prunable = (cutoff: number) =>
     AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.email_id = c.email_id AND d.state IN (${sql.join(WAITING)}))`
 
 /**
- * Bytes of a body's columns, under `table` (RETURNING names the deleted row's columns bare). The
- * message is a blob, whose length is in bytes on both dialects.
+ * Bytes of a body's columns, under `table` (RETURNING names the deleted row's columns bare): the
+ * text columns' UTF-8 bytes, not their characters (`octet_length` says so on both databases).
  */
-const bytesOf = (db: Db, table?: string) => {
+const bytesOf = (table?: string) => {
   const column = (name: string) => sql.ref(table ? `${table}.${name}` : name)
-  return sql<number>`length(${column('mime')}) + coalesce(${byteLength(db, column('html'))}, 0) + coalesce(${byteLength(db, column('text'))}, 0)`
+  return sql<number>`length(${column('mime')}) + coalesce(octet_length(${column('html')}), 0) + coalesce(octet_length(${column('text')}), 0)`
 }
 
 /**
@@ -60,7 +59,7 @@ export async function pruneBodies(db: Db, cutoff: number, options: PruneOptions)
     const window = await db
       .selectFrom('email_contents as c')
       .select('c.email_id as id')
-      .select(sql<number | null>`CASE WHEN ${prunable(cutoff)} THEN ${bytesOf(db, 'c')} END`.as('bytes'))
+      .select(sql<number | null>`CASE WHEN ${prunable(cutoff)} THEN ${bytesOf('c')} END`.as('bytes'))
       .where('c.email_id', '>', after)
       .orderBy('c.email_id')
       .limit(SCAN_WINDOW)
@@ -105,7 +104,7 @@ async function deleteBodies(trx: Db, cutoff: number, ids: string[]): Promise<Pru
     .deleteFrom('email_contents as c')
     .where('c.email_id', 'in', ids)
     .where(prunable(cutoff))
-    .returning(bytesOf(trx).as('bytes'))
+    .returning(bytesOf().as('bytes'))
     .execute()
   return countOf(deleted)
 }

@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { MIGRATIONS } from '../../../migrations/index.ts'
+import { openTestDatabase } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
-import { openSqlite } from '../../db/sqlite.ts'
-import { migrate } from '../../db/migrator.ts'
 import type { ReceivedOutcome } from '../../db/schema.ts'
 import { listReports, recordReport, REPORTS_KEPT, type ReceivedReport } from './received-reports.repository.ts'
 
 let database: Database
 
 beforeAll(async () => {
-  database = openSqlite(':memory:')
-  await migrate(database.db, MIGRATIONS)
+  database = await openTestDatabase()
 })
 
 afterAll(() => database.close())

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { commitOrderOf, committedAfter, cursorAt, isAfter, lastSettled, readingOrder, upTo, type EventCursor } from '../../db/event-cursors.ts'
 import { recordTable, textsIn } from '../../db/lists.ts'
-import { lockedRow } from '../../db/row-locks.ts'
+import { lockedRow } from '../../db/locking.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Condition } from '../segments/condition.ts'
 import { compileCondition } from '../segments/compile.ts'

@@ -40,11 +40,13 @@ export async function mapDomains(db: Db, entries: ReadonlyArray<{ domain: string
 export async function siteQueues(db: Db, cap: number, projectId?: number): Promise<Map<string, number>> {
   let waiting = db.selectFrom('deliveries').select('recipient_domain').where(WAITING)
   if (projectId !== undefined) waiting = waiting.where('project_id', '=', projectId)
+  const site = sql<string>`coalesce(m.site, 'domain:' || w.recipient_domain)`
+  // Grouped by the expression, not by its name: both databases read a bare `site` as m.site's column.
   const rows = await db
     .selectFrom(waiting.limit(cap).as('w'))
     .leftJoin('delivery_site_domains as m', 'm.domain', 'w.recipient_domain')
-    .select([sql<string>`coalesce(m.site, 'domain:' || w.recipient_domain)`.as('site'), (eb) => eb.fn.countAll<number>().as('count')])
-    .groupBy('site')
+    .select([site.as('site'), (eb) => eb.fn.countAll<number>().as('count')])
+    .groupBy(site)
     .execute()
   return new Map(rows.map((row) => [row.site, Number(row.count)]))
 }

@@ -2,7 +2,7 @@ import { migrationsFor } from '../../migrations/index.ts'
 import { databaseTarget } from '../app.ts'
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.ts'
 import { SETTINGS, flagName } from '../config/schema.ts'
-import { openDatabase, refuseUnfinishedDialect } from '../db/client.ts'
+import { openDatabase } from '../db/client.ts'
 import { DatabaseError } from '../db/errors.ts'
 import { MigrationError, migrate } from '../db/migrator.ts'
 import { AppError } from '../lib/errors.ts'
@@ -129,7 +129,6 @@ function createContext(command: Command, words: string[], flags: Record<string, 
     loadConfig: load,
     async withDb(work) {
       const config = load()
-      refuseUnfinishedDialect(databaseTarget(config.config))
       const database = await openDatabase(databaseTarget(config.config))
       try {
         await migrate(database.db, migrationsFor(database.dialect))

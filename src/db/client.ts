@@ -1,5 +1,4 @@
 import { PostgresAdapter, sql } from 'kysely'
-import { DATABASE_URL_SETTING, DatabaseError } from './errors.ts'
 import { openPostgres } from './postgres.ts'
 import type { Db } from './schema.ts'
 import { openSqlite } from './sqlite.ts'
@@ -22,20 +21,6 @@ export type DatabaseTarget = { dialect: 'sqlite'; path: string } | { dialect: 'p
  */
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   return target.dialect === 'sqlite' ? openSqlite(target.path) : openPostgres(target.url)
-}
-
-/**
- * Serving from PostgreSQL is being built: its schema and migrations are in, the queries of the
- * rest of the code are not all written for it yet. Until they are (the whole suite passing on
- * it), the commands a user runs, but `mailstead migrate`, refuse it rather than half work. The
- * app itself opens it, so that the tests can run on it meanwhile.
- */
-export function refuseUnfinishedDialect(target: DatabaseTarget): void {
-  if (target.dialect === 'postgres') {
-    throw new DatabaseError(
-      `${DATABASE_URL_SETTING}: this version of Mailstead can migrate a PostgreSQL database but not yet serve or manage one from it; unset it to use SQLite in the data directory`,
-    )
-  }
 }
 
 /** The dialect a handle (or a transaction from it) talks to. */

@@ -1,5 +1,4 @@
-import { createApp, databaseTarget } from '../../app.ts'
-import { refuseUnfinishedDialect } from '../../db/client.ts'
+import { createApp } from '../../app.ts'
 import type { Command } from '../command.ts'
 
 export const serveCommand: Command = {
@@ -7,7 +6,6 @@ export const serveCommand: Command = {
   summary: 'Run the server: migrations, then the HTTP API, until SIGINT or SIGTERM',
   async run(context) {
     const { config } = context.loadConfig()
-    refuseUnfinishedDialect(databaseTarget(config))
     const app = await createApp(config)
     await app.start()
     const signal = await context.io.stopSignal

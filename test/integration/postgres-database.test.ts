@@ -45,17 +45,14 @@ describe('mailstead migrate on PostgreSQL', () => {
   })
 })
 
-describe('what is not built on PostgreSQL yet refuses it instead of half working', () => {
-  test('serve and the commands that manage data say so, naming the setting, and write nothing', async () => {
+describe('the data commands on PostgreSQL', () => {
+  test('project create writes to the database the URL names', async () => {
     const { url } = await fresh()
-    for (const command of [['serve', '--http-port', '0'], ['project', 'create', '--name', 'X']]) {
-      const result = await cli([...command, '--data-dir', dataDir(), '--secret', SECRET, '--database-url', url])
-      expect(result.code).toBe(1)
-      expect(result.err).toContain('MAILSTEAD_DATABASE_URL (--database-url): this version of Mailstead can migrate a PostgreSQL database but not yet serve')
-    }
+    const result = await cli(['project', 'create', '--name', 'On PostgreSQL', '--json', '--data-dir', dataDir(), '--secret', SECRET, '--database-url', url])
+    expect(result.code).toBe(0)
     const database = await openPostgres(url)
     try {
-      expect((await sql<{ count: number }>`SELECT count(*) AS count FROM projects`.execute(database.db)).rows).toEqual([{ count: 0 }])
+      expect((await sql<{ name: string }>`SELECT name FROM projects`.execute(database.db)).rows).toEqual([{ name: 'On PostgreSQL' }])
     } finally {
       await database.close()
     }

@@ -13,6 +13,8 @@ export interface ChildWorld {
   /** The receiving server of recipients at example.net. */
   mx: FakeMx
   dir: string
+  /** The PostgreSQL database the server keeps its data in when the suite runs there; on SQLite, none (the file in `dir`). */
+  databaseUrl: string | undefined
   /** The HTTP port the server listens on. */
   port: number
   /** The settings flags the server runs with (all but --http-port). */
@@ -54,6 +56,7 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
     dns,
     mx,
     dir,
+    databaseUrl: database?.url,
     port,
     flags,
     child: undefined,

@@ -2,13 +2,16 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { MIGRATIONS, POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
+import { freshPostgres, onPostgres, type TestDatabase } from '../helpers/postgres.ts'
 import { parseMime } from '../helpers/sending.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 let dir: string
 let binary: string
 let w: ChildWorld | undefined
+let database: TestDatabase | undefined
 
 /** The binary `npm run build` makes, built here into a directory with nothing beside it. */
 beforeAll(() => {
@@ -20,6 +23,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   await w?.close()
+  await database?.drop()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -32,10 +36,12 @@ test('the compiled binary is one executable that answers --help', () => {
   expect(help.stdout.toString()).toContain('serve')
 })
 
-test('the compiled binary runs its migrations with no node_modules beside it', () => {
-  const migrated = run('migrate', '--data-dir', join(dir, 'data'))
+test('the compiled binary runs its migrations with no node_modules beside it', async () => {
+  // On PostgreSQL, into an empty database: its driver is in the binary too.
+  database = onPostgres ? await freshPostgres({ empty: true }) : undefined
+  const migrated = run('migrate', '--data-dir', join(dir, 'data'), ...(database ? ['--database-url', database.url] : []))
   expect(migrated.exitCode).toBe(0)
-  expect(migrated.stdout.toString() + migrated.stderr.toString()).toContain('0001_init')
+  expect(migrated.stdout.toString() + migrated.stderr.toString()).toContain((onPostgres ? POSTGRES_MIGRATIONS : MIGRATIONS)[0]!.name)
 })
 
 test('the compiled binary serves /health and sends a DKIM-signed email to an MX', async () => {

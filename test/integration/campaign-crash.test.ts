@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { openSqlite } from '../../src/db/sqlite.ts'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
+import { openDirect } from '../helpers/direct-db.ts'
 
 const COUNT = 240
 let w: ChildWorld
@@ -33,7 +32,8 @@ test('killed with SIGKILL in the middle of a campaign, the server goes on where 
     if (status !== 'SENT') await Bun.sleep(50)
   }
   expect(status).toBe('SENT')
-  const database = openSqlite(join(w.dir, 'mailstead.db'))
+  // The server's database, read beside it: SQLite's file, or its PostgreSQL database.
+  const database = await openDirect(w)
   try {
     for (let i = 0; i < 400; i++) {
       const waiting = await database.db.selectFrom('deliveries').select('id').where('state', '!=', 'delivered').execute()

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { openSqlite } from '../../src/db/sqlite.ts'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
+import { openDirect } from '../helpers/direct-db.ts'
 
 let w: ChildWorld
 
@@ -29,7 +28,8 @@ test('killed with SIGKILL in the middle of a run, the server loses no accepted m
   expect(atKill).toBeLessThan(300)
 
   await w.start()
-  const database = openSqlite(join(w.dir, 'mailstead.db'))
+  // The server's database, read beside it: SQLite's file, or its PostgreSQL database.
+  const database = await openDirect(w)
   try {
     let states: Record<string, number> = {}
     for (let i = 0; i < 300; i++) {

@@ -1,4 +1,3 @@
-import { Database } from 'bun:sqlite'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -7,6 +6,9 @@ import { freePort, SOURCE_COMMAND } from '../helpers/child.ts'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
 import { FakeMx } from '../helpers/fake-mx.ts'
 import { cli } from '../helpers/cli.ts'
+import { readRows } from '../helpers/direct-db.ts'
+import { admin, onPostgres } from '../helpers/postgres.ts'
+import { createTestApp } from '../helpers/app.ts'
 import { RawSocket } from '../helpers/raw-socket.ts'
 
 const GRACE_S = 3
@@ -85,13 +87,13 @@ async function inTransaction(to = 'user@example.net') {
   return c
 }
 
-const readDb = <T>(query: string): T[] => {
-  const db = new Database(join(w.dir, 'mailstead.db'), { readonly: true })
-  try {
-    return db.query(query).all() as T[]
-  } finally {
-    db.close()
-  }
+/** Rows of the server's database, read beside it: its SQLite file, or its PostgreSQL database. */
+const readDb = <T>(query: string): Promise<T[]> => readRows<T>(w, query)
+
+/** SQLite's own check of its file: PostgreSQL keeps no file of ours to check. */
+const integrityChecked = async () => {
+  if (onPostgres) return
+  expect(await readDb<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
 }
 
 describe('SIGTERM during an SMTP relay session', () => {
@@ -110,10 +112,13 @@ describe('SIGTERM during an SMTP relay session', () => {
     expect(Date.now() - sent).toBeLessThan(GRACE_S * 1000)
     expect(stopLine()).toEqual([expect.objectContaining({ msg: expect.stringMatching(/^stopped in \d+ ms$/), smtpConnectionsCut: 0, httpCut: false, deliveriesLeft: 0 })])
 
-    // Checkpointed and closed: no WAL is left for the next start to replay.
-    expect(existsSync(join(w.dir, 'mailstead.db-wal'))).toBe(false)
-    expect(readDb<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
-    expect(readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${emailId}'`)).toEqual([{ state: 'queued' }])
+    // One STOP line, so no part failed to stop; on SQLite it says what the checkpoint did (PostgreSQL checkpoints by itself: no `wal` there).
+    if (onPostgres) expect(stopLine()[0]).not.toHaveProperty('wal')
+    else expect(stopLine()[0].wal).toEqual({ log: expect.any(Number), checkpointed: expect.any(Number) })
+    // Checkpointed and closed: no WAL is left for the next start to replay (SQLite's file).
+    if (!onPostgres) expect(existsSync(join(w.dir, 'mailstead.db-wal'))).toBe(false)
+    await integrityChecked()
+    expect(await readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${emailId}'`)).toEqual([{ state: 'queued' }])
     await start()
     for (let i = 0; i < 100 && !w.mx.received.some((m) => m.to.includes('user@example.net')); i++) await Bun.sleep(50)
     const received = w.mx.received.find((m) => m.to.includes('user@example.net'))!
@@ -132,7 +137,7 @@ describe('SIGTERM during an SMTP relay session', () => {
   })
 
   test('a transaction that outlasts the bound is cut off with a 421, and nothing of it is kept', async () => {
-    const emailsBefore = readDb<{ n: number }>('SELECT count(*) AS n FROM emails')[0]!.n
+    const emailsBefore = (await readDb<{ n: number }>('SELECT count(*) AS n FROM emails'))[0]!.n
     const c = await inTransaction('slow@example.net')
     const { code, ms } = await terminate(w.child!)
     expect(code).toBe(0)
@@ -140,7 +145,7 @@ describe('SIGTERM during an SMTP relay session', () => {
     expect(ms).toBeLessThan(GRACE_S * 1000 + 2000)
     expect(await c.closedByPeer()).toContain('421')
     expect(stopLine()).toEqual([expect.objectContaining({ smtpConnectionsCut: 1 })])
-    expect(readDb<{ n: number }>('SELECT count(*) AS n FROM emails')[0]!.n).toBe(emailsBefore)
+    expect((await readDb<{ n: number }>('SELECT count(*) AS n FROM emails'))[0]!.n).toBe(emailsBefore)
   })
 
   test('a second SIGTERM while stopping exits at once', async () => {
@@ -151,7 +156,7 @@ describe('SIGTERM during an SMTP relay session', () => {
     expect(code).toBe(143)
     expect(ms).toBeLessThan(1000)
     c.close()
-    expect(readDb<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
+    await integrityChecked()
   })
 })
 
@@ -167,7 +172,7 @@ describe('SIGTERM while HTTP requests are under way', () => {
     c.write(body.slice(10))
     expect(await c.until(/\r\n\r\n\{.*\}/s)).toStartWith('HTTP/1.1 201')
     expect(await child.exited).toBe(0)
-    expect(readDb<{ email: string }>("SELECT email FROM contacts WHERE email = 'late-request@example.com'")).toHaveLength(1)
+    expect(await readDb<{ email: string }>("SELECT email FROM contacts WHERE email = 'late-request@example.com'")).toHaveLength(1)
   })
 })
 
@@ -184,7 +189,7 @@ describe('SIGTERM during a delivery round', () => {
     const atStop = ofRound()
     expect(atStop).toBeLessThan(60)
     const states = Object.fromEntries(
-      readDb<{ state: string; n: number }>("SELECT state, count(*) AS n FROM deliveries WHERE recipient LIKE 'round%' GROUP BY state").map((r) => [r.state, r.n]),
+      (await readDb<{ state: string; n: number }>("SELECT state, count(*) AS n FROM deliveries WHERE recipient LIKE 'round%' GROUP BY state")).map((r) => [r.state, r.n]),
     )
     // Every message the MX took is recorded as delivered; nothing is left `sending`.
     expect(states).toEqual({ delivered: atStop, queued: 60 - atStop })
@@ -209,18 +214,41 @@ describe('SIGTERM during a delivery round', () => {
       expect(code).toBe(0)
       expect(ms).toBeLessThan(GRACE_S * 1000 + 2000)
       expect(stopLine()).toEqual([expect.objectContaining({ deliveriesLeft: 1 })])
-      expect(readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${sent.body.emailId}'`)).toEqual([{ state: 'queued' }])
+      expect(await readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${sent.body.emailId}'`)).toEqual([{ state: 'queued' }])
       slowness.delayMs = 0
       await start()
       for (let i = 0; i < 200 && slow.received.length === 0; i++) await Bun.sleep(20)
       expect(slow.received.map((m) => m.to)).toEqual([['patient@slow.example']])
       // The first copy was sent too, its answer never read: at least once, as after a crash.
       expect(slow.offered).toHaveLength(2)
-      const state = () => readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${sent.body.emailId}'`)[0]!.state
-      for (let i = 0; i < 100 && state() !== 'delivered'; i++) await Bun.sleep(20)
-      expect(state()).toBe('delivered')
+      const state = async () => (await readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${sent.body.emailId}'`))[0]!.state
+      for (let i = 0; i < 100 && (await state()) !== 'delivered'; i++) await Bun.sleep(20)
+      expect(await state()).toBe('delivered')
     } finally {
       await slow.stop()
+    }
+  })
+})
+
+describe('a stopped app', () => {
+  test('has closed its database: its pool (and, on PostgreSQL, its listening connection) hold no connection', async () => {
+    const t = await createTestApp()
+    try {
+      await t.app.start()
+      await t.project()
+      const name = onPostgres ? new URL(t.databaseFlags[1]!).pathname.slice(1) : undefined
+      const connections = () =>
+        admin((client) => client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]).then((r) => r.rows[0]!.n))
+      if (onPostgres) expect(await connections()).toBeGreaterThan(0)
+      await t.app.stop()
+      await expect(t.app.db.selectFrom('projects').select('id').execute()).rejects.toThrow()
+      // The server's side lets go of a closed connection a moment later.
+      if (onPostgres) {
+        for (let i = 0; i < 50 && (await connections()) > 0; i++) await Bun.sleep(20)
+        expect(await connections()).toBe(0)
+      }
+    } finally {
+      await t.close()
     }
   })
 })

@@ -23,7 +23,7 @@ const LABELS: Record<FindingStatus, string> = { ok: 'ok', warning: 'WARNING', fa
 export const doctorCommand: Command = {
   name: 'doctor',
   summary:
-    "Check the server now: PTR and FCrDNS, host name, blocklists and SPF of its IPs, outbound port 25, the TLS certificate, where the data is and who may read the data directory (exit code 1 when something failed)",
+    "Check the server now: PTR and FCrDNS, host name, blocklists and SPF of its IPs, outbound port 25, the TLS certificate, who may read the data directory (exit code 1 when something failed)",
   flags: {
     timeout: { description: `Seconds to wait for the outbound SMTP check (default ${DEFAULT_TIMEOUT_SECONDS})` },
     ...JSON_FLAG,

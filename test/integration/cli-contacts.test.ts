@@ -11,7 +11,7 @@ let data: string[]
 
 beforeAll(async () => {
   t = await createTestApp()
-  data = ['--data-dir', t.dataDir, '--secret', 'cli-test-secret-cli-test-secret-0123']
+  data = ['--data-dir', t.dataDir, ...t.databaseFlags, '--secret', 'cli-test-secret-cli-test-secret-0123']
 })
 
 afterAll(() => t.close())

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +9,7 @@ import { makeCertificate } from '../helpers/certificates.ts'
 import { cli } from '../helpers/cli.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
+import { onPostgres } from '../helpers/postgres.ts'
 
 const HOST = 'mx.mailstead.test'
 const IP = '203.0.113.5'
@@ -59,7 +60,7 @@ beforeAll(async () => {
   closed = (probe.address() as { port: number }).port
   await new Promise((resolve) => probe.close(resolve))
   good = [
-    ...['--data-dir', t.dataDir, '--secret', 'test-secret-test-secret-test-secret', '--hostname', HOST],
+    ...['--data-dir', t.dataDir, ...t.databaseFlags, '--secret', 'test-secret-test-secret-test-secret', '--hostname', HOST],
     ...['--dns-servers', dns.address, '--dns-timeout-ms', '300', '--public-ips', IP],
     ...(await certificateFiles('good', [HOST])),
   ]
@@ -99,21 +100,70 @@ describe('mailstead doctor', () => {
     expect(report.findings.find((f: { check: string }) => f.check === 'outbound-smtp').status).toBe('ok')
   })
 
-  test('a data directory or database others can read: a warning each, with the chmod that mends it', async () => {
-    const database = join(t.dataDir, 'mailstead.db')
+  test('a data directory others can read: a warning, with the chmod that mends it', async () => {
     chmodSync(t.dataDir, 0o755)
-    chmodSync(database, 0o644)
     try {
       const { code, out } = await cli(['doctor', '--json', ...good, ...target(greeting)])
       expect(code).toBe(0)
       const files = JSON.parse(out).findings.filter((f: { check: string }) => f.check === 'files')
       expect(files).toEqual([
         { check: 'files', subject: t.dataDir, status: 'warning', message: `${t.dataDir} (the data directory) is 755: other users on this machine can list and enter it.`, fix: `chmod 700 ${t.dataDir}` },
-        { check: 'files', subject: database, status: 'warning', message: `${database} (the database) is 644: other users on this machine can read it.`, fix: `chmod 600 ${database}` },
       ])
     } finally {
       chmodSync(t.dataDir, 0o700)
+    }
+  })
+
+  // The SQLite database is a file in the data directory; on PostgreSQL there is none to check.
+  test.skipIf(onPostgres)('a database others can read: a warning, with the chmod that mends it', async () => {
+    const database = join(t.dataDir, 'mailstead.db')
+    chmodSync(database, 0o644)
+    try {
+      const { code, out } = await cli(['doctor', '--json', ...good, ...target(greeting)])
+      expect(code).toBe(0)
+      const files = JSON.parse(out).findings.filter((f: { check: string }) => f.check === 'files')
+      expect(files).toEqual([
+        { check: 'files', subject: database, status: 'warning', message: `${database} (the database) is 644: other users on this machine can read it.`, fix: `chmod 600 ${database}` },
+      ])
+      expect(JSON.parse(out).findings.filter((f: { check: string }) => f.check === 'database')).toEqual([])
+    } finally {
       chmodSync(database, 0o600)
+    }
+  })
+
+  test.if(onPostgres)('on PostgreSQL: says the data is there, checks no database file, and still checks the secret', async () => {
+    const secret = join(t.dataDir, 'secret')
+    // Even a file of that name (a copy left behind, say) is not the database on PostgreSQL.
+    const stray = join(t.dataDir, 'mailstead.db')
+    writeFileSync(stray, '', { mode: 0o644 })
+    chmodSync(stray, 0o644)
+    const secretMode = existsSync(secret) ? statSync(secret).mode & 0o777 : undefined
+    if (secretMode === undefined) writeFileSync(secret, 'x'.repeat(40), { mode: 0o644 })
+    chmodSync(secret, 0o644)
+    try {
+      const { code, out } = await cli(['doctor', '--json', ...good, ...target(greeting)])
+      expect(code).toBe(0)
+      const findings = JSON.parse(out).findings as Record<string, unknown>[]
+      const url = new URL(t.databaseFlags[1]!)
+      const where = `postgres://${url.username}@${url.hostname}:${url.port || '5432'}${url.pathname}`
+      expect(findings.filter((f) => f.check === 'database')).toEqual([
+        {
+          check: 'database',
+          subject: where,
+          status: 'ok',
+          message: `The data is in PostgreSQL (${where}): who may read it is set by PostgreSQL's roles and pg_hba.conf, not by files in the data directory.`,
+        },
+      ])
+      expect(findings.filter((f) => f.check === 'files')).toEqual([
+        { check: 'files', subject: secret, status: 'warning', message: `${secret} (the secret that signs tokens and seals keys) is 644: other users on this machine can read it.`, fix: `chmod 600 ${secret}` },
+      ])
+      const text = await cli(['doctor', ...good, ...target(greeting)])
+      expect(text.out).toContain(`ok         database         The data is in PostgreSQL (${where})`)
+      expect(text.out).not.toContain('mailstead.db')
+    } finally {
+      rmSync(stray)
+      if (secretMode === undefined) rmSync(secret)
+      else chmodSync(secret, secretMode)
     }
   })
 

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MIGRATIONS } from '../../migrations/index.ts'
+import { migrationsFor } from '../../migrations/index.ts'
 import { COMMANDS } from '../../src/cli/index.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { cli } from '../helpers/cli.ts'
+import { freshPostgres, onPostgres } from '../helpers/postgres.ts'
 
 const SECRET = 'cli-test-secret-cli-test-secret-0123'
 let t: TestApp
@@ -13,7 +14,7 @@ let data: string[]
 
 beforeAll(async () => {
   t = await createTestApp()
-  data = ['--data-dir', t.dataDir, '--secret', SECRET]
+  data = ['--data-dir', t.dataDir, ...t.databaseFlags, '--secret', SECRET]
 })
 
 afterAll(() => t.close())
@@ -123,10 +124,17 @@ describe('config and migrations', () => {
 
   test('migrate applies the migrations once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mailstead-cli-'))
-    const first = await cli(['migrate', '--data-dir', dir, '--secret', SECRET])
-    expect(first).toMatchObject({ code: 0, out: `Applied ${MIGRATIONS.map((m) => m.name).join(', ')}` })
-    const second = await cli(['migrate', '--data-dir', dir, '--secret', SECRET])
-    expect(second).toMatchObject({ code: 0, out: 'Database is up to date' })
+    // On PostgreSQL a new, empty database stands for the new data directory's SQLite file.
+    const empty = onPostgres ? await freshPostgres({ empty: true }) : undefined
+    try {
+      const flags = ['--data-dir', dir, ...(empty ? ['--database-url', empty.url] : []), '--secret', SECRET]
+      const first = await cli(['migrate', ...flags])
+      expect(first).toMatchObject({ code: 0, out: `Applied ${migrationsFor(onPostgres ? 'postgres' : 'sqlite').map((m) => m.name).join(', ')}` })
+      const second = await cli(['migrate', ...flags])
+      expect(second).toMatchObject({ code: 0, out: 'Database is up to date' })
+    } finally {
+      await empty?.drop()
+    }
   })
 
   test.each([

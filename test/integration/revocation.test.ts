@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { cli } from '../helpers/cli.ts'
 import { mailsteadChild } from '../helpers/cli-child.ts'
 import { HttpSocket } from '../helpers/http-socket.ts'
+import { onPostgres } from '../helpers/postgres.ts'
 
 let t: TestApp
 let flags: string[]
@@ -11,10 +12,16 @@ let flags: string[]
 beforeAll(async () => {
   t = await createTestApp()
   await t.app.start()
-  flags = ['--data-dir', t.dataDir, '--secret', 'test-secret-test-secret-test-secret', '--dns-servers', '127.0.0.1:9']
+  flags = ['--data-dir', t.dataDir, ...t.databaseFlags, '--secret', 'test-secret-test-secret-test-secret', '--dns-servers', '127.0.0.1:9']
 })
 
 afterAll(() => t.close())
+
+/**
+ * Until another process's commit shows: at once on SQLite (its data_version); PostgreSQL's change
+ * signal is read at most once a second (src/db/client.ts, changeVersion).
+ */
+const signalled = () => (onPostgres ? Bun.sleep(1_100) : Promise.resolve())
 
 const open = () => HttpSocket.open(Number(new URL(t.app.url).port))
 const keyIdOf = async (projectId: number, type: 'secret' | 'public') => (await listKeys(t.app.db, projectId)).find((key) => key.type === type)!.id
@@ -27,6 +34,7 @@ describe('revocation on a connection kept open', () => {
     for (let i = 0; i < 3; i++) expect((await socket.request('GET', '/contacts', { key: project.secretKey })).status).toBe(200)
     const revoked = await mailsteadChild(['key', 'revoke', String(await keyIdOf(project.id, 'secret')), '--yes', ...flags])
     expect(revoked.code).toBe(0)
+    await signalled()
     const refused = await socket.request('GET', '/contacts', { key: project.secretKey })
     expect(refused).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } })
     expect(socket.closed).toBe(false)

@@ -3,6 +3,7 @@ import { databasePath, selfCheckSettingsOf } from '../../app.ts'
 import { secretPath } from '../../config/secret.ts'
 import { privateFileFindings, type PrivatePath } from '../../lib/private-files.ts'
 import type { Config } from '../../config/schema.ts'
+import { describe as describePostgres } from '../../db/postgres.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { checkOutbound, type OutboundTarget } from '../../delivery/outbound-check.ts'
 import { hostAddresses } from '../../dns/host-addresses.ts'
@@ -10,7 +11,7 @@ import { createResolver } from '../../dns/resolver.ts'
 import { createServerChecks } from '../../dns/self-checks.ts'
 import { isoTime, systemClock } from '../../lib/clock.ts'
 import { AppError } from '../../lib/errors.ts'
-import { countByStatus, type Finding, type FindingStatus } from '../../lib/findings.ts'
+import { countByStatus, finding, type Finding, type FindingStatus } from '../../lib/findings.ts'
 import { certificateFindings } from '../../smtp/certificate-check.ts'
 import { CliError } from '../args.ts'
 import { commandLogger, JSON_FLAG, print, type Command, type Context } from '../command.ts'
@@ -41,7 +42,7 @@ export const doctorCommand: Command = {
       })
       // Stored like the checker's own run, so /health shows the state just checked.
       const [report, outbound] = await Promise.all([checks.run(), checkOutbound(outboundTarget(config), timeoutMs, hostAddresses(resolver))])
-      const findings = [...report.findings, outbound, ...certificateFindings(config, Date.now()), ...privateFileFindings(dataFiles(config))]
+      const findings = [...report.findings, outbound, ...certificateFindings(config, Date.now()), ...databaseFindings(config), ...privateFileFindings(dataFiles(config))]
       const counts = countByStatus(findings)
       print(context, { checkedAt: isoTime(report.checkedAt), hostname: report.hostname, ips: report.ips, counts, findings }, () => [
         `Mailstead doctor: ${report.hostname}${report.ips.length > 0 ? `, sending from ${report.ips.join(', ')}` : ''}`,
@@ -55,20 +56,36 @@ export const doctorCommand: Command = {
   },
 }
 
-/** What the data directory holds that no other user should read: the database and its logs, the secret, TLS keys, uploads. */
+/**
+ * What the data directory holds that no other user should read: the SQLite database and its logs
+ * (when the data is there), the secret, TLS keys, uploads.
+ */
 function dataFiles(config: Config): PrivatePath[] {
-  const database = databasePath(config)
   return [
     { path: config.dataDir, kind: 'dir', what: 'the data directory' },
-    { path: database, kind: 'file', what: 'the database' },
-    { path: `${database}-wal`, kind: 'file', what: "the database's write-ahead log" },
-    { path: `${database}-shm`, kind: 'file', what: "the database's shared memory" },
+    ...(config.databaseUrl ? [] : sqliteFiles(databasePath(config))),
     { path: secretPath(config.dataDir), kind: 'file', what: 'the secret that signs tokens and seals keys' },
     { path: join(config.dataDir, 'tls'), kind: 'dir', what: 'the self-signed TLS key and certificate' },
     { path: join(config.dataDir, 'tls', 'self-signed.key'), kind: 'file', what: 'the self-signed TLS key' },
     ...(config.tlsKey ? [{ path: config.tlsKey, kind: 'file' as const, what: 'the TLS key (MAILSTEAD_TLS_KEY)' }] : []),
     { path: join(config.dataDir, 'imports'), kind: 'dir', what: 'contact imports being read' },
   ]
+}
+
+const sqliteFiles = (database: string): PrivatePath[] => [
+  { path: database, kind: 'file', what: 'the database' },
+  { path: `${database}-wal`, kind: 'file', what: "the database's write-ahead log" },
+  { path: `${database}-shm`, kind: 'file', what: "the database's shared memory" },
+]
+
+/**
+ * Where the data is, on PostgreSQL: there is no database file in the data directory to check, and
+ * who may read the data is for PostgreSQL's roles and pg_hba.conf to say.
+ */
+function databaseFindings(config: Config): Finding[] {
+  if (!config.databaseUrl) return []
+  const where = describePostgres(config.databaseUrl)
+  return [finding('database', where, 'ok', `The data is in PostgreSQL (${where}): who may read it is set by PostgreSQL's roles and pg_hba.conf, not by files in the data directory.`)]
 }
 
 function timeoutOf(context: Context): number {

@@ -6,7 +6,7 @@ import { migrationsFor } from '../migrations/index.ts'
 import { ConfigError } from './config/errors.ts'
 import type { Config, Role } from './config/schema.ts'
 import { singleton } from './cluster/singleton.ts'
-import { listenForWork } from './cluster/wakeups.ts'
+import { listenToOthers } from './cluster/wakeups.ts'
 import type { Listening } from './db/notifications.ts'
 import { errorBody } from './http/errors.ts'
 import { AppError } from './lib/errors.ts'
@@ -352,8 +352,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         mtaSts.start()
       }
       if (runs('scheduler')) for (const part of schedulerParts) await part.start()
-      wakeups = listenForWork(
+      wakeups = listenToOthers(
         config.databaseUrl,
+        database.db,
         {
           ...(runs('delivery') && { deliveries: () => deliveries.queued() }),
           ...(runs('scheduler') && { webhook_deliveries: () => webhooks.wake(), workflow_executions: () => workflows.wake(), contact_imports: () => imports.queued() }),

@@ -28,7 +28,10 @@ export function dialectOf(db: Db): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }
 
-/** How long PostgreSQL's change signal, once read, is trusted: well within the 5 s a change may take to reach every process. */
+/**
+ * How long PostgreSQL's change signal, once read, is trusted when no announcement says otherwise
+ * (`forgetChangeVersion`): well within the 5 s a change may take to reach every process.
+ */
 const SIGNAL_READ_MS = 1000
 
 const signalRead = new WeakMap<Db, { at: number; version: Promise<number> }>()
@@ -49,4 +52,9 @@ export function changeVersion(db: Db): Promise<number> {
   // A failed read is not remembered: the next caller asks again.
   version.catch(() => signalRead.delete(db))
   return version
+}
+
+/** A change was announced (a NOTIFY of the change signal): the next `changeVersion` reads it again. */
+export function forgetChangeVersion(db: Db): void {
+  signalRead.delete(db)
 }

@@ -4,13 +4,16 @@ import pg from 'pg'
 export const WORK_CHANNEL = 'mailstead_work'
 export const WORK_TABLES = ['deliveries', 'webhook_deliveries', 'workflow_executions', 'contact_imports'] as const
 
+/** The channel a change to keys, projects or domains is announced on (migration 0019). */
+export const CHANGES_CHANNEL = 'mailstead_changes'
+
 export interface Listening {
   close(): Promise<void>
 }
 
 export interface ListenOptions {
-  /** Each notification's payload. */
-  onMessage(payload: string): void
+  /** Each notification: its channel and payload. */
+  onMessage(channel: string, payload: string): void
   /** After a connection was lost and made again: what was announced meanwhile was missed. */
   onReconnect(): void
   onError(error: Error): void
@@ -21,10 +24,10 @@ export interface ListenOptions {
 const MAX_RETRY_MS = 30_000
 
 /**
- * LISTENs on `channel` of the PostgreSQL at `url` on a connection of its own (a pooled one
+ * LISTENs on `channels` of the PostgreSQL at `url` on a connection of its own (a pooled one
  * cannot hold a LISTEN), connecting again after it is lost, for as long as it is not closed.
  */
-export function listen(url: string, channel: string, options: ListenOptions): Listening {
+export function listen(url: string, channels: readonly string[], options: ListenOptions): Listening {
   const firstRetryMs = options.retryMs ?? 1000
   let client: pg.Client | undefined
   let closed = false
@@ -35,7 +38,7 @@ export function listen(url: string, channel: string, options: ListenOptions): Li
   const connect = async () => {
     if (closed) return
     const next = new pg.Client({ connectionString: url })
-    next.on('notification', (message) => options.onMessage(message.payload ?? ''))
+    next.on('notification', (message) => options.onMessage(message.channel, message.payload ?? ''))
     next.on('error', (error) => options.onError(error))
     next.on('end', () => {
       if (client !== next || closed) return
@@ -44,7 +47,7 @@ export function listen(url: string, channel: string, options: ListenOptions): Li
     })
     try {
       await next.connect()
-      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+      for (const channel of channels) await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
     } catch (error) {
       options.onError(error as Error)
       await next.end().catch(() => {})

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { sql } from 'kysely'
-import { listenForWork } from '../../src/cluster/wakeups.ts'
+import { listenToOthers } from '../../src/cluster/wakeups.ts'
+import { changeVersion } from '../../src/db/client.ts'
 import { openPostgres } from '../../src/db/postgres.ts'
 import { silentLogger } from '../../src/lib/logger.ts'
 import { admin, freshPostgres, type TestDatabase } from '../helpers/postgres.ts'
@@ -20,8 +21,8 @@ describe('new work wakes an idle process on PostgreSQL', () => {
     const target = await freshPostgres()
     made.push(target)
     const woken: string[] = []
-    const listening = listenForWork(target.url, { deliveries: () => woken.push('deliveries'), workflow_executions: () => woken.push('workflows') }, silentLogger)!
     const other = await openPostgres(target.url)
+    const listening = listenToOthers(target.url, other.db, { deliveries: () => woken.push('deliveries'), workflow_executions: () => woken.push('workflows') }, silentLogger)!
     try {
       await Bun.sleep(300)
       await sql`INSERT INTO projects (name, created_at, updated_at) VALUES ('P', 1, 1)`.execute(other.db)
@@ -35,8 +36,8 @@ describe('new work wakes an idle process on PostgreSQL', () => {
       await Bun.sleep(300)
       expect(woken).toEqual(['deliveries'])
     } finally {
-      await other.close()
       await listening.close()
+      await other.close()
     }
   })
 
@@ -44,7 +45,8 @@ describe('new work wakes an idle process on PostgreSQL', () => {
     const target = await freshPostgres()
     made.push(target)
     const woken: string[] = []
-    const listening = listenForWork(target.url, { deliveries: () => woken.push('deliveries'), contact_imports: () => woken.push('imports') }, silentLogger)!
+    const own = await openPostgres(target.url)
+    const listening = listenToOthers(target.url, own.db, { deliveries: () => woken.push('deliveries'), contact_imports: () => woken.push('imports') }, silentLogger)!
     try {
       await Bun.sleep(300)
       const ended = await admin((client) =>
@@ -55,10 +57,42 @@ describe('new work wakes an idle process on PostgreSQL', () => {
       expect(woken.sort()).toEqual(['deliveries', 'imports'])
     } finally {
       await listening.close()
+      await own.close()
     }
   })
 
-  test('SQLite (no URL) has nothing to listen to', () => {
-    expect(listenForWork(null, { deliveries: () => {} }, silentLogger)).toBeUndefined()
+  test('a change to keys or projects committed by another process is seen at once, not a second later', async () => {
+    const target = await freshPostgres()
+    made.push(target)
+    const [own, other] = [await openPostgres(target.url), await openPostgres(target.url)]
+    const listening = listenToOthers(target.url, own.db, {}, silentLogger)!
+    try {
+      await Bun.sleep(300)
+      const read = Date.now()
+      const before = await changeVersion(own.db)
+      await sql`INSERT INTO projects (name, created_at, updated_at) VALUES ('P', 1, 1)`.execute(other.db)
+      // Trusted for a second once read, unless announced: well before the second is up it has moved.
+      let now = before
+      while (now === before && Date.now() - read < 900) {
+        await Bun.sleep(20)
+        now = await changeVersion(own.db)
+      }
+      expect(now).toBeGreaterThan(before)
+    } finally {
+      await listening.close()
+      await own.close()
+      await other.close()
+    }
+  })
+
+  test('SQLite (no URL) has nothing to listen to', async () => {
+    const target = await freshPostgres()
+    made.push(target)
+    const any = await openPostgres(target.url)
+    try {
+      expect(listenToOthers(null, any.db, { deliveries: () => {} }, silentLogger)).toBeUndefined()
+    } finally {
+      await any.close()
+    }
   })
 })

@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { sql } from 'kysely'
-import { openSqlite } from '../../src/db/sqlite.ts'
-import { join } from 'node:path'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createChildWorld } from '../helpers/child-world.ts'
 import { freePort, startServer } from '../helpers/child.ts'
-import { onPostgres } from '../helpers/postgres.ts'
+import { readRows } from '../helpers/direct-db.ts'
 
 const SINGLETONS = ['body-pruner', 'domain-checker', 'guardrail-monitor', 'membership-tracker']
 const closing: Array<() => Promise<void>> = []
@@ -66,19 +63,11 @@ describe('singletons run in one process at a time, by a lease', () => {
 })
 
 describe('a crash', () => {
-  // Child processes run `mailstead serve`, which refuses PostgreSQL until the port is finished.
-  test.skipIf(onPostgres)('SIGKILL of the process holding the leases: the other process takes over once they expire', async () => {
+  test('SIGKILL of the process holding the leases: the other process takes over once they expire', async () => {
     const w = await createChildWorld('singleton-test-secret-singleton-test-secret', {}, undefined, ['--lease-seconds', '2'])
     closing.push(() => w.close())
     await w.start()
-    const read = async () => {
-      const db = openSqlite(join(w.dir, 'mailstead.db'))
-      try {
-        return (await sql<{ name: string; owner: string }>`SELECT name, owner FROM leases ORDER BY name`.execute(db.db)).rows
-      } finally {
-        await db.close()
-      }
-    }
+    const read = () => readRows<{ name: string; owner: string }>(w, 'SELECT name, owner FROM leases ORDER BY name')
     const first = await until(read, (rows) => rows.length === SINGLETONS.length)
     const killedOwner = first[0]!.owner
     expect(first.every((l) => l.owner === killedOwner)).toBe(true)

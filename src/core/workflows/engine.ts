@@ -1,7 +1,7 @@
 import type { Logger } from '../../lib/logger.ts'
 import { createPump } from '../../lib/pump.ts'
 import { createWorkflowRunner, type RunnerDeps } from './runner.ts'
-import { scanEvents, type EventSource } from './scanner.ts'
+import { hasUnread, scanEvents, type EventSource } from './scanner.ts'
 import { dueTicks, enterTick } from './ticks.ts'
 
 export interface EngineDeps extends RunnerDeps {
@@ -30,6 +30,7 @@ export function createWorkflowEngine(deps: EngineDeps) {
     let did = 0
     let full = false
     for (const source of SOURCES) {
+      if (!(await hasUnread(deps.db, source))) continue
       const read = await deps.write((trx) => scanEvents(trx, source, CHUNK, deps.clock.now()))
       did += read
       full ||= read === CHUNK

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { commitOrderOf, committedAfter, cursorAt, isAfter, lastSettled, readingOrder, upTo, type EventCursor } from '../../db/event-cursors.ts'
+import { commitOrderOf, committedAfter, cursorAt, isAfter, lastSettled, readingOrder, START, upTo, type EventCursor } from '../../db/event-cursors.ts'
 import { recordTable, textsIn } from '../../db/lists.ts'
 import { lockedRow } from '../../db/locking.ts'
 import type { Db } from '../../db/schema.ts'
@@ -38,6 +38,15 @@ async function cursorOf(db: Db, source: EventSource): Promise<EventCursor> {
     row = (await read())!
   }
   return { id: row.last_id, order: row.last_order }
+}
+
+/**
+ * Whether the source holds events past its cursor, read without the writer: a round with nothing
+ * new to read takes no write transaction (an idle server polls several times a second).
+ */
+export async function hasUnread(db: Db, source: EventSource): Promise<boolean> {
+  const row = await db.selectFrom('workflow_cursors').select(['last_id', 'last_order']).where('source', '=', source).executeTakeFirst()
+  return isAfter(await lastSettled(db, source), row ? { id: row.last_id, order: row.last_order } : START)
 }
 
 const moveCursor = (db: Db, source: EventSource, to: EventCursor) =>

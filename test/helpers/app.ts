@@ -48,8 +48,10 @@ export interface TestApp {
  */
 export async function createTestApp(settings: Record<string, string> = {}, options: AppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailstead-test-'))
-  const database = onPostgres ? await freshPostgres() : undefined
-  const databaseFlags = database ? ['--database-url', database.url] : []
+  // A test that names a database (another app's, to share it) gets that one, and no fresh one to drop.
+  const database = onPostgres && !settings['database-url'] ? await freshPostgres() : undefined
+  const url = settings['database-url'] ?? database?.url
+  const databaseFlags = url ? ['--database-url', url] : []
   const { config } = loadConfig({
     env: {},
     flags: {

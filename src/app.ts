@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { join } from 'node:path'
 import type { Server } from 'bun'
 import { migrationsFor } from '../migrations/index.ts'
-import { ConfigError } from './config/errors.ts'
 import type { Config, Role } from './config/schema.ts'
 import { singleton } from './cluster/singleton.ts'
 import { listenToOthers } from './cluster/wakeups.ts'
@@ -23,16 +21,15 @@ import { createWebhookCaller } from './core/workflows/webhook-caller.ts'
 import { signingSecretOf } from './core/workflows/workflows.service.ts'
 import { createDeliveryCaller } from './core/webhooks/caller.ts'
 import { createWebhookDispatcher } from './core/webhooks/dispatcher.ts'
-import type { DomainSettings } from './core/domains/domains.service.ts'
 import { createVerifier } from './core/verify/verify.service.ts'
 import { createBodyPruner } from './core/emails/pruner.ts'
 import { guardrailSettingsOf } from './core/guardrails/guard.ts'
 import { createGuardrailMonitor } from './core/guardrails/monitor.ts'
-import { openDatabase, type DatabaseTarget } from './db/client.ts'
+import { openDatabase } from './db/client.ts'
 import { checkpoint, startDbMaintenance } from './db/maintenance.ts'
 import { migrate } from './db/migrator.ts'
 import { createWriter } from './db/writer.ts'
-import { createAttempt, type DeliverySettings } from './delivery/attempt.ts'
+import { createAttempt } from './delivery/attempt.ts'
 import { createDeliveryLoop } from './delivery/loop.ts'
 import { releaseInFlight } from './delivery/queue.ts'
 import { createMxResolver } from './delivery/mx.ts'
@@ -42,7 +39,8 @@ import { createSmtpPool } from './delivery/smtp-client.ts'
 import { createTransfer } from './delivery/transfer.ts'
 import { createRouteProbe } from './delivery/ip-routes.ts'
 import { createMtaSts } from './delivery/mta-sts.ts'
-import { readCaFile, trustedCas } from './lib/outbound/trust.ts'
+import { trustedCas } from './lib/outbound/trust.ts'
+import { caFileOf, databaseTarget, deliverySettingsOf, domainSettingsOf, selfCheckSettingsOf } from './settings-of.ts'
 import { shapingOf } from './delivery/sites/configure.ts'
 import { createShaper } from './delivery/sites/shaper.ts'
 import { createSiteResolver } from './delivery/sites/site-resolver.ts'
@@ -54,7 +52,7 @@ import { createDomainChecker } from './dns/checker.ts'
 import { hostAddresses } from './dns/host-addresses.ts'
 import { serverIps } from './dns/server-ips.ts'
 import { createResolver } from './dns/resolver.ts'
-import { createServerChecks, type SelfCheckSettings } from './dns/self-checks.ts'
+import { createServerChecks } from './dns/self-checks.ts'
 import { trustedProxies } from './http/client-address.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
 import { startSmtpListeners, type SmtpListeners } from './smtp/listeners.ts'
@@ -78,13 +76,6 @@ export interface AppOptions {
  * would answer first with a bare 413.
  */
 const BUN_BODY_CAP = 1024 * 1024 * 1024
-
-/** SQLite's file in the data directory: where the data is unless `databaseUrl` says PostgreSQL. */
-export const databasePath = (config: Config) => join(config.dataDir, 'mailstead.db')
-
-/** Where this configuration keeps its data. */
-export const databaseTarget = (config: Config): DatabaseTarget =>
-  config.databaseUrl ? { dialect: 'postgres', url: config.databaseUrl } : { dialect: 'sqlite', path: databasePath(config) }
 
 /**
  * What each chunk of a contact import does in its transaction besides writing the contacts: the
@@ -383,38 +374,6 @@ export async function createApp(config: Config, options: AppOptions = {}) {
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>
-
-export const domainSettingsOf = (config: Config): DomainSettings => ({
-  secret: config.secret,
-  hostname: config.hostname,
-  returnPathLabel: config.returnPathLabel,
-  regions: config.regions,
-  graceMs: config.domainGraceHours * 3_600_000,
-  pendingCheckMs: config.domainCheckPendingMinutes * 60_000,
-  verifiedCheckMs: config.domainCheckVerifiedMinutes * 60_000,
-})
-
-export const selfCheckSettingsOf = (config: Config): SelfCheckSettings => ({
-  hostname: config.hostname,
-  publicIps: config.publicIps,
-  blocklists: config.blocklists,
-  smarthost: config.smarthost ? `${config.smarthost.host}:${config.smarthost.port}` : null,
-})
-
-export const deliverySettingsOf = (config: Config): DeliverySettings => ({
-  secret: config.secret,
-  retrySchedule: config.deliveryRetrySchedule,
-  attemptTimeoutMs: config.deliveryAttemptTimeoutSeconds * 1000,
-})
-
-/** The certificates of the deliveryCaFile setting; a file that cannot be used stops the start with why. */
-function caFileOf(path: string): string[] {
-  try {
-    return readCaFile(path)
-  } catch (error) {
-    throw new ConfigError(`Setting deliveryCaFile (MAILSTEAD_DELIVERY_CA_FILE): ${(error as Error).message}`)
-  }
-}
 
 /** This process among those sharing the database, as leases name it: host, pid and a random part (two apps in one process differ). */
 const processOwner = () => `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`

@@ -1,5 +1,5 @@
 import { migrationsFor } from '../../migrations/index.ts'
-import { databaseTarget } from '../app.ts'
+import { databaseTarget } from '../settings-of.ts'
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.ts'
 import { SETTINGS, flagName } from '../config/schema.ts'
 import { openDatabase } from '../db/client.ts'

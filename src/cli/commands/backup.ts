@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { databasePath } from '../../app.ts'
+import { databasePath } from '../../settings-of.ts'
 import type { Source } from '../../config/load.ts'
 import type { Config } from '../../config/schema.ts'
 import { secretPath } from '../../config/secret.ts'

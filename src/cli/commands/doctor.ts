@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { databasePath, selfCheckSettingsOf } from '../../app.ts'
+import { databasePath, selfCheckSettingsOf } from '../../settings-of.ts'
 import { secretPath } from '../../config/secret.ts'
 import { privateFileFindings, type PrivatePath } from '../../lib/private-files.ts'
 import type { Config } from '../../config/schema.ts'

@@ -1,4 +1,4 @@
-import { domainSettingsOf } from '../../app.ts'
+import { domainSettingsOf } from '../../settings-of.ts'
 import type { Config } from '../../config/schema.ts'
 import { checkDomainName } from '../../core/domains/domain-name.ts'
 import { recordLabel, toDomain } from '../../core/domains/domain.ts'

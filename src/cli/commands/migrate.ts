@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { MIGRATIONS, migrationsFor } from '../../../migrations/index.ts'
-import { databasePath, databaseTarget } from '../../app.ts'
+import { databasePath, databaseTarget } from '../../settings-of.ts'
 import type { Config } from '../../config/schema.ts'
 import { databaseUse } from '../../db/backup.ts'
 import { openDatabase, type Database } from '../../db/client.ts'

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { MIGRATIONS, POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
@@ -112,6 +113,34 @@ export async function openTestDatabase(): Promise<Database> {
     async close() {
       await database.close()
       await made.drop()
+    },
+  }
+}
+
+/**
+ * Two connections to one fresh, migrated database, as two processes would have: a SQLite file
+ * in a temporary directory, or a new PostgreSQL database. `close` closes both (and drops it).
+ */
+export async function twoConnections(): Promise<{ first: Database; second: Database; close(): Promise<void> }> {
+  const made = onPostgres ? await freshPostgres() : undefined
+  let first: Database
+  let second: Database
+  if (made) {
+    first = await openPostgres(made.url)
+    second = await openPostgres(made.url)
+  } else {
+    const path = join(mkdtempSync(join(tmpdir(), 'mailstead-two-')), 'db.sqlite')
+    first = openSqlite(path)
+    await migrate(first.db, MIGRATIONS)
+    second = openSqlite(path)
+  }
+  return {
+    first,
+    second,
+    async close() {
+      await second.close()
+      await first.close()
+      await made?.drop()
     },
   }
 }

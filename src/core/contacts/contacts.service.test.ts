@@ -1,14 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { MIGRATIONS } from '../../../migrations/index.ts'
-import { freshPostgres, onPostgres, type TestDatabase } from '../../../test/helpers/postgres.ts'
+import { onPostgres, twoConnections } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
-import { migrate } from '../../db/migrator.ts'
-import { openPostgres } from '../../db/postgres.ts'
 import type { Db } from '../../db/schema.ts'
-import { openSqlite } from '../../db/sqlite.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { createProject } from '../projects/projects.service.ts'
 import { saveContact } from './contacts.service.ts'
@@ -16,26 +9,14 @@ import { saveContact } from './contacts.service.ts'
 /** Two processes' connections to one database. */
 let first: Database
 let second: Database
-let made: TestDatabase | undefined
+let connections: Awaited<ReturnType<typeof twoConnections>>
 
 beforeEach(async () => {
-  if (onPostgres) {
-    made = await freshPostgres()
-    first = await openPostgres(made.url)
-    second = await openPostgres(made.url)
-    return
-  }
-  const path = join(mkdtempSync(join(tmpdir(), 'mailstead-contacts-')), 'db.sqlite')
-  first = openSqlite(path)
-  await migrate(first.db, MIGRATIONS)
-  second = openSqlite(path)
+  connections = await twoConnections()
+  ;({ first: first, second: second } = connections)
 })
 
-afterEach(async () => {
-  await second.close()
-  await first.close()
-  await made?.drop()
-})
+afterEach(() => connections.close())
 
 describe('saveContact', () => {
   test('two processes saving one new address at once make one contact: created by one, updated by the other', async () => {

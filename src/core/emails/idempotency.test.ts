@@ -1,13 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { MIGRATIONS } from '../../../migrations/index.ts'
-import { freshPostgres, onPostgres, type TestDatabase } from '../../../test/helpers/postgres.ts'
+import { onPostgres, twoConnections } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
-import { migrate } from '../../db/migrator.ts'
-import { openPostgres } from '../../db/postgres.ts'
-import { openSqlite } from '../../db/sqlite.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { createProject } from '../projects/projects.service.ts'
 import { once, requestHash } from './idempotency.ts'
@@ -15,26 +8,14 @@ import { once, requestHash } from './idempotency.ts'
 /** Two processes' connections to one database. */
 let first: Database
 let second: Database
-let made: TestDatabase | undefined
+let connections: Awaited<ReturnType<typeof twoConnections>>
 
 beforeEach(async () => {
-  if (onPostgres) {
-    made = await freshPostgres()
-    first = await openPostgres(made.url)
-    second = await openPostgres(made.url)
-    return
-  }
-  const path = join(mkdtempSync(join(tmpdir(), 'mailstead-idempotency-')), 'db.sqlite')
-  first = openSqlite(path)
-  await migrate(first.db, MIGRATIONS)
-  second = openSqlite(path)
+  connections = await twoConnections()
+  ;({ first: first, second: second } = connections)
 })
 
-afterEach(async () => {
-  await second.close()
-  await first.close()
-  await made?.drop()
-})
+afterEach(() => connections.close())
 
 describe('once', () => {
   test('the same request sent to two processes while the first runs is done once; both get its answer', async () => {

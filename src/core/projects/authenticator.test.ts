@@ -1,13 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { MIGRATIONS } from '../../../migrations/index.ts'
-import { freshPostgres, onPostgres, type TestDatabase } from '../../../test/helpers/postgres.ts'
+import { onPostgres, twoConnections } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
-import { openPostgres } from '../../db/postgres.ts'
-import { openSqlite } from '../../db/sqlite.ts'
-import { migrate } from '../../db/migrator.ts'
 import { systemClock } from '../../lib/clock.ts'
 import { createAuthenticator } from './authenticator.ts'
 import { createProject, listKeys, revokeKey, setProjectDisabled, setProjectRateLimit } from './projects.service.ts'
@@ -15,26 +8,14 @@ import { createProject, listKeys, revokeKey, setProjectDisabled, setProjectRateL
 /** The server's connection, and another one to the same database, as the CLI's. */
 let server: Database
 let cliProcess: Database
-let made: TestDatabase | undefined
+let connections: Awaited<ReturnType<typeof twoConnections>>
 
 beforeEach(async () => {
-  if (onPostgres) {
-    made = await freshPostgres()
-    server = await openPostgres(made.url)
-    cliProcess = await openPostgres(made.url)
-    return
-  }
-  const path = join(mkdtempSync(join(tmpdir(), 'mailstead-auth-')), 'db.sqlite')
-  server = openSqlite(path)
-  await migrate(server.db, MIGRATIONS)
-  cliProcess = openSqlite(path)
+  connections = await twoConnections()
+  ;({ first: server, second: cliProcess } = connections)
 })
 
-afterEach(async () => {
-  await cliProcess.close()
-  await server.close()
-  await made?.drop()
-})
+afterEach(() => connections.close())
 
 /** Until another connection's commit shows: at once on SQLite; PostgreSQL's change signal is read at most once a second. */
 const signalled = () => (onPostgres ? Bun.sleep(1_100) : Promise.resolve())

@@ -139,3 +139,21 @@ export function replaceDatabase(backup: string, path: string, keepAs?: string): 
     rmSync(temp, { force: true })
   }
 }
+
+/**
+ * The first value found in a database file among `places` (a table's column; a table the file
+ * lacks is passed over), read-only: which place held it, and the value.
+ */
+export function firstValue(path: string, places: ReadonlyArray<{ table: string; column: string }>): { index: number; value: string } | undefined {
+  const db = new BunDatabase(path, { readonly: true })
+  try {
+    for (const [index, { table, column }] of places.entries()) {
+      if (db.query('SELECT 1 FROM sqlite_schema WHERE type = ? AND name = ?').get('table', table) === null) continue
+      const row = db.query<{ value: string }, []>(`SELECT ${column} AS value FROM ${table} LIMIT 1`).get()
+      if (row) return { index, value: row.value }
+    }
+    return undefined
+  } finally {
+    db.close()
+  }
+}

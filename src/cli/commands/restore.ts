@@ -1,4 +1,3 @@
-import { Database as BunDatabase } from 'bun:sqlite'
 import { existsSync, readFileSync, renameSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { MIGRATIONS } from '../../../migrations/index.ts'
@@ -9,7 +8,7 @@ import { secretPath } from '../../config/secret.ts'
 import { DKIM_KEY_PURPOSE } from '../../core/domains/domains.service.ts'
 import { signingSecrets } from '../../core/webhooks/webhooks.service.ts'
 import { signingSecretOf } from '../../core/workflows/workflows.service.ts'
-import { DatabaseFileError, databaseUse, inspectDatabase, replaceDatabase, type DatabaseSummary } from '../../db/backup.ts'
+import { DatabaseFileError, databaseUse, firstValue, inspectDatabase, replaceDatabase, type DatabaseSummary } from '../../db/backup.ts'
 import { AppError } from '../../lib/errors.ts'
 import { makePrivateDir, writeFileAtomically } from '../../lib/files.ts'
 import { unseal } from '../../lib/sealed.ts'
@@ -123,17 +122,10 @@ const SEALED: Array<{ table: string; column: string; open: (secret: string, valu
 
 /** Opens one sealed value of the backup with a secret (throws when it does not open); none when it has none. */
 function sealedProbe(backup: string): ((secret: string) => void) | undefined {
-  const db = new BunDatabase(backup, { readonly: true })
-  try {
-    for (const { table, column, open } of SEALED) {
-      if (db.query('SELECT 1 FROM sqlite_schema WHERE type = ? AND name = ?').get('table', table) === null) continue
-      const row = db.query<{ value: string }, []>(`SELECT ${column} AS value FROM ${table} LIMIT 1`).get()
-      if (row) return (secret) => void open(secret, row.value)
-    }
-    return undefined
-  } finally {
-    db.close()
-  }
+  const found = firstValue(backup, SEALED)
+  if (!found) return undefined
+  const { open } = SEALED[found.index]!
+  return (secret) => void open(secret, found.value)
 }
 
 function refuseWhileOpen(database: string, warn?: (line: string) => void): void {

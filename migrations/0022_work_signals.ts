@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../src/db/client.ts'
-import { WORK_CHANNEL, WORK_TABLES } from '../src/db/notifications.ts'
+import { WORK_CHANNEL, ANNOUNCED_TABLES } from '../src/db/notifications.ts'
 
 /**
  * On PostgreSQL, a statement that inserts work notifies every process (the table's name is the
@@ -17,7 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       RETURN NULL;
     END
   $$`.execute(db)
-  for (const table of WORK_TABLES) {
+  for (const table of ANNOUNCED_TABLES) {
     await sql`CREATE TRIGGER ${sql.ref(`${table}_notify_work`)} AFTER INSERT ON ${sql.table(table)}
       FOR EACH STATEMENT EXECUTE FUNCTION notify_work()`.execute(db)
   }

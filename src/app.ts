@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
 import type { Server } from 'bun'
 import { migrationsFor } from '../migrations/index.ts'
 import type { Config, Role } from './config/schema.ts'
+import { createClaimKeeper, processOwner } from './cluster/claim-keeper.ts'
 import { singleton } from './cluster/singleton.ts'
 import { listenToOthers } from './cluster/wakeups.ts'
 import type { Listening } from './db/notifications.ts'
@@ -31,7 +31,6 @@ import { migrate } from './db/migrator.ts'
 import { createWriter } from './db/writer.ts'
 import { createAttempt } from './delivery/attempt.ts'
 import { createDeliveryLoop } from './delivery/loop.ts'
-import { releaseInFlight } from './delivery/queue.ts'
 import { createMxResolver } from './delivery/mx.ts'
 import { createDomainKeys } from './delivery/sending-domain.ts'
 import { createMailWork } from './delivery/mail-work.ts'
@@ -95,6 +94,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const applied = await migrate(database.db, migrationsFor(database.dialect), () => clock.now())
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
   const writer = createWriter(database.db)
+  /** This process, as its claims of work rows and its singleton leases name it. */
+  const claimant = { owner: processOwner(), leaseMs: config.leaseSeconds * 1000 }
   // Every part records into it; GET /metrics (with metricsToken) shows it.
   const metrics = createRegistry()
   const processGauges = processMetrics(metrics, 'mailstead')
@@ -166,6 +167,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     metrics,
     sites: createSiteResolver(mx, shaping.rules, clock, config.smarthost?.host),
     shaper: createShaper({ clock, logger, ...shaping }),
+    claimant,
   })
   const authenticator = createAuthenticator(database.db, clock)
   const memberships = createMembershipTracker({ db: database.db, write: writer.run, clock, logger })
@@ -251,7 +253,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   let wakeups: Listening | undefined
   const runs = (role: Role) => config.role.includes(role)
   // Singletons run in one process of those sharing the database, the one holding their lease.
-  const leaseDeps = { write: writer.run, clock, logger, owner: processOwner(), ttlMs: config.leaseSeconds * 1000 }
+  const leaseDeps = { write: writer.run, clock, logger, owner: claimant.owner, ttlMs: claimant.leaseMs }
   const singletons = {
     checker: singleton('domain-checker', checker, leaseDeps),
     memberships: singleton('membership-tracker', memberships, leaseDeps),
@@ -261,6 +263,17 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   /** The loops the scheduler role runs (started in this order; delivery and its MTA-STS cache are the delivery role's). */
   const schedulerParts = [singletons.checker, imports, campaigns, workflows, webhooks, singletons.memberships, singletons.pruner, singletons.guardrails]
   let stopping: Promise<void> | undefined
+  /** Who to wake when rows of a work table are waiting: queued by another process, or given back after a lease ran out. */
+  const wakeFor = {
+    ...(runs('delivery') && { deliveries: () => deliveries.queued() }),
+    ...(runs('scheduler') && {
+      webhook_deliveries: () => webhooks.wake(),
+      workflow_executions: () => workflows.wake(),
+      contact_imports: () => imports.queued(),
+      campaigns: () => campaigns.wake(),
+    }),
+  }
+  const keeper = createClaimKeeper({ write: writer.run, clock, logger, claimant, cameBack: (tables) => tables.forEach((table) => wakeFor[table as keyof typeof wakeFor]?.()) })
 
   /**
    * New work stops at once: no connections, SMTP transactions, claims or rounds are taken. What
@@ -285,19 +298,16 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     const [smtpCut, httpCut] = await Promise.all([smtp?.stop(graceMs) ?? 0, stopHttp(server, graceMs)])
     const loopsDone = await settlesWithin(loops, graceMs - (Date.now() - began), failed)
     await writer.drain()
-    const deliveriesLeft = loopsDone ? 0 : await releaseDeliveries().catch((error) => (failed(error), -1))
+    // What this process still holds (its loops were cut off) waits for the others at once, not
+    // after its leases run out.
+    await keeper.stop()
+    const claimsLeft = await keeper.release().catch((error) => (failed(error), undefined))
     const wal = await checkpoint(database.db).catch((error) => (failed(error), undefined))
     await database.close()
     pool.close()
     work.close()
-    const fields = { smtpConnectionsCut: smtpCut, httpCut, deliveriesLeft, wal, writes: writer.stats() }
+    const fields = { smtpConnectionsCut: smtpCut, httpCut, claimsLeft, loopsDone, wal, writes: writer.stats() }
     logger.info('STOP', `stopped in ${Date.now() - began} ms`, fields)
-  }
-
-  /** Deliveries whose attempts outlived the grace: queued again now (the next start would anyway). */
-  async function releaseDeliveries(): Promise<number> {
-    const released = await writer.run((trx) => releaseInFlight(trx, clock.now()))
-    return Number(released[0]?.numUpdatedRows ?? 0)
   }
 
   return {
@@ -343,15 +353,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         mtaSts.start()
       }
       if (runs('scheduler')) for (const part of schedulerParts) await part.start()
-      wakeups = listenToOthers(
-        config.databaseUrl,
-        database.db,
-        {
-          ...(runs('delivery') && { deliveries: () => deliveries.queued() }),
-          ...(runs('scheduler') && { webhook_deliveries: () => webhooks.wake(), workflow_executions: () => workflows.wake(), contact_imports: () => imports.queued() }),
-        },
-        logger,
-      )
+      keeper.start()
+      wakeups = listenToOthers(config.databaseUrl, database.db, wakeFor, logger)
       if (runs('smtp')) {
         smtp = await startSmtpListeners(
           config,
@@ -374,9 +377,6 @@ export async function createApp(config: Config, options: AppOptions = {}) {
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>
-
-/** This process among those sharing the database, as leases name it: host, pid and a random part (two apps in one process differ). */
-const processOwner = () => `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
 
 /** A process without the http role: /health and /metrics as usual, and a 404 that says why for the rest. */
 function healthOnly(fetch: (request: Request) => Response | Promise<Response>) {

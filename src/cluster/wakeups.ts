@@ -1,9 +1,8 @@
 import { forgetChangeVersion } from '../db/client.ts'
-import { CHANGES_CHANNEL, listen, WORK_CHANNEL, type Listening, type WORK_TABLES } from '../db/notifications.ts'
+import { CHANGES_CHANNEL, listen, WORK_CHANNEL, type Listening } from '../db/notifications.ts'
+import type { WorkTable } from '../db/claims.ts'
 import type { Db } from '../db/schema.ts'
 import type { Logger } from '../lib/logger.ts'
-
-export type WorkTable = (typeof WORK_TABLES)[number]
 
 /**
  * What other processes announce on PostgreSQL, heard on one connection of this process's own:

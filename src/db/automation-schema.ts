@@ -1,3 +1,4 @@
+import type { Claimable } from './cluster-schema.ts'
 import type { Generated } from 'kysely'
 
 /*
@@ -40,7 +41,7 @@ export interface SegmentMembershipTable {
 export type AudienceType = 'ALL' | 'SEGMENT' | 'FILTERED'
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'PAUSED' | 'SENT' | 'CANCELLED'
 
-export interface CampaignTable {
+export interface CampaignTable extends Claimable {
   id: string
   project_id: number
   name: string
@@ -111,7 +112,7 @@ export interface CampaignRecipientTable {
 export type ImportStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED'
 
 /** A contacts CSV imported in the background, chunk by chunk. */
-export interface ContactImportTable {
+export interface ContactImportTable extends Claimable {
   id: string
   project_id: number
   status: ImportStatus
@@ -156,7 +157,7 @@ export interface WorkflowTable {
   updated_at: number
 }
 
-export interface WorkflowExecutionTable {
+export interface WorkflowExecutionTable extends Claimable {
   id: string
   workflow_id: string
   project_id: number
@@ -219,7 +220,7 @@ export interface WebhookTable {
 export type WebhookDeliveryState = 'pending' | 'paused' | 'delivered' | 'failed'
 
 /** One event for one webhook, called until it succeeds or its retries run out. */
-export interface WebhookDeliveryTable {
+export interface WebhookDeliveryTable extends Claimable {
   id: string
   webhook_id: string
   /** The payload's id and x-mailstead-id: the same for every webhook and attempt. */

@@ -4,3 +4,12 @@ export interface LeaseTable {
   owner: string
   expires_at: number
 }
+
+/**
+ * The claim of a work row (src/db/claims.ts): the process working on it, and until when its lease
+ * runs unless renewed. Both null while the row waits.
+ */
+export interface Claimable {
+  claimed_by: string | null
+  lease_until: number | null
+}

@@ -44,3 +44,11 @@ export function recordTable<F extends string>(db: Db, alias: string, fields: Rea
     field: (name) => (fields[name] === 'json' ? sql`${sql.ref(`${alias}.value`)} -> ${'$.' + name}` : sql`${sql.ref(`${alias}.value`)} ->> ${'$.' + name}`),
   }
 }
+
+/** The integers of `values` as a one-column subquery, for `column IN (...)`, as `textsIn` does strings. */
+export function integersIn(db: Db, values: readonly number[]): RawBuilder<number> {
+  const json = JSON.stringify(values)
+  return dialectOf(db) === 'postgres'
+    ? sql<number>`(SELECT CAST(jsonb_array_elements_text(CAST(${json} AS jsonb)) AS bigint))`
+    : sql<number>`(SELECT value FROM json_each(${json}))`
+}

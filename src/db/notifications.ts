@@ -2,7 +2,7 @@ import pg from 'pg'
 
 /** The channel new work is announced on (migration 0022), and the tables whose new rows are work for a loop. */
 export const WORK_CHANNEL = 'mailstead_work'
-export const WORK_TABLES = ['deliveries', 'webhook_deliveries', 'workflow_executions', 'contact_imports'] as const
+export const ANNOUNCED_TABLES = ['deliveries', 'webhook_deliveries', 'workflow_executions', 'contact_imports'] as const
 
 /** The channel a change to keys, projects or domains is announced on (migration 0019). */
 export const CHANGES_CHANNEL = 'mailstead_changes'

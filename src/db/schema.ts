@@ -13,7 +13,7 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
-import type { LeaseTable } from './cluster-schema.ts'
+import type { Claimable, LeaseTable } from './cluster-schema.ts'
 import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
 import type { ReceivedReportTable } from './inbound-schema.ts'
 
@@ -78,7 +78,7 @@ export interface EventTable {
 
 export type DomainStatus = 'NOT_STARTED' | 'PENDING' | 'SUCCESS' | 'FAILED' | 'TEMPORARY_FAILURE'
 
-export interface DomainTable {
+export interface DomainTable extends Claimable {
   id: Generated<number>
   project_id: number
   /** ASCII (punycode), lower case. */
@@ -164,7 +164,7 @@ export interface EmailContentTable {
 /** `paused`: held by a paused campaign; never claimed until the campaign resumes. */
 export type DeliveryState = 'scheduled' | 'queued' | 'sending' | 'deferred' | 'paused' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed'
 
-export interface DeliveryTable {
+export interface DeliveryTable extends Claimable {
   id: Generated<number>
   email_id: string
   project_id: number

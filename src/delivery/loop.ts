@@ -6,7 +6,8 @@ import type { Registry } from '../lib/metrics.ts'
 import { createPump } from '../lib/pump.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
 import { deliveryMetrics, queueDepthMetric } from './metrics.ts'
-import { claimDue, holdDeliveries, releaseInFlight, settle, type Delivery, type Settlement } from './queue.ts'
+import { giveBack, type Claimant } from '../db/claims.ts'
+import { claimDue, holdDeliveries, settle, type Delivery, type Settlement } from './queue.ts'
 import type { Shaper } from './sites/shaper.ts'
 import type { SiteResolver } from './sites/site-resolver.ts'
 import type { SiteLimits } from './sites/rules.ts'
@@ -35,6 +36,8 @@ export interface LoopDeps {
   sites: SiteResolver
   /** Each site's limits, throttles, suspensions and warm-up. */
   shaper: Shaper
+  /** This process, as its claims of deliveries name it. */
+  claimant: Claimant
 }
 
 const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
@@ -96,6 +99,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
   /** The projects whose mail was queued since that claim, when every caller said (null: unknown). */
   let queuedFor: Set<number> | null = new Set()
   let retry: ReturnType<typeof setTimeout> | undefined
+  /** Outcomes of attempts that could not be recorded when they came: recorded at a later round. */
+  const unsettled: Array<{ delivery: Delivery; outcome: Settlement }> = []
   const metrics = deliveryMetrics(deps.metrics)
   // Claimed rows are `sending` until settled, whether still buffered or in flight.
   queueDepthMetric(deps.metrics, deps.db, () => waitingCount + activeCount)
@@ -151,7 +156,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     fresh = false
     queuedSince = false
     queuedFor = new Set()
-    const claimed = await deps.write((trx) => claimDue(trx, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
+    const claimed = await deps.write((trx) => claimDue(trx, deps.claimant, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
     emptyUnder = claimed.length === 0 ? limits : undefined
     emptyAt = Date.now()
     waitingCount += claimed.length
@@ -228,7 +233,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     const now = clock.now()
     const ids = deliveries.map((delivery) => delivery.id)
     const writing = deps
-      .write((trx) => holdDeliveries(trx, ids, hold.until, hold.reason, now))
+      .write((trx) => holdDeliveries(trx, deps.claimant.owner, ids, hold.until, hold.reason, now))
       .then(() => logger.info(`DEFERRED[${hold.category}]`, `${deliveries.length} messages wait until ${new Date(hold.until).toISOString()}: ${hold.reason}`))
       .catch((error) => logger.error('QUEUE', 'could not hold deliveries back', { error: String(error) }))
     running.add(writing)
@@ -280,8 +285,10 @@ export function createDeliveryLoop(deps: LoopDeps) {
       // Outcomes arrive one reply at a time: gathered for a few ms, they commit together.
       await deps.write((trx) => settle(trx, delivery, outcome, clock.now()), { gatherMs: SETTLE_GATHER_MS })
     } catch (error) {
-      // Left `sending`: released and retried at the next start.
-      logger.error('QUEUE', 'could not record an outcome', { deliveryId: delivery.id, error: String(error) })
+      // Still claimed by this process: recorded at a later round, once the database answers
+      // again, rather than attempted a second time.
+      logger.error('QUEUE', 'could not record an outcome; it is recorded again later', { deliveryId: delivery.id, error: String(error) })
+      unsettled.push({ delivery, outcome })
       return
     }
     metrics.settled(delivery, outcome, seconds)
@@ -323,9 +330,25 @@ export function createDeliveryLoop(deps: LoopDeps) {
     }
   }
 
+  /** Records the outcomes that the database did not take when they came (it was restarting). */
+  async function settleLeftovers() {
+    const left = unsettled.splice(0)
+    if (left.length === 0) return
+    try {
+      await deps.write(async (trx) => {
+        for (const { delivery, outcome } of left) await settle(trx, delivery, outcome, clock.now())
+      })
+      logger.info('QUEUE', 'outcomes recorded late, once the database answered', { count: left.length })
+    } catch (error) {
+      unsettled.unshift(...left)
+      throw error
+    }
+  }
+
   /** A round of claiming and starting; answers whether another should follow at once. */
   async function round(): Promise<boolean> {
     try {
+      await settleLeftovers()
       const full = await fill()
       await startReady()
       return full
@@ -358,7 +381,6 @@ export function createDeliveryLoop(deps: LoopDeps) {
     /** Writes the sites' shaping state now (it is written every few seconds anyway). */
     flushSites,
     async start() {
-      await deps.write((trx) => releaseInFlight(trx, clock.now()))
       shaper.restore(await loadSitesOf(deps.db))
       stopped = false
       fresh = true
@@ -368,7 +390,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
       flushTimer.unref()
       pump.start()
     },
-    /** Stops claiming; waits for attempts in flight; hands claimed ones back to the queue. */
+    /** Stops claiming; waits for attempts in flight; hands the claimed ones not started back to the queue. */
     async stop() {
       stopped = true
       clearInterval(timer)
@@ -376,7 +398,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
       clearTimeout(retry)
       await pump.stop()
       while (running.size > 0) await Promise.all(running)
-      await deps.write((trx) => releaseInFlight(trx, clock.now()))
+      await settleLeftovers().catch((error) => logger.error('QUEUE', 'outcomes left unrecorded at stop', { error: String(error) }))
+      await deps.write((trx) => giveBack(trx, 'deliveries', deps.claimant.owner, clock.now()))
       await flushSites()
       waiting.clear()
       unplaced.clear()

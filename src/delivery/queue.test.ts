@@ -31,7 +31,8 @@ async function deliveries(domains: string[], state: DeliveryState = 'queued') {
     .execute()
 }
 
-const claim = (trx: Db, limit: number, perDomain = 10) => claimDue(trx, NOW, limit, perDomain, NONE)
+const CLAIMANT = { owner: 'this process', leaseMs: 30_000 }
+const claim = (trx: Db, limit: number, perDomain = 10) => claimDue(trx, CLAIMANT, NOW, limit, perDomain, NONE)
 const ids = (rows: Array<{ id: number }>) => rows.map((row) => row.id).sort((a, b) => a - b)
 
 describe('claimDue', () => {

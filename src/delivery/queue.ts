@@ -1,9 +1,9 @@
-import { expressionBuilder, sql, type Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import { addEmailEvents, type NewEmailEvent } from '../core/emails/emails.repository.ts'
 import { holdClaimedDelivery } from '../core/emails/held-mail.ts'
 import { countOutcome } from '../core/guardrails/counters.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
-import { claimable } from '../db/locking.ts'
+import { claim, UNCLAIMED, type Claimant } from '../db/claims.ts'
 import { prepared } from '../db/prepared.ts'
 import type { DB, Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
 import type { SmtpReply } from './classify.ts'
@@ -11,10 +11,6 @@ import type { TlsDetails } from './smtp-client.ts'
 import type { MtaStsOutcome } from './transfer.ts'
 
 export type Delivery = Selectable<DeliveryTable>
-
-/** Deliveries left `sending` by a process that died: they go back to the queue, never lost. */
-export const releaseInFlight = (db: Db, now: number) =>
-  db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now }).where('state', '=', 'sending').execute()
 
 /** Waiting deliveries, written as the partial index `deliveries_waiting` is, so SQLite uses it. */
 export const WAITING = sql<boolean>`state IN ('queued', 'deferred', 'scheduled')`
@@ -30,6 +26,7 @@ const CLAIM_WINDOW = 2000
  */
 export async function claimDue(
   db: Db,
+  claimant: Claimant,
   now: number,
   limit: number,
   perDomain: number,
@@ -46,13 +43,11 @@ export async function claimDue(
     .selectFrom(window.orderBy('next_attempt_at').limit(CLAIM_WINDOW).as('due'))
     .select((eb) => ['due.id', eb.fn.agg<number>('row_number').over((over) => over.partitionBy('due.recipient_domain').orderBy('due.next_attempt_at')).as('rank')])
   const picked = db.selectFrom(ranked.as('ranked')).select('ranked.id').where('ranked.rank', '<=', perDomain).limit(limit)
-  const eb = expressionBuilder<DB, 'deliveries'>()
-  // Still due when locked: another process may have claimed a picked row meanwhile.
-  const stillDue = eb.and([WAITING, eb('next_attempt_at', '<=', now)])
-  return db
-    .updateTable('deliveries')
-    .set({ state: 'sending', attempts: sql`attempts + 1`, updated_at: now })
-    .where('id', 'in', claimable(db, 'deliveries', picked, stillDue))
+  return claim(db, 'deliveries', claimant, now, {
+    picked,
+    still: (eb) => eb.and([WAITING, eb('next_attempt_at', '<=', now)]),
+    set: { state: 'sending', attempts: sql`attempts + 1`, updated_at: now },
+  })
     .returningAll()
     .execute()
 }
@@ -93,7 +88,7 @@ export type Settlement =
  * is written (a held campaign of 100,000 would be 100,000 events a day); the wait does not age
  * them, and `last_response` says why they wait.
  */
-export function holdDeliveries(db: Db, ids: readonly number[], until: number, reason: string, now: number) {
+export function holdDeliveries(db: Db, owner: string, ids: readonly number[], until: number, reason: string, now: number) {
   return db
     .updateTable('deliveries')
     .set((eb) => ({
@@ -103,13 +98,14 @@ export function holdDeliveries(db: Db, ids: readonly number[], until: number, re
       next_attempt_at: until,
       last_response: reason,
       updated_at: now,
+      ...UNCLAIMED,
     }))
     .where('id', 'in', ids)
-    .where('state', '=', 'sending')
+    .where('claimed_by', '=', owner)
     .execute()
 }
 
-type DeliveryUpdate = Pick<Delivery, 'id' | 'state' | 'attempts' | 'next_attempt_at' | 'expires_at' | 'last_mx' | 'last_ip' | 'last_tls' | 'last_response' | 'updated_at'>
+type DeliveryUpdate = Pick<Delivery, 'id' | 'claimed_by' | 'state' | 'attempts' | 'next_attempt_at' | 'expires_at' | 'last_mx' | 'last_ip' | 'last_tls' | 'last_response' | 'updated_at'>
 
 // Prepared: it runs for every attempt.
 const updateDelivery = prepared((db, p: DeliveryUpdate) =>
@@ -125,8 +121,11 @@ const updateDelivery = prepared((db, p: DeliveryUpdate) =>
       last_tls: p.last_tls,
       last_response: p.last_response,
       updated_at: p.updated_at,
+      ...UNCLAIMED,
     })
-    .where('id', '=', p.id),
+    .where('id', '=', p.id)
+    .where('claimed_by', '=', p.claimed_by)
+    .returning('id'),
 )
 
 const storeSignature = prepared((db, p: { emailId: string; header: string }) =>
@@ -170,8 +169,11 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
   const next = outcome.kind === 'deferred' ? outcome.nextAttemptAt : delivery.next_attempt_at
   // A wait the site imposes does not age the message: its expiry moves with it.
   const siteWait = outcome.kind === 'deferred' && outcome.held ? Math.max(0, next - now) : 0
-  await updateDelivery(db, {
+  // Written only while this process holds the claim: if its lease ran out and another process
+  // took the delivery over, that one's attempt is the one recorded.
+  const settled = await updateDelivery(db, {
     id: delivery.id,
+    claimed_by: delivery.claimed_by,
     state: STATE[outcome.kind],
     attempts: delivery.attempts,
     next_attempt_at: next,
@@ -182,6 +184,7 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
     last_response: data.response?.slice(0, RESPONSE_KEPT) ?? delivery.last_response,
     updated_at: now,
   })
+  if (settled.length === 0) return
   // The signature every later attempt and recipient sends, once the first outcome is in.
   if (data.dkimHeader) await storeSignature(db, { emailId: delivery.email_id, header: data.dkimHeader })
   const events: NewEmailEvent[] = []

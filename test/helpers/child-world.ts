@@ -46,6 +46,8 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
     '--data-dir', dir, ...(database ? ['--database-url', database.url] : []), '--secret', secret, '--dns-servers', dns.address, '--dns-timeout-ms', '300', '--hostname', 'mx.mailstead.test',
     '--delivery-port', String(mx.port), '--delivery-allow-private-targets', 'true', '--send-rate-per-second', '10000', '--log-level', 'error', '--smtp-timeout-seconds', '2',
     '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off',
+    // What a killed server held is taken over by the next after its leases run out: soon, here.
+    '--lease-seconds', '2',
     ...extraFlags,
   ]
   const created = Bun.spawnSync([...command, 'project', 'create', '--name', 'Child', '--json', ...flags])

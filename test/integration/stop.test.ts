@@ -110,7 +110,7 @@ describe('SIGTERM during an SMTP relay session', () => {
     expect(await c.closedByPeer()).toContain('421')
     expect(await w.child!.exited).toBe(0)
     expect(Date.now() - sent).toBeLessThan(GRACE_S * 1000)
-    expect(stopLine()).toEqual([expect.objectContaining({ msg: expect.stringMatching(/^stopped in \d+ ms$/), smtpConnectionsCut: 0, httpCut: false, deliveriesLeft: 0 })])
+    expect(stopLine()).toEqual([expect.objectContaining({ msg: expect.stringMatching(/^stopped in \d+ ms$/), smtpConnectionsCut: 0, httpCut: false, claimsLeft: {} })])
 
     // One STOP line, so no part failed to stop; on SQLite it says what the checkpoint did (PostgreSQL checkpoints by itself: no `wal` there).
     if (onPostgres) expect(stopLine()[0]).not.toHaveProperty('wal')
@@ -193,7 +193,7 @@ describe('SIGTERM during a delivery round', () => {
     )
     // Every message the MX took is recorded as delivered; nothing is left `sending`.
     expect(states).toEqual({ delivered: atStop, queued: 60 - atStop })
-    expect(stopLine()).toEqual([expect.objectContaining({ deliveriesLeft: 0 })])
+    expect(stopLine()).toEqual([expect.objectContaining({ claimsLeft: {} })])
 
     await start()
     for (let i = 0; i < 300 && ofRound() < 60; i++) await Bun.sleep(20)
@@ -213,7 +213,7 @@ describe('SIGTERM during a delivery round', () => {
       const { code, ms } = await terminate(w.child!)
       expect(code).toBe(0)
       expect(ms).toBeLessThan(GRACE_S * 1000 + 2000)
-      expect(stopLine()).toEqual([expect.objectContaining({ deliveriesLeft: 1 })])
+      expect(stopLine()).toEqual([expect.objectContaining({ claimsLeft: { deliveries: 1 } })])
       expect(await readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${sent.body.emailId}'`)).toEqual([{ state: 'queued' }])
       slowness.delayMs = 0
       await start()

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { UNCLAIMED } from '../../db/claims.ts'
 import type { Db } from '../../db/schema.ts'
 
 /**
@@ -48,7 +49,7 @@ export const releaseProjectMail = (db: Db, projectId: number, now: number) =>
  * the others, its attempt not counted. Should the project have been enabled since, it goes back
  * to the queue instead, so that nothing is left held with no one to release it.
  */
-export async function holdClaimedDelivery(db: Db, delivery: { id: number; project_id: number }, now: number) {
+export async function holdClaimedDelivery(db: Db, delivery: { id: number; project_id: number; claimed_by: string | null }, now: number) {
   const project = await db.selectFrom('projects').select('disabled').where('id', '=', delivery.project_id).executeTakeFirst()
   const held = project?.disabled === 1
   await db
@@ -59,8 +60,9 @@ export async function holdClaimedDelivery(db: Db, delivery: { id: number; projec
       last_response: held ? PROJECT_DISABLED_HOLD : eb.ref('last_response'),
       ...(!held && { next_attempt_at: now }),
       updated_at: now,
+      ...UNCLAIMED,
     }))
     .where('id', '=', delivery.id)
-    .where('state', '=', 'sending')
+    .where('claimed_by', '=', delivery.claimed_by)
     .execute()
 }

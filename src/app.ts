@@ -213,7 +213,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     logger,
     serverSecret: config.secret,
     call: createDeliveryCaller(webhookTargets),
-    settings: { concurrency: 32, perWebhook: 8, perFailingWebhook: 2, pollMs: 1000, leaseMs: 60_000, keepFinishedMs: 30 * 86_400_000 },
+    settings: { concurrency: 32, perWebhook: 8, perFailingWebhook: 2, pollMs: 1000, keepFinishedMs: 30 * 86_400_000 },
+    claimant,
   })
   let smtp: SmtpListeners | undefined
   const http = createHttpApp({
@@ -313,8 +314,10 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   return {
     db: database.db,
     writer,
-    /** This process as the leases of singletons name it. */
-    leaseOwner: leaseDeps.owner,
+    /** This process as its claims and the leases of singletons name it. */
+    leaseOwner: claimant.owner,
+    /** The heartbeat of this process's claims: `keep()` renews them and gives back expired ones now. */
+    claims: keeper,
     checker,
     /** The server's reputation self-checks: the checker runs them hourly once started; `run()` runs them now. */
     serverChecks,

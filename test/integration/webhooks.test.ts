@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createDeliveryCaller } from '../../src/core/webhooks/caller.ts'
-import { leaseDeliveries } from '../../src/core/webhooks/deliveries.repository.ts'
+import { claimDeliveries } from '../../src/core/webhooks/deliveries.repository.ts'
 import { createWebhookDispatcher } from '../../src/core/webhooks/dispatcher.ts'
 import { silentLogger } from '../../src/lib/logger.ts'
 import { verifySignature } from '../../src/lib/outbound/signature.ts'
@@ -354,7 +354,8 @@ describe('calls', () => {
       logger: silentLogger,
       serverSecret: SECRET,
       call: createDeliveryCaller({ allowPrivate: true, resolve: async () => [] }, 300),
-      settings: { concurrency: 4, perWebhook: 2, perFailingWebhook: 1, pollMs: 1000, leaseMs: 60_000, keepFinishedMs: 86_400_000 },
+      settings: { concurrency: 4, perWebhook: 2, perFailingWebhook: 1, pollMs: 1000, keepFinishedMs: 86_400_000 },
+      claimant: { owner: 'a hasty process', leaseMs: 60_000 },
     })
     const started = performance.now()
     await hasty.drain()
@@ -368,11 +369,13 @@ describe('calls', () => {
     const hook = await createHook(w, key, `${hooks.base}/ok/crash`, ['contact.created'])
     await addContact(key, 'survivor@example.net')
     const { id } = await w.t.app.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', hook.id).executeTakeFirstOrThrow()
-    await w.t.app.writer.run((trx) => leaseDeliveries(trx, [id], clock.now(), clock.now() + MINUTE))
+    await w.t.app.writer.run((trx) => claimDeliveries(trx, { owner: 'a process that died', leaseMs: MINUTE }, [id], clock.now()))
     await w.t.restart()
+    await w.t.app.claims.keep()
     await drain()
     expect(hooks.to('/ok/crash')).toHaveLength(0)
     clock.advance(MINUTE)
+    await w.t.app.claims.keep()
     await drain()
     const [call] = hooks.to('/ok/crash')
     expect(call!.payload.data.email).toBe('survivor@example.net')

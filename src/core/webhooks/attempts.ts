@@ -27,7 +27,7 @@ export async function recordAttempt(db: Db, delivery: Claimed, result: OutboundR
   const state = outcome.state === 'pending' && webhook?.enabled === 0 ? 'paused' : outcome.state
   await settleDelivery(
     db,
-    delivery.id,
+    delivery,
     {
       state,
       attempts,

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import { jsonArrayOfRows } from '../../db/aggregate.ts'
+import { claim, unclaim, UNCLAIMED, type Claimant } from '../../db/claims.ts'
 import { insertMany } from '../../db/bulk.ts'
-import { textsIn } from '../../db/lists.ts'
 import { insertionOrder } from '../../db/order.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, WebhookDeliveryState, WebhookDeliveryTable } from '../../db/schema.ts'
@@ -32,26 +32,22 @@ const selectDue = prepared((db, p: { now: number; perWebhook: number }) =>
     .select(
       sql<string>`(SELECT ${jsonArrayOfRows(db, [sql.ref('x.id'), sql.ref('x.next_attempt_at')])} FROM (
         SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-        WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= ${p.now}
+        WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= ${p.now} AND d.claimed_by IS NULL
         ORDER BY d.next_attempt_at, ${insertionOrder(db, 'd')} LIMIT ${p.perWebhook}) x)`.as('due'),
     )
     .where('w.enabled', '=', 1),
 )
 
-export type Claimed = Pick<DeliveryRow, 'id' | 'webhook_id' | 'event_id' | 'payload' | 'attempts'>
+export type Claimed = Pick<DeliveryRow, 'id' | 'webhook_id' | 'event_id' | 'payload' | 'attempts' | 'claimed_by'>
 
-/**
- * Takes these deliveries for a call, those still due: their next attempt moves to `until`, so no
- * other round takes them meanwhile and a crash leaves them due again then.
- */
-export const leaseDeliveries = (db: Db, ids: readonly string[], now: number, until: number): Promise<Claimed[]> =>
-  db
-    .updateTable('webhook_deliveries')
-    .set({ next_attempt_at: until, updated_at: now })
-    .where('id', 'in', textsIn(db, ids))
-    .where(sql<boolean>`state = 'pending'`)
-    .where('next_attempt_at', '<=', now)
-    .returning(['id', 'webhook_id', 'event_id', 'payload', 'attempts'])
+/** Claims these deliveries for a call, those still due (src/db/claims.ts). */
+export const claimDeliveries = (db: Db, claimant: Claimant, ids: readonly string[], now: number): Promise<Claimed[]> =>
+  claim(db, 'webhook_deliveries', claimant, now, {
+    picked: ids,
+    still: (eb) => eb.and([sql<boolean>`state = 'pending'`, eb('next_attempt_at', '<=', now)]),
+    set: { updated_at: now },
+  })
+    .returning(['id', 'webhook_id', 'event_id', 'payload', 'attempts', 'claimed_by'])
     .execute()
 
 export interface Settlement {
@@ -63,9 +59,10 @@ export interface Settlement {
   last_duration_ms: number
 }
 
-/** Records an attempt's outcome; nothing when the delivery is already finished (or gone). */
-export const settleDelivery = (db: Db, id: string, settlement: Settlement, now: number) => update(db, { ...settlement, id, now })
-const update = prepared((db, p: Settlement & { id: string; now: number }) =>
+/** Records an attempt's outcome and ends its claim; nothing when the delivery is finished, gone, or another process's now. */
+export const settleDelivery = (db: Db, delivery: Pick<Claimed, 'id' | 'claimed_by'>, settlement: Settlement, now: number) =>
+  update(db, { ...settlement, id: delivery.id, owner: delivery.claimed_by!, now })
+const update = prepared((db, p: Settlement & { id: string; owner: string; now: number }) =>
   db
     .updateTable('webhook_deliveries')
     .set({
@@ -77,8 +74,10 @@ const update = prepared((db, p: Settlement & { id: string; now: number }) =>
       last_error: p.last_error,
       last_duration_ms: p.last_duration_ms,
       updated_at: p.now,
+      ...UNCLAIMED,
     })
     .where('id', '=', p.id)
+    .where('claimed_by', '=', p.owner)
     .where(sql<boolean>`state IN ('pending', 'paused')`),
 )
 
@@ -91,8 +90,9 @@ export const pauseDeliveries = (db: Db, webhookId: string, now: number) =>
 export const resumeDeliveries = (db: Db, webhookId: string, now: number) =>
   db.updateTable('webhook_deliveries').set({ state: 'pending', next_attempt_at: now, updated_at: now }).where('webhook_id', '=', webhookId).where(sql<boolean>`state = 'paused'`).execute()
 
-export const pauseDelivery = (db: Db, id: string, now: number) =>
-  db.updateTable('webhook_deliveries').set({ state: 'paused', next_attempt_at: null, updated_at: now }).where('id', '=', id).where(sql<boolean>`state = 'pending'`).execute()
+/** A claimed delivery whose webhook turned out to be disabled: it waits with the others, unclaimed. */
+export const pauseDelivery = (db: Db, delivery: Pick<Claimed, 'id' | 'claimed_by'>, now: number) =>
+  unclaim(db, 'webhook_deliveries', delivery.claimed_by!, [delivery.id], { state: 'paused', next_attempt_at: null, updated_at: now })
 
 /** Deletes up to `limit` deliveries that finished before `before`; answers how many. */
 export async function deleteFinished(db: Db, before: number, limit: number): Promise<number> {

@@ -1,3 +1,4 @@
+import { giveBack, unclaim, type Claimant } from '../../db/claims.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
@@ -5,7 +6,7 @@ import { coalesce } from '../../lib/coalesce.ts'
 import { createPump } from '../../lib/pump.ts'
 import { recordAttempt } from './attempts.ts'
 import type { CallWebhook } from './caller.ts'
-import { dueWork, leaseDeliveries, pauseDelivery, type Claimed } from './deliveries.repository.ts'
+import { claimDeliveries, dueWork, pauseDelivery, type Claimed } from './deliveries.repository.ts'
 import { onWebhookEvents } from './emit.ts'
 import { pickDeliveries, type Caps } from './pick.ts'
 import { pruneFinished } from './prune.ts'
@@ -17,8 +18,6 @@ export interface DispatcherSettings extends Caps {
   concurrency: number
   /** How often to look for deliveries that came due (retries) without anyone waking the dispatcher. */
   pollMs: number
-  /** How long a taken delivery is held: longer than a call can last, so a crash leaves it due again after it. */
-  leaseMs: number
   /** How long finished deliveries are kept for the API, before pruning deletes them. */
   keepFinishedMs: number
 }
@@ -32,6 +31,8 @@ export interface DispatcherDeps {
   serverSecret: string
   call: CallWebhook
   settings: DispatcherSettings
+  /** This process, as its claims of webhook deliveries name it. */
+  claimant: Claimant
 }
 
 const describe = (error: unknown) => String((error as Error)?.stack ?? error)
@@ -63,7 +64,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     // A deleted webhook's deliveries went with it.
     if (!target) return
     if (target.enabled !== 1) {
-      await deps.write((trx) => pauseDelivery(trx, delivery.id, clock.now()))
+      await deps.write((trx) => pauseDelivery(trx, delivery, clock.now()))
       return
     }
     const secrets = signingSecrets(deps.serverSecret, target, clock.now())
@@ -80,7 +81,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const webhook = delivery.webhook_id
     underWay.set(webhook, (underWay.get(webhook) ?? 0) + 1)
     const run = attempt(delivery, target)
-      .catch((error) => logger.error('WEBHOOK', 'a delivery could not be made or recorded', { deliveryId: delivery.id, error: describe(error) }))
+      .catch(async (error) => {
+        logger.error('WEBHOOK', 'a delivery could not be made or recorded; it is made again', { deliveryId: delivery.id, error: describe(error) })
+        // Not left claimed (and so renewed) by this process: due again, the call repeats with the same id.
+        await deps.write((trx) => unclaim(trx, 'webhook_deliveries', deps.claimant.owner, [delivery.id])).catch(() => {})
+      })
       .finally(() => {
         const left = underWay.get(webhook)! - 1
         if (left === 0) underWay.delete(webhook)
@@ -98,7 +103,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const now = clock.now()
     const picked = pickDeliveries(await dueWork(deps.db, now, settings.perWebhook), underWay, room, settings)
     if (picked.length === 0) return 0
-    const claimed = await deps.write((trx) => leaseDeliveries(trx, picked, now, now + settings.leaseMs))
+    const claimed = await deps.write((trx) => claimDeliveries(trx, deps.claimant, picked, now))
     // The calls start in the order picked (a webhook's deliveries in the order they were made),
     // each at once: their targets are read together first, so that none waits on a read of its
     // own, which several connections (PostgreSQL's) would answer in any order.
@@ -172,6 +177,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       await committed
       await pump.stop()
       await settle()
+      await deps.write((trx) => giveBack(trx, 'webhook_deliveries', deps.claimant.owner, clock.now()))
       await pruning?.catch(() => {})
     },
     /** Deletes the finished deliveries older than they are kept (hourly once started); answers how many. */

@@ -194,6 +194,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     queued: (projectId) => deliveries.queued(projectId),
     concurrency: 32,
     pollMs: 250,
+    claimant,
   })
   const imports = createImportRunner({
     db: database.db,

@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely'
+import { claim, type Claimant } from '../../db/claims.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, WorkflowExecutionTable, WorkflowTable } from '../../db/schema.ts'
 
@@ -15,17 +16,19 @@ const selectWorkflow = prepared((db, p: { id: string }) => db.selectFrom('workfl
 /** Live runs, written as the partial index `workflow_executions_due` is, so SQLite uses it. */
 const LIVE = sql<boolean>`state IN ('RUNNING', 'WAITING')`
 
-/** Runs whose time has come, soonest first: more than `limit`, so that those in hand can be left out. */
+/** Unclaimed runs whose time has come, soonest first: read before a claim, so that an idle round writes nothing. */
 export const dueExecutions = (db: Db, now: number, limit: number) => selectDue(db, { now, limit })
 const selectDue = prepared((db, p: { now: number; limit: number }) =>
-  db
-    .selectFrom('workflow_executions')
-    .select('id')
-    .where(LIVE)
-    .where('next_run_at', '<=', p.now)
-    .orderBy('next_run_at')
-    .limit(p.limit),
+  db.selectFrom('workflow_executions').select('id').where(LIVE).where('next_run_at', '<=', p.now).where('claimed_by', 'is', null).orderBy('next_run_at').limit(p.limit),
 )
+
+/** Claims those of these runs still due (src/db/claims.ts): their ids. */
+export async function claimExecutions(db: Db, claimant: Claimant, ids: readonly string[], now: number): Promise<string[]> {
+  const claimed = await claim(db, 'workflow_executions', claimant, now, { picked: ids, still: (eb) => eb.and([LIVE, eb('next_run_at', '<=', now)]) })
+    .returning('id')
+    .execute()
+  return claimed.map((row) => row.id)
+}
 
 /** Where a run goes next, written only if it is still at the version it was read at. */
 export interface Move {

@@ -1,3 +1,4 @@
+import { unclaim, type Claimant } from '../../db/claims.ts'
 import type { ContactRow, Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { coalesce } from '../../lib/coalesce.ts'
@@ -5,7 +6,7 @@ import { AppError } from '../../lib/errors.ts'
 import type { Logger } from '../../lib/logger.ts'
 import { findContact } from '../contacts/contacts.repository.ts'
 import type { TriggerFacts } from './entry.ts'
-import { dueExecutions, findExecution, findWorkflowById, moveExecution, recordStep, type ExecutionRow, type Move, type WorkflowRow } from './executions.repository.ts'
+import { claimExecutions, dueExecutions, findExecution, findWorkflowById, moveExecution, recordStep, type ExecutionRow, type Move, type WorkflowRow } from './executions.repository.ts'
 import { runStep, type Outcome, type StepDeps } from './steps.ts'
 import type { Step } from './workflow.ts'
 
@@ -17,6 +18,8 @@ export interface RunnerDeps extends StepDeps {
   queued: (projectId: number) => void
   /** Runs in hand at once. */
   concurrency: number
+  /** This process, as its claims of runs name it. */
+  claimant: Claimant
 }
 
 /** Someone else moved the run while its step ran: what the step wrote is rolled back. */
@@ -105,9 +108,24 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     }
   }
 
+  /** Runs this process is done with, whose claims a write has yet to clear (the database did not answer). */
+  const toGiveBack = new Set<string>()
+
+  /** Clears the claims of the runs this process is done with. */
+  async function giveBackRuns(ids: string[]) {
+    try {
+      await deps.write((trx) => unclaim(trx, 'workflow_executions', deps.claimant.owner, ids))
+      for (const id of ids) toGiveBack.delete(id)
+    } catch (error) {
+      for (const id of ids) toGiveBack.add(id)
+      logger.error('WORKFLOW', 'runs could not be given back; tried again at the next round', { error: String(error) })
+    }
+  }
+
   function start(id: string) {
     busy.add(id)
     const run = advance(id)
+      .finally(() => giveBackRuns([id]))
       .catch((error) => logger.error('WORKFLOW', 'a run could not be moved on', { executionId: id, error: String((error as Error)?.stack ?? error) }))
       .finally(() => {
         busy.delete(id)
@@ -121,12 +139,14 @@ export function createWorkflowRunner(deps: RunnerDeps) {
 
   /** Fills the free places with due runs; a call while one is under way asks it to look again. */
   const take = coalesce(async () => {
+    if (toGiveBack.size > 0) await giveBackRuns([...toGiveBack])
     const room = deps.concurrency - busy.size
     if (room <= 0) return 0
-    const due = await dueExecutions(deps.db, clock.now(), room + busy.size)
-    const fresh = due.filter((row) => !busy.has(row.id)).slice(0, room)
-    for (const { id } of fresh) start(id)
-    return fresh.length
+    const due = await dueExecutions(deps.db, clock.now(), room)
+    if (due.length === 0) return 0
+    const claimed = await deps.write((trx) => claimExecutions(trx, deps.claimant, due.map((row) => row.id), clock.now()))
+    for (const id of claimed) start(id)
+    return claimed.length
   }, () => stopped)
 
   return {

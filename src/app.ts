@@ -112,6 +112,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     settings: domainSettings,
     metrics,
     server: serverChecks,
+    claimant,
   })
   // Extra CAs (deliveryCaFile) besides the well-known ones: for MTA-STS policy hosts and MX certificates.
   const trusted = trustedCas(config.deliveryCaFile ? caFileOf(config.deliveryCaFile) : undefined)
@@ -180,6 +181,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     logger,
     queued: (projectId) => deliveries.queued(projectId),
     settings: { pollMs: 250, listChunk: 5000, handChunk: 1000, maxAgeMs: sendSettings.maxAgeMs, guardrails: guardrailSettings },
+    claimant,
   })
   const workflows = createWorkflowEngine({
     db: database.db,
@@ -203,6 +205,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     logger,
     dataDir: config.dataDir,
     afterChunk: afterImportChunk,
+    claimant,
   })
   const guardrails = createGuardrailMonitor({ db: database.db, write: writer.run, clock, logger, settings: guardrailSettings })
   const pruner = createBodyPruner({ db: database.db, write: writer.run, clock, logger, retentionDays: config.retentionDays })

@@ -1,6 +1,7 @@
 import type { DomainRow } from '../core/domains/domains.repository.ts'
-import { dueDomains, releaseInterruptedChecks, updateDomain } from '../core/domains/domains.repository.ts'
-import { beginCheck, finishCheck, type DomainSettings } from '../core/domains/domains.service.ts'
+import { dueDomains } from '../core/domains/domains.repository.ts'
+import { abandonCheck, beginCheck, finishCheck, type DomainSettings } from '../core/domains/domains.service.ts'
+import type { Claimant } from '../db/claims.ts'
 import { expectedRecords, judge, type ExpectedRecord, type RecordKind, type Verdict } from '../core/domains/records.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
@@ -19,6 +20,8 @@ export interface CheckerDeps {
   metrics: Registry
   /** The server's own reputation checks, run on the same timer when their report is due. */
   server?: { runIfDue(): Promise<unknown> }
+  /** This process, as its claims of checks name it. */
+  claimant: Claimant
 }
 
 export interface CheckResult {
@@ -60,7 +63,7 @@ export function createDomainChecker(deps: CheckerDeps) {
 
   /** Checks one domain now; undefined when it is gone or already being checked. */
   async function check(id: number): Promise<CheckResult | undefined> {
-    const domain = await deps.write((trx) => beginCheck(trx, id, clock.now()))
+    const domain = await deps.write((trx) => beginCheck(trx, deps.claimant, id, clock.now()))
     if (!domain) return undefined
     try {
       const verdicts = new Map(await Promise.all(expectedRecords(domain, settings.hostname).map(lookup)))
@@ -72,7 +75,7 @@ export function createDomainChecker(deps: CheckerDeps) {
       return { domain: checked, verdicts }
     } catch (error) {
       checks.inc({ status: 'error' })
-      await deps.write((trx) => updateDomain(trx, id, { is_verifying: 0 }))
+      await deps.write((trx) => abandonCheck(trx, id))
       throw error
     }
   }
@@ -101,7 +104,6 @@ export function createDomainChecker(deps: CheckerDeps) {
     check,
     checkDue,
     async start() {
-      await deps.write((trx) => releaseInterruptedChecks(trx))
       timer = setInterval(() => {
         round ??= checkDue().finally(() => (round = undefined))
         checkServer()

@@ -315,7 +315,8 @@ describe('an interrupted import', () => {
     mkdirSync(join(first.dataDir, 'imports'))
     writeFileSync(join(first.dataDir, uploadPath(id)), ['email,n', ...rows, 'bad-row,1'].join('\n'))
     await first.app.writer.run((trx) => createImport(trx, project.id, { id, fileName: null, filePath: uploadPath(id), bytesTotal: 1 }, Date.now()))
-    // What a crash after the first chunk of 4 rows leaves: those contacts and their progress, RUNNING.
+    // What a crash after the first chunk of 4 rows leaves: those contacts and their progress, RUNNING
+    // and claimed by the process that died, whose lease ran out.
     const stop = new AbortController()
     await importCsvFile(first.app.db, first.app.writer.run, project.id, join(first.dataDir, uploadPath(id)), {
       chunkRows: 4,
@@ -323,12 +324,17 @@ describe('an interrupted import', () => {
       onChunk: async (trx, progress) => void (await saveProgress(trx, id, progress, Date.now())),
       onProgress: () => stop.abort(),
     })
-    await first.app.db.updateTable('contact_imports').set({ status: 'RUNNING' }).where('id', '=', id).execute()
+    const dead = { status: 'RUNNING' as const, claimed_by: 'a process that crashed', lease_until: Date.now() - 1 }
+    await first.app.db.updateTable('contact_imports').set(dead).where('id', '=', id).execute()
     // The app built again on the same data directory and database, as a start after the crash.
     await first.restart()
     const second = first
     try {
       await second.app.imports.start()
+      await second.app.imports.drain()
+      expect((await second.request('GET', `/contacts/import/${id}`, { key: project.secretKey })).body.status).toBe('RUNNING')
+      await second.app.claims.keep()
+      second.app.imports.queued()
       await second.app.imports.drain()
       const job = await second.request('GET', `/contacts/import/${id}`, { key: project.secretKey })
       expect(job.body).toMatchObject({ status: 'COMPLETED', processedRows: 11, createdCount: 10, updatedCount: 0, failedCount: 1 })

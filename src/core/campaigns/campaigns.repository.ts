@@ -3,6 +3,8 @@ import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
 import { dialectOf } from '../../db/client.ts'
 import type { CampaignStatus, CampaignTable, Db, DeliveryState } from '../../db/schema.ts'
 import { pageOf } from '../../db/paging.ts'
+import { claim, unclaim, type Claimant } from '../../db/claims.ts'
+import { lockedRow } from '../../db/locking.ts'
 import type { CampaignRow } from './campaign.ts'
 
 export const insertCampaign = (db: Db, row: Insertable<CampaignTable>) => db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow()
@@ -12,6 +14,28 @@ export const findCampaign = (db: Db, projectId: number, id: string): Promise<Cam
 
 export const updateCampaignRow = (db: Db, id: string, changes: Updateable<CampaignTable>) =>
   db.updateTable('campaigns').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+
+// Written as the partial index `campaigns_active` is, so SQLite uses it.
+const ACTIVE = sql<boolean>`status IN ('SCHEDULED', 'SENDING')`
+
+/** Campaigns scheduled or being sent, with who holds each (a sending campaign is claimed by the process that sends it). */
+export const activeCampaigns = (db: Db) => db.selectFrom('campaigns').select(['id', 'status', 'scheduled_at', 'claimed_by']).where(ACTIVE).execute()
+
+/** Claims those of these campaigns still SENDING and unclaimed (src/db/claims.ts): their ids. */
+export async function claimCampaigns(db: Db, claimant: Claimant, ids: readonly string[], now: number): Promise<string[]> {
+  const claimed = await claim(db, 'campaigns', claimant, now, { picked: ids, still: (eb) => eb('status', '=', 'SENDING') }).returning('id').execute()
+  return claimed.map((row) => row.id)
+}
+
+/** Gives back campaigns this process sends no more (they finished, paused, or it stops). */
+export const unclaimCampaigns = (db: Db, owner: string, ids: readonly string[]) => unclaim(db, 'campaigns', owner, ids)
+
+/**
+ * A campaign as its sender's step reads it, locked until the step's transaction ends: a user's
+ * pause or cancel through another process waits for the step, then applies to what it wrote.
+ */
+export const campaignForStep = (db: Db, id: string): Promise<CampaignRow | undefined> =>
+  lockedRow(db, db.selectFrom('campaigns').selectAll().where('id', '=', id)).executeTakeFirst() as Promise<CampaignRow | undefined>
 
 export const deleteCampaignRow = (db: Db, id: string) => db.deleteFrom('campaigns').where('id', '=', id).execute()
 

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { giveBack, type Claimant } from '../../db/claims.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { AppError } from '../../lib/errors.ts'
@@ -10,7 +10,7 @@ import { emitWebhookEvent } from '../webhooks/emit.ts'
 import { campaignEventData } from '../webhooks/payload.ts'
 import type { CampaignRow } from './campaign.ts'
 import { holdCampaign } from './campaign-actions.ts'
-import { hasWaitingDeliveries, updateCampaignRow } from './campaigns.repository.ts'
+import { activeCampaigns, campaignForStep, claimCampaigns, hasWaitingDeliveries, unclaimCampaigns, updateCampaignRow } from './campaigns.repository.ts'
 import { handChunk } from './handoff.ts'
 import { listChunk } from './listing.ts'
 
@@ -35,9 +35,12 @@ export interface SenderDeps {
   /** Tells the delivery loop that mail was queued for a project. */
   queued: (projectId: number) => void
   settings: SenderSettings
+  /** This process, as its claims of the campaigns it sends name them. */
+  claimant: Claimant
 }
 
-type Step = 'more' | 'idle'
+/** What a step leaves: more to do now, nothing until later, or the campaign no longer this process's to send. */
+type Step = 'more' | 'idle' | 'done'
 
 interface Progress {
   next: Step
@@ -49,6 +52,7 @@ interface Progress {
 }
 
 const IDLE: Progress = { next: 'idle', handed: 0 }
+const DONE: Progress = { next: 'done', handed: 0 }
 
 /**
  * The campaign sender. Every SENDING campaign advances one transaction at a time: first its
@@ -97,8 +101,9 @@ export function createCampaignSender(deps: SenderDeps) {
   /** One transaction's worth of progress for one campaign. */
   async function step(id: string): Promise<Step> {
     const progress = await deps.write(async (trx): Promise<Progress> => {
-      const campaign = await trx.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst()
-      if (campaign?.status !== 'SENDING') return IDLE
+      const campaign = await campaignForStep(trx, id)
+      // Finished, paused, cancelled or deleted; or this process's lease ran out and another took it over.
+      if (campaign?.status !== 'SENDING' || campaign.claimed_by !== deps.claimant.owner) return DONE
       const now = clock.now()
       if (campaign.listed === 1) return hand(trx, campaign, now)
       await listChunk(trx, campaign, settings.listChunk, now)
@@ -129,24 +134,39 @@ export function createCampaignSender(deps: SenderDeps) {
         if (row) await holdCampaign(trx, row, { reason: 'error', message: error.message }, clock.now())
       })
       logger.warn('CAMPAIGN', 'paused: it cannot go on', { campaignId: id, error: error.message })
-      return 'idle'
+      return 'done'
     }
   }
 
-  /** Starts what came due, then advances every sending campaign by a step; true while any has more. */
+  /** The campaigns this process sends: claimed, and kept until they leave SENDING. */
+  const inHand = new Set<string>()
+
+  /**
+   * Starts what came due, claims the sending campaigns no process sends yet, then advances each
+   * in hand by a step; true while any has more.
+   */
   async function round(): Promise<boolean> {
     const now = clock.now()
-    // Written as the partial index `campaigns_active` is, so SQLite uses it.
-    const active = await deps.db.selectFrom('campaigns').select(['id', 'status', 'scheduled_at']).where(sql<boolean>`status IN ('SCHEDULED', 'SENDING')`).execute()
+    const active = await activeCampaigns(deps.db)
     const due = active.filter((c) => c.status === 'SCHEDULED' && c.scheduled_at! <= now).map((c) => c.id)
     if (due.length > 0) {
       await deps.write((trx) =>
         trx.updateTable('campaigns').set({ status: 'SENDING', started_at: now, updated_at: now }).where('id', 'in', due).where('status', '=', 'SCHEDULED').execute(),
       )
     }
-    const sending = [...active.filter((c) => c.status === 'SENDING'), ...due.map((id) => ({ id }))]
+    const free = [...active.filter((c) => c.status === 'SENDING' && c.claimed_by === null).map((c) => c.id), ...due]
+    if (free.length > 0) for (const id of await deps.write((trx) => claimCampaigns(trx, deps.claimant, free, now))) inHand.add(id)
     let busy = false
-    for (const { id } of sending) if ((await stepOrPause(id)) === 'more') busy = true
+    const done: string[] = []
+    for (const id of inHand) {
+      const next = await stepOrPause(id)
+      if (next === 'more') busy = true
+      if (next === 'done') done.push(id)
+    }
+    if (done.length > 0) {
+      await deps.write((trx) => unclaimCampaigns(trx, deps.claimant.owner, done))
+      for (const id of done) inHand.delete(id)
+    }
     return busy
   }
 
@@ -163,6 +183,8 @@ export function createCampaignSender(deps: SenderDeps) {
     async stop() {
       clearInterval(timer)
       await pump.stop()
+      await deps.write((trx) => giveBack(trx, 'campaigns', deps.claimant.owner, clock.now()))
+      inHand.clear()
     },
     /** Runs rounds until none has more to do, whether or not the sender is started: for tests. */
     async drain() {

@@ -1,12 +1,13 @@
 import { mkdir, readdir, rm } from 'node:fs/promises'
 import { PRIVATE_DIR } from '../../lib/files.ts'
 import { join } from 'node:path'
+import { giveBack, type Claimant } from '../../db/claims.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { AppError } from '../../lib/errors.ts'
 import type { Logger } from '../../lib/logger.ts'
 import { importCsvFile, type AfterChunk, type Write } from './import-file.ts'
-import { claimImport, finishImport, releaseInterruptedImports, saveProgress, waitingImportIds, type ImportRow } from './imports.repository.ts'
+import { claimImport, finishImport, saveProgress, waitingImportIds, type ImportRow } from './imports.repository.ts'
 import { progressOf } from './imports.service.ts'
 
 export interface ImportRunnerDeps {
@@ -18,6 +19,8 @@ export interface ImportRunnerDeps {
   dataDir: string
   afterChunk: AfterChunk
   chunkRows?: number
+  /** This process, as its claims of imports name it. */
+  claimant: Claimant
 }
 
 const UPLOADS = 'imports'
@@ -26,8 +29,9 @@ const UPLOADS = 'imports'
 export const uploadPath = (id: string) => join(UPLOADS, `${id}.csv`)
 
 /**
- * Runs contact imports one after another in the background. Their state is in the database: at
- * start-up, imports a stopped process was running go on from their last committed chunk.
+ * Runs contact imports one after another in the background. Their state is in the database: an
+ * import a stopped process was running is given back (at its stop, or once its claim's lease ran
+ * out) and goes on from its last committed chunk.
  */
 export function createImportRunner(deps: ImportRunnerDeps) {
   const { clock, logger } = deps
@@ -53,7 +57,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
 
   async function runWaiting(): Promise<void> {
     let job: ImportRow | undefined
-    while (!stopped && (job = await deps.write((trx) => claimImport(trx, clock.now())))) await run(job)
+    while (!stopped && (job = await deps.write((trx) => claimImport(trx, deps.claimant, clock.now())))) await run(job)
   }
 
   async function run(job: ImportRow): Promise<void> {
@@ -70,7 +74,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
         signal: abort.signal,
         onChunk: (trx, progress) => saveProgress(trx, job.id, progress, clock.now()).then(() => {}),
       })
-      // Stopping: the job stays RUNNING and the next start goes on from its last chunk.
+      // Stopping: the import is given back, and whoever claims it next goes on from its last chunk.
       if (!summary.complete) return
       outcome = { status: 'COMPLETED', error: null }
       logger.info('IMPORTED', 'import completed', { ...fields, rows: summary.processedRows, created: summary.createdCount, updated: summary.updatedCount, failed: summary.failedCount })
@@ -94,7 +98,6 @@ export function createImportRunner(deps: ImportRunnerDeps) {
     async start() {
       stopped = false
       abort = new AbortController()
-      await deps.write((trx) => releaseInterruptedImports(trx))
       await removeLeftovers()
       kick()
     },
@@ -108,6 +111,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
       stopped = true
       abort.abort()
       while (running) await running
+      await deps.write((trx) => giveBack(trx, 'contact_imports', deps.claimant.owner, clock.now()))
     },
   }
 }

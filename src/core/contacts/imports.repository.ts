@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
+import { claim, UNCLAIMED, type Claimant } from '../../db/claims.ts'
 import type { ContactImportTable, Db } from '../../db/schema.ts'
 import type { ImportProgress } from './import-file.ts'
 
@@ -14,22 +15,15 @@ export const findImport = (db: Db, projectId: number, id: string) =>
 export const listImports = (db: Db, projectId: number, limit: number) =>
   db.selectFrom('contact_imports').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(limit).execute()
 
-/**
- * Takes the oldest waiting import and marks it RUNNING. The status is asked again of the row
- * itself: on PostgreSQL another process may have taken it between the choice and the update.
- */
-export const claimImport = (db: Db, now: number) =>
-  db
-    .updateTable('contact_imports')
-    .set({ status: 'RUNNING', updated_at: now })
-    .where('id', '=', (eb) => eb.selectFrom('contact_imports').select('id').where('status', '=', 'PENDING').orderBy('id').limit(1))
-    .where('status', '=', 'PENDING')
+/** Claims the oldest waiting import (src/db/claims.ts) and marks it RUNNING. */
+export const claimImport = (db: Db, claimant: Claimant, now: number) =>
+  claim(db, 'contact_imports', claimant, now, {
+    picked: db.selectFrom('contact_imports').select('id').where('status', '=', 'PENDING').where('claimed_by', 'is', null).orderBy('id').limit(1),
+    still: (eb) => eb('status', '=', 'PENDING'),
+    set: { status: 'RUNNING', updated_at: now },
+  })
     .returningAll()
     .executeTakeFirst()
-
-/** At start-up: imports a stopped process was running wait to be claimed again, from where they were. */
-export const releaseInterruptedImports = (db: Db) =>
-  db.updateTable('contact_imports').set({ status: 'PENDING' }).where('status', '=', 'RUNNING').execute()
 
 export const saveProgress = (db: Db, id: string, progress: ImportProgress, now: number) =>
   db
@@ -48,7 +42,7 @@ export const saveProgress = (db: Db, id: string, progress: ImportProgress, now: 
     .execute()
 
 export const finishImport = (db: Db, id: string, status: 'COMPLETED' | 'FAILED', error: string | null, now: number) =>
-  db.updateTable('contact_imports').set({ status, error, updated_at: now, finished_at: now }).where('id', '=', id).execute()
+  db.updateTable('contact_imports').set({ status, error, updated_at: now, finished_at: now, ...UNCLAIMED }).where('id', '=', id).execute()
 
 /** The ids of imports still to run: their uploads are kept, any other file is a leftover. */
 export const waitingImportIds = async (db: Db) =>

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
+import { claim, type Claimant } from '../../db/claims.ts'
 import type { Db, DomainTable } from '../../db/schema.ts'
 
 export type DomainRow = Selectable<DomainTable>
@@ -27,23 +28,16 @@ export const listDomains = (db: Db, projectId?: number) => {
 export const updateDomain = (db: Db, id: number, changes: Updateable<DomainTable>) =>
   db.updateTable('domains').set(changes).where('id', '=', id).returningAll().executeTakeFirst() as Promise<DomainRow | undefined>
 
-/**
- * Marks a check as running, in one statement that reads and writes the flag: of processes sharing
- * a database, one takes the check. Undefined when the domain is gone or a check already runs.
- */
-export const beginDomainCheck = (db: Db, id: number, now: number) =>
-  db
-    .updateTable('domains')
-    .set({ is_verifying: 1, updated_at: now })
-    .where('id', '=', id)
-    .where('is_verifying', '=', 0)
+/** Claims the domain's check (src/db/claims.ts) and marks it running; undefined when the domain is gone or a check already runs. */
+export const beginDomainCheck = (db: Db, claimant: Claimant, id: number, now: number) =>
+  claim(db, 'domains', claimant, now, { picked: [id], still: (eb) => eb('is_verifying', '=', 0), set: { is_verifying: 1, updated_at: now } })
     .returningAll()
     .executeTakeFirst() as Promise<DomainRow | undefined>
 
 export const deleteDomain = (db: Db, projectId: number, id: number) =>
   db.deleteFrom('domains').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
 
-/** Domains whose next check is due and that no check is running for. */
+/** Domains whose next check is due and that no check is running for (read before a claim: an idle tick writes nothing). */
 export const dueDomains = (db: Db, now: number, limit: number) =>
   db
     .selectFrom('domains')
@@ -53,10 +47,6 @@ export const dueDomains = (db: Db, now: number, limit: number) =>
     .orderBy('next_check_at')
     .limit(limit)
     .execute() as Promise<DomainRow[]>
-
-/** Checks that a crash interrupted: nothing is running them any more. */
-export const releaseInterruptedChecks = (db: Db) =>
-  db.updateTable('domains').set({ is_verifying: 0 }).where('is_verifying', '=', 1).execute()
 
 /** Each verified domain once (several projects may verify one name): the server's SPF self-check evaluates their return paths. */
 export const sendingDomains = (db: Db) =>

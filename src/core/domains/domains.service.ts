@@ -10,6 +10,7 @@ import * as repo from './domains.repository.ts'
 import { expectedRecords, type RecordKind, type Verdict } from './records.ts'
 import { nextSelector } from './selector.ts'
 import { nextState, recordStatus } from './status.ts'
+import { UNCLAIMED, type Claimant } from '../../db/claims.ts'
 
 export interface DomainSettings {
   /** Seals the private keys at rest. */
@@ -96,8 +97,11 @@ export async function setTracking(db: Db, projectId: number, id: number, flags: 
   return (await repo.updateDomain(db, id, { ...changes, updated_at: now }))!
 }
 
-/** Marks a check as running; undefined when the domain is gone or a check already runs. */
-export const beginCheck = (db: Db, id: number, now: number) => repo.beginDomainCheck(db, id, now)
+/** Claims a check and marks it running; undefined when the domain is gone or a check already runs. */
+export const beginCheck = (db: Db, claimant: Claimant, id: number, now: number) => repo.beginDomainCheck(db, claimant, id, now)
+
+/** A check that failed: the domain waits for its next one. */
+export const abandonCheck = (db: Db, id: number) => repo.updateDomain(db, id, { is_verifying: 0, ...UNCLAIMED })
 
 /** Saves what a check found and moves the domain's status; schedules the next check. */
 export async function finishCheck(db: Db, id: number, verdicts: Map<RecordKind, Verdict>, settings: DomainSettings, now: number) {
@@ -121,6 +125,7 @@ export async function finishCheck(db: Db, id: number, verdicts: Map<RecordKind, 
     findings: JSON.stringify(findings),
     error_message: errorMessage(state.status, required, settings),
     is_verifying: 0,
+    ...UNCLAIMED,
     last_checked_at: now,
     next_check_at: now + (state.status === 'SUCCESS' ? settings.verifiedCheckMs : settings.pendingCheckMs),
     updated_at: now,

@@ -141,7 +141,7 @@ export const SETTINGS = [
   setting({
     key: 'leaseSeconds',
     description:
-      'How long a process holds the lease of a singleton (the DNS checker, membership tracking, pruning, guardrails) without renewing it: how soon another process takes over after a crash',
+      'How long a process holds a claim of work (a delivery, a webhook call, a workflow run, a campaign, an import, a domain check) or the lease of a singleton (the DNS checker, membership tracking, pruning, guardrails) without renewing it: how soon another process takes over after a crash',
     allowed: 'an integer from 1 to 3600',
     parse: p.integer(1, 3600),
     fallback: () => 30,

@@ -112,6 +112,13 @@ export interface CampaignRecipientTable {
 export type ImportStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED'
 
 /** A contacts CSV imported in the background, chunk by chunk. */
+/** A part of an import's upload, kept until the import ends (migration 0027). */
+export interface ContactImportPartTable {
+  import_id: string
+  part: number
+  bytes: Uint8Array
+}
+
 export interface ContactImportTable extends Claimable {
   id: string
   project_id: number

@@ -5,6 +5,7 @@ import type {
   SegmentMembershipTable,
   CampaignTable,
   CampaignRecipientTable,
+  ContactImportPartTable,
   ContactImportTable,
   WorkflowTable,
   WorkflowExecutionTable,
@@ -280,6 +281,7 @@ export interface DB {
   campaigns: CampaignTable
   campaign_recipients: CampaignRecipientTable
   contact_imports: ContactImportTable
+  contact_import_parts: ContactImportPartTable
   workflows: WorkflowTable
   workflow_executions: WorkflowExecutionTable
   workflow_execution_steps: WorkflowExecutionStepTable

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { importCsvFile } from '../../src/core/contacts/import-file.ts'
 import { uploadPath } from '../../src/core/contacts/import-runner.ts'
@@ -314,7 +314,7 @@ describe('an interrupted import', () => {
     const rows = Array.from({ length: 10 }, (_, i) => `r${i}@example.com,${i}`)
     mkdirSync(join(first.dataDir, 'imports'))
     writeFileSync(join(first.dataDir, uploadPath(id)), ['email,n', ...rows, 'bad-row,1'].join('\n'))
-    await first.app.writer.run((trx) => createImport(trx, project.id, { id, fileName: null, filePath: uploadPath(id), bytesTotal: 1 }, Date.now()))
+    await first.app.writer.run((trx) => createImport(trx, project.id, { id, fileName: null, filePath: uploadPath(id), storedAt: join(first.dataDir, uploadPath(id)), bytesTotal: 1 }, Date.now()))
     // What a crash after the first chunk of 4 rows leaves: those contacts and their progress, RUNNING
     // and claimed by the process that died, whose lease ran out.
     const stop = new AbortController()
@@ -344,6 +344,35 @@ describe('an interrupted import', () => {
       expect(existsSync(join(first.dataDir, uploadPath(id)))).toBe(false)
     } finally {
       await second.close()
+    }
+  })
+})
+
+describe('an upload received by another process', () => {
+  test('is read from the database by the process that runs the import, and forgotten once it ends', async () => {
+    const other = await createTestApp()
+    try {
+      const project = await other.project('Elsewhere')
+      const rows = Array.from({ length: 3000 }, (_, i) => `far${i}@example.com,${'x'.repeat(400)}`)
+      const csv = ['email,note', ...rows].join('\n')
+      const response = await other.app.handle(
+        new Request('http://localhost/contacts/import', { method: 'POST', headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'text/csv' }, body: csv }),
+      )
+      expect(response.status).toBe(202)
+      const { id } = (await response.json()) as { id: string }
+      const parts = () => other.app.db.selectFrom('contact_import_parts').select('part').where('import_id', '=', id).execute()
+      // Over 1 MiB: kept in two parts.
+      expect((await parts()).map((p) => p.part)).toEqual([0, 1])
+      // The process that runs it has no copy of its own: it was received on another machine.
+      rmSync(join(other.dataDir, uploadPath(id)))
+      await other.app.imports.start()
+      await other.app.imports.drain()
+      const job = (await other.request('GET', `/contacts/import/${id}`, { key: project.secretKey })).body
+      expect(job).toMatchObject({ status: 'COMPLETED', processedRows: 3000, createdCount: 3000, failedCount: 0 })
+      expect(await parts()).toEqual([])
+      expect(existsSync(join(other.dataDir, uploadPath(id)))).toBe(false)
+    } finally {
+      await other.close()
     }
   })
 })

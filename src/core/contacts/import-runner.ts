@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/logger.ts'
 import { importCsvFile, type AfterChunk, type Write } from './import-file.ts'
 import { claimImport, finishImport, saveProgress, waitingImportIds, type ImportRow } from './imports.repository.ts'
 import { progressOf } from './imports.service.ts'
+import { dropUpload, fetchUpload } from './import-uploads.repository.ts'
 
 export interface ImportRunnerDeps {
   db: Db
@@ -66,6 +67,8 @@ export function createImportRunner(deps: ImportRunnerDeps) {
     const path = join(deps.dataDir, job.file_path)
     let outcome: { status: 'COMPLETED' | 'FAILED'; error: string | null }
     try {
+      // Another process may have received the upload: its copy is read from the database.
+      await fetchUpload(deps.db, job.id, path)
       const summary = await importCsvFile(deps.db, deps.write, job.project_id, path, {
         resume: progressOf(job),
         afterChunk: deps.afterChunk,
@@ -82,7 +85,10 @@ export function createImportRunner(deps: ImportRunnerDeps) {
       outcome = { status: 'FAILED', error: failureMessage(error) }
       logger.warn('IMPORT[FAILED]', outcome.error!, { ...fields, error: error instanceof AppError ? undefined : String((error as Error)?.stack ?? error) })
     }
-    await deps.write((trx) => finishImport(trx, job.id, outcome.status, outcome.error, clock.now()))
+    await deps.write(async (trx) => {
+      await finishImport(trx, job.id, outcome.status, outcome.error, clock.now())
+      await dropUpload(trx, job.id)
+    })
     await rm(path, { force: true })
   }
 

@@ -4,6 +4,7 @@ import { notFound } from '../../lib/errors.ts'
 import type { ImportProgress, RowError } from './import-file.ts'
 import * as repo from './imports.repository.ts'
 import type { ImportRow } from './imports.repository.ts'
+import { keepUpload } from './import-uploads.repository.ts'
 
 export const toImportJob = (row: ImportRow) => ({
   id: row.id,
@@ -29,6 +30,8 @@ export interface NewImport {
   fileName: string | null
   /** The stored upload, relative to the data directory. */
   filePath: string
+  /** Where this process stored it: it is kept in the database too, for whichever process runs the import. */
+  storedAt: string
   bytesTotal: number
 }
 
@@ -46,6 +49,7 @@ export async function createImport(db: Db, projectId: number, upload: NewImport,
     updated_at: now,
     finished_at: null,
   })
+  await keepUpload(db, upload.id, upload.storedAt)
   return toImportJob(row)
 }
 

@@ -48,7 +48,7 @@ export const contactImportRoutes = (deps: HttpDeps) =>
           throw error
         }
         const job = await deps.writer.run((trx) =>
-          imports.createImport(trx, caller.project.id, { id, fileName: upload.fileName, filePath: uploadPath(id), bytesTotal: upload.bytes }, deps.clock.now()),
+          imports.createImport(trx, caller.project.id, { id, fileName: upload.fileName, filePath: uploadPath(id), storedAt: stored, bytesTotal: upload.bytes }, deps.clock.now()),
         )
         deps.imports.queued()
         set.status = 202

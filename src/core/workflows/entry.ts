@@ -26,6 +26,11 @@ const COLUMNS = ['id', 'workflow_id', 'project_id', 'contact_id', 'state', 'curr
  * it: never two runs of one workflow for one contact at once (a unique index); with allowReentry
  * off, never a second run at all; and never more than ENTRIES_PER_HOUR in an hour. `triggers`
  * gives each contact its own trigger (an event of its own), else `trigger` is everyone's.
+ *
+ * Safe with several processes on PostgreSQL: two entries of one contact at once (an event read
+ * by the scanner, a manual trigger through another process) meet at the unique index on live
+ * runs, and the second inserts nothing (ON CONFLICT DO NOTHING); the scanner itself holds its
+ * cursor's row lock while it reads and enters.
  */
 export async function enterContacts(
   db: Db,

@@ -98,4 +98,24 @@ describe('a reader by cursor never passes over an event that commits late', () =
     expect((await read(after)).names).toEqual([])
     expect((await read(before)).names).toEqual(['running'])
   })
+
+  test("a transaction running in another database of the server holds no reader back", async () => {
+    const elsewhere = await freshPostgres()
+    const foreign = new pg.Client({ connectionString: elsewhere.url })
+    await foreign.connect()
+    try {
+      await foreign.query('BEGIN')
+      // A writing transaction (it has an id) in another application's database, left open.
+      await foreign.query('SELECT pg_current_xact_id()')
+      const { cursor } = await read(START)
+      const a = await connection()
+      await insertEvent(a, 'beside a foreign transaction')
+      expect((await read(cursor)).names).toEqual(['beside a foreign transaction'])
+      expect((await read(await lastSettled(database.db, 'events'))).names).toEqual([])
+    } finally {
+      await foreign.query('ROLLBACK')
+      await foreign.end()
+      await elsewhere.drop()
+    }
+  })
 })

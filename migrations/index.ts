@@ -22,6 +22,7 @@ import * as jsonMergePatch from './0020_json_merge_patch.ts'
 import * as leases from './0021_leases.ts'
 import * as workSignals from './0022_work_signals.ts'
 import * as commitOrder from './0023_commit_order.ts'
+import * as rateLimits from './0026_rate_limits.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0021_leases', ...leases },
   { name: '0022_work_signals', ...workSignals },
   { name: '0023_commit_order', ...commitOrder },
+  { name: '0026_rate_limits', ...rateLimits },
 ]
 
 /**

@@ -3,6 +3,7 @@ import { hostname } from 'node:os'
 import type { Server } from 'bun'
 import { migrationsFor } from '../migrations/index.ts'
 import type { Config, Role } from './config/schema.ts'
+import { createRateLimits } from './cluster/rate-limits.ts'
 import { singleton } from './cluster/singleton.ts'
 import { listenToOthers } from './cluster/wakeups.ts'
 import type { Listening } from './db/notifications.ts'
@@ -95,6 +96,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const applied = await migrate(database.db, migrationsFor(database.dialect), () => clock.now())
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
   const writer = createWriter(database.db)
+  // Request budgets, the login throttle and send rates, shared by every process on the database.
+  const rateLimits = createRateLimits({ db: database.db, write: writer.run, clock, logger })
   // Every part records into it; GET /metrics (with metricsToken) shows it.
   const metrics = createRegistry()
   const processGauges = processMetrics(metrics, 'mailstead')
@@ -166,8 +169,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     metrics,
     sites: createSiteResolver(mx, shaping.rules, clock, config.smarthost?.host),
     shaper: createShaper({ clock, logger, ...shaping }),
+    sendRate: rateLimits.sendRate,
   })
-  const authenticator = createAuthenticator(database.db, clock)
+  const authenticator = createAuthenticator(database.db, clock, rateLimits.loginFailures)
   const memberships = createMembershipTracker({ db: database.db, write: writer.run, clock, logger })
   const sendSettings = { maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 }
   const guardrailSettings = guardrailSettingsOf(config)
@@ -221,7 +225,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     clock,
     logger,
     authenticator,
-    rateLimiter: createRateLimiter(clock, {
+    rateLimiter: createRateLimiter(rateLimits, {
       perMinute: config.rateLimitPerMinute,
       trackPerMinute: config.trackRateLimitPerMinute,
       trackPerAddressPerMinute: config.trackRateLimitPerAddressPerMinute,
@@ -284,6 +288,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     })
     const [smtpCut, httpCut] = await Promise.all([smtp?.stop(graceMs) ?? 0, stopHttp(server, graceMs)])
     const loopsDone = await settlesWithin(loops, graceMs - (Date.now() - began), failed)
+    await rateLimits.stop()
     await writer.drain()
     const deliveriesLeft = loopsDone ? 0 : await releaseDeliveries().catch((error) => (failed(error), -1))
     const wal = await checkpoint(database.db).catch((error) => (failed(error), undefined))
@@ -337,6 +342,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       // Handlers read the client's address through it: Elysia learns of a server only from listen(), which is not used.
       http.server = server
       stopMaintenance = startDbMaintenance(database.db, logger)
+      rateLimits.start()
       processGauges.start()
       if (runs('delivery')) {
         await deliveries.start()

@@ -4,3 +4,15 @@ export interface LeaseTable {
   owner: string
   expires_at: number
 }
+
+/**
+ * A rate limit shared by the processes: one budget's state for one key (a project, an address),
+ * replaced by compare-and-set on `version`. Nothing in it counts after `expires_at`.
+ */
+export interface RateLimitTable {
+  budget: string
+  key: string
+  state: string
+  version: number
+  expires_at: number
+}

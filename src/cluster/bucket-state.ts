@@ -6,9 +6,11 @@
  * A process spends the tokens it takes only within the step (a second) it took them in. `held`
  * counts the tokens taken in step `heldStep` that their process has not settled yet: spent or
  * not, they are out of the bucket and may still be spent, so the bucket refills only up to its
- * capacity less them. Every token that can be spent is then either in the bucket or held, and the
- * two together never pass the capacity: across all processes, no span of T seconds spends more
- * than capacity + rate × T tokens, as one bucket in one process allows.
+ * capacity less them (the refill is reckoned when the row next changes, under what was held
+ * meanwhile, before anything is settled). Every token that can be spent is then either in the
+ * bucket or held, and the two together never pass the capacity: across all processes, no span of
+ * T seconds spends more than capacity + rate × T tokens, as one bucket in one process allows
+ * (src/cluster/rate-limits.test.ts tries it at random).
  */
 
 export const STEP_MS = 1000
@@ -60,6 +62,13 @@ export const bucketExpiresAt = (b: Bucket, rate: number) => Math.max((b.heldStep
 export function reserveTokens(previous: Bucket | undefined, p: { rate: number; now: number; need: number; ahead: number; settle?: Chunk }): Reservation {
   const step = Math.floor(p.now / STEP_MS)
   const b: Bucket = previous ? { ...previous } : { tokens: p.rate, at: p.now, held: 0, heldStep: step }
+  // What accrued since the last change accrued under what was held then: refilled before anything is settled.
+  const refill = (until: number) => {
+    if (until <= b.at) return
+    b.tokens = Math.min(Math.max(0, p.rate - b.held), b.tokens + ((until - b.at) * p.rate) / 1000)
+    b.at = until
+  }
+  refill(Math.min(p.now, (b.heldStep + 1) * STEP_MS))
   // A chunk of a step whose held tokens were already forgotten is settled by that.
   if (p.settle && p.settle.heldStep === b.heldStep) {
     b.held = Math.max(0, b.held - p.settle.taken)
@@ -70,11 +79,9 @@ export function reserveTokens(previous: Bucket | undefined, p: { rate: number; n
     b.held = 0
     b.heldStep = step
   }
-  if (p.now > b.at) {
-    b.tokens += ((p.now - b.at) * p.rate) / 1000
-    b.at = p.now
-  }
+  refill(p.now)
   const room = Math.max(0, p.rate - b.held)
+  // A rate lowered since: the bucket holds no more than it may now.
   b.tokens = Math.min(b.tokens, room)
   // Refills in thousandths of a token: the float sum of many small refills may fall short of a whole one by a hair.
   const whole = Math.floor(b.tokens + 1e-9)

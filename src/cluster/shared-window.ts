@@ -94,8 +94,8 @@ export function createSharedWindow(name: string, shape: StepShape, deps: SharedW
     retryAfterMs(current(entry.seen, shape, stepAt(shape, now)), shape, limit, now) > 0
 
   /**
-   * One write of the row: gives back what the entry owes, and takes tokens for the requests
-   * waiting and a few ahead (none when `limit` is undefined: nothing is taken then).
+   * One write of the row: gives back what the entry owes, and takes `take` tokens (one for each
+   * request waiting) and a few ahead; with `take` 0 it only gives back.
    */
   async function reserve(key: string, entry: Entry, limit: number, take: number): Promise<void> {
     const now = clock.now()

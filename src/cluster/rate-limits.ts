@@ -30,8 +30,10 @@ export interface RateLimitDeps {
  * The rate limits every process on the database shares (migration 0026): the API's request
  * budgets (sliding windows, `window`), the login throttle's failures (`loginFailures`) and each
  * project's send rate (a token bucket, `sendRate`). Three processes together allow what one
- * allows; the bounds are stated in shared-window.ts and bucket-state.ts. Once started, a timer
- * gives back tokens left unspent each second and deletes rows that no longer count.
+ * allows; the bounds are stated in shared-window.ts and bucket-state.ts. They take the
+ * processes' clocks to agree (one machine, or hosts kept by NTP): each counts by its own, and a
+ * clock d ms off counts its requests d ms early or late. Once started, a timer gives back tokens
+ * left unspent each second and deletes rows that no longer count.
  */
 export function createRateLimits(deps: RateLimitDeps) {
   const { db, clock, logger } = deps

@@ -23,6 +23,7 @@ import * as leases from './0021_leases.ts'
 import * as workSignals from './0022_work_signals.ts'
 import * as commitOrder from './0023_commit_order.ts'
 import * as claims from './0024_claims.ts'
+import * as rateLimits from './0026_rate_limits.ts'
 import * as importUploads from './0027_import_uploads.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0022_work_signals', ...workSignals },
   { name: '0023_commit_order', ...commitOrder },
   { name: '0024_claims', ...claims },
+  { name: '0026_rate_limits', ...rateLimits },
   { name: '0027_import_uploads', ...importUploads },
 ]
 

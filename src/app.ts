@@ -3,6 +3,7 @@ import type { Server } from 'bun'
 import { migrationsFor } from '../migrations/index.ts'
 import type { Config, Role } from './config/schema.ts'
 import { createClaimKeeper, processOwner } from './cluster/claim-keeper.ts'
+import { createRateLimits } from './cluster/rate-limits.ts'
 import { singleton } from './cluster/singleton.ts'
 import { listenToOthers } from './cluster/wakeups.ts'
 import type { Listening } from './db/notifications.ts'
@@ -96,6 +97,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const writer = createWriter(database.db)
   /** This process, as its claims of work rows and its singleton leases name it. */
   const claimant = { owner: processOwner(), leaseMs: config.leaseSeconds * 1000 }
+  // Request budgets, the login throttle and send rates, shared by every process on the database.
+  const rateLimits = createRateLimits({ db: database.db, write: writer.run, clock, logger })
   // Every part records into it; GET /metrics (with metricsToken) shows it.
   const metrics = createRegistry()
   const processGauges = processMetrics(metrics, 'mailstead')
@@ -169,8 +172,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     sites: createSiteResolver(mx, shaping.rules, clock, config.smarthost?.host),
     shaper: createShaper({ clock, logger, ...shaping }),
     claimant,
+    sendRate: rateLimits.sendRate,
   })
-  const authenticator = createAuthenticator(database.db, clock)
+  const authenticator = createAuthenticator(database.db, clock, rateLimits.loginFailures)
   const memberships = createMembershipTracker({ db: database.db, write: writer.run, clock, logger })
   const sendSettings = { maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 }
   const guardrailSettings = guardrailSettingsOf(config)
@@ -228,7 +232,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     clock,
     logger,
     authenticator,
-    rateLimiter: createRateLimiter(clock, {
+    rateLimiter: createRateLimiter(rateLimits, {
       perMinute: config.rateLimitPerMinute,
       trackPerMinute: config.trackRateLimitPerMinute,
       trackPerAddressPerMinute: config.trackRateLimitPerAddressPerMinute,
@@ -302,6 +306,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     })
     const [smtpCut, httpCut] = await Promise.all([smtp?.stop(graceMs) ?? 0, stopHttp(server, graceMs)])
     const loopsDone = await settlesWithin(loops, graceMs - (Date.now() - began), failed)
+    await rateLimits.stop()
     await writer.drain()
     // What this process still holds (its loops were cut off) waits for the others at once, not
     // after its leases run out.
@@ -354,6 +359,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       // Handlers read the client's address through it: Elysia learns of a server only from listen(), which is not used.
       http.server = server
       stopMaintenance = startDbMaintenance(database.db, logger)
+      rateLimits.start()
       processGauges.start()
       if (runs('delivery')) {
         await deliveries.start()

@@ -13,3 +13,15 @@ export interface Claimable {
   claimed_by: string | null
   lease_until: number | null
 }
+
+/**
+ * A rate limit shared by the processes: one budget's state for one key (a project, an address),
+ * replaced by compare-and-set on `version`. Nothing in it counts after `expires_at`.
+ */
+export interface RateLimitTable {
+  budget: string
+  key: string
+  state: string
+  version: number
+  expires_at: number
+}

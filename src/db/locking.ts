@@ -47,3 +47,19 @@ export async function lockName(trx: Db, name: string): Promise<void> {
 export function lockedRow<D, TB extends keyof D, O>(db: Db, query: SelectQueryBuilder<D, TB, O>): SelectQueryBuilder<D, TB, O> {
   return dialectOf(db) === 'postgres' ? query.forUpdate() : query
 }
+
+/** What runs a write: the group-commit writer's `run`, or a function like it. */
+export type Write = <T>(operation: (trx: Db) => Promise<T>) => Promise<T>
+
+/**
+ * How to run a short compare-and-set write of a row that every process changes often (a shared
+ * rate limit's). On SQLite, in the group-commit writer's batch: it is the one writer there, and
+ * the write costs no commit of its own. On PostgreSQL, alone and outside any transaction, each
+ * statement committing at once: inside a batch the row's lock would be held until the batch
+ * commits, stalling the other processes, and could deadlock with a batch of theirs that locks
+ * the same rows in another order. The operation must be correct statement by statement (a
+ * compare-and-set retried when it loses), as it is not one transaction on PostgreSQL.
+ */
+export function contendedWrite(db: Db, write: Write): Write {
+  return dialectOf(db) === 'postgres' ? (operation) => operation(db) : write
+}

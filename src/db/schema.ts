@@ -14,7 +14,7 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
-import type { Claimable, LeaseTable } from './cluster-schema.ts'
+import type { Claimable, LeaseTable, RateLimitTable } from './cluster-schema.ts'
 import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
 import type { ReceivedReportTable } from './inbound-schema.ts'
 
@@ -298,6 +298,7 @@ export interface DB {
   sending_counters: SendingCounterTable
   migrations: MigrationTable
   leases: LeaseTable
+  rate_limits: RateLimitTable
 }
 
 /** A database handle: the whole database, or one transaction of it. Services take this first. */

@@ -24,6 +24,16 @@ export interface LoopSettings {
   pollMs: number
 }
 
+/** Each project's send rate, shared by every process on the database (src/cluster/shared-bucket.ts). */
+export interface SendRate {
+  /** Whether the project has a token to spend now, taking some from its bucket if this process has none. */
+  ready(projectId: number, rate: number): Promise<boolean>
+  /** Spends a token `ready` said is there; false when its second has passed since. */
+  take(projectId: number): boolean
+  /** The projects refused lately: none has a token before its bucket refills. */
+  starved(): number[]
+}
+
 export interface LoopDeps {
   db: Db
   write: <T>(work: (trx: Db) => Promise<T>, options?: WriteOptions) => Promise<T>
@@ -38,6 +48,7 @@ export interface LoopDeps {
   shaper: Shaper
   /** This process, as its claims of deliveries name it. */
   claimant: Claimant
+  sendRate: SendRate
 }
 
 const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
@@ -64,7 +75,8 @@ const FLUSH_SITES_MS = 2000
  * The delivery loop. Due deliveries are claimed from the queue into a buffer (a few times a
  * domain's share, so one claim feeds many attempts), placed by the site their domain's MX hosts
  * are, and started as the limits allow: in all, per site (its connections and its rate, as the
- * shaper says), and per project (a token bucket refilled at the project's rate). A site that is
+ * shaper says), and per project (a token bucket refilled at the project's rate, shared with the
+ * other processes on the database). A site that is
  * suspended or at its warm-up cap holds its mail back in the queue until it may go. One slow
  * destination fills only its own slots and its own buffer.
  */
@@ -81,7 +93,6 @@ export function createDeliveryLoop(deps: LoopDeps) {
   const heldDomains = new Map<string, number>()
   /** Domains whose site was found since the last flush. */
   const foundDomains: Array<{ domain: string; site: string }> = []
-  const buckets = new Map<number, { tokens: number; at: number }>()
   const rates = new TtlCache<number>(clock, 30_000)
   const running = new Set<Promise<void>>()
   let activeCount = 0
@@ -123,23 +134,14 @@ export function createDeliveryLoop(deps: LoopDeps) {
     return rate
   }
 
-  /** Refills the project's bucket and says whether a token is there (without taking it). */
-  async function hasToken(projectId: number): Promise<boolean> {
-    const rate = await rateOf(projectId)
-    const now = clock.now()
-    const bucket = buckets.get(projectId) ?? { tokens: rate, at: now }
-    bucket.tokens = Math.min(rate, bucket.tokens + ((now - bucket.at) / 1000) * rate)
-    bucket.at = now
-    buckets.set(projectId, bucket)
-    return bucket.tokens >= 1
-  }
+  /** Whether a token of the project's send rate is there (without spending it). */
+  const hasToken = async (projectId: number) => deps.sendRate.ready(projectId, await rateOf(projectId))
 
   /** Claims what the buffer has room for; answers whether it filled it (there may be more). */
   async function fill(): Promise<boolean> {
     const free = BUFFER_TOTAL - waitingCount
     if (free <= 0 || stopped) return false
-    const starved: number[] = []
-    for (const projectId of buckets.keys()) if (!(await hasToken(projectId))) starved.push(projectId)
+    const starved = deps.sendRate.starved()
     const skip = { domains: [...stockedDomains(), ...heldNow()], projects: starved }
     const limits = JSON.stringify(skip)
     if (!fresh && limits === emptyUnder) {
@@ -213,7 +215,12 @@ export function createDeliveryLoop(deps: LoopDeps) {
         for (let i = 0; i < list.length && index < 0; i++) if (await projectReady(list[i]!.project_id)) index = i
         if (index < 0 || !shaper.take(site, limits)) break
         const [delivery] = list.splice(index, 1)
-        buckets.get(delivery!.project_id)!.tokens -= 1
+        // The token's second ended since it was found there (rarely): the delivery waits for another.
+        if (!deps.sendRate.take(delivery!.project_id)) {
+          list.splice(index, 0, delivery!)
+          starved.add(delivery!.project_id)
+          continue
+        }
         start(delivery!, site, limits)
       }
       if (list.length === 0) waiting.delete(site)

@@ -23,8 +23,8 @@ export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean } = {}
   new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server }): Promise<{ caller: Caller }> => {
     const client = clientAddress(request, server as ServerLike, deps.trustedProxies)
     const address = clientKey(client)
-    const caller = await deps.authenticator.logIn(bearer(headers.authorization), client && address).catch((error: unknown) => {
-      if (error instanceof AppError && error.status === 401) deps.rateLimiter.take('unauthenticated', address)
+    const caller = await deps.authenticator.logIn(bearer(headers.authorization), client && address).catch(async (error: unknown) => {
+      if (error instanceof AppError && error.status === 401) await deps.rateLimiter.take('unauthenticated', address)
       throw error
     })
     if (caller.keyType === 'public' && !options.publicKey) {
@@ -32,16 +32,16 @@ export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean } = {}
         suggestion: 'Use a secret key (sk_...) for this endpoint, and keep it on your server.',
       })
     }
-    Object.assign(set.headers, rateLimitHeaders(spend(deps, caller, address)))
+    Object.assign(set.headers, rateLimitHeaders(await spend(deps, caller, address)))
     return { caller }
   })
 
 /** Public keys spend their project's public-key budget and their address's share of it; secret keys their project's. */
-function spend(deps: HttpDeps, caller: Caller, address: string): RateLimitState {
+async function spend(deps: HttpDeps, caller: Caller, address: string): Promise<RateLimitState> {
   const project = caller.project
   if (caller.keyType === 'secret') return deps.rateLimiter.take('secret-key', String(project.id), project.rateLimitPerMinute)
-  const own = deps.rateLimiter.take('public-key-address', `${project.id} ${address}`)
-  const shared = deps.rateLimiter.take('public-key', String(project.id))
+  const own = await deps.rateLimiter.take('public-key-address', `${project.id} ${address}`)
+  const shared = await deps.rateLimiter.take('public-key', String(project.id))
   // The headers tell of the budget that will run out first.
   return own.remaining <= shared.remaining ? own : shared
 }

@@ -1,10 +1,10 @@
-import type { Clock } from '../lib/clock.ts'
+import type { SharedWindow } from '../cluster/shared-window.ts'
+import type { StepShape } from '../cluster/window-steps.ts'
 import { AppError } from '../lib/errors.ts'
-import { createSlidingWindow, type WindowState } from '../lib/sliding-window.ts'
+import type { WindowState } from '../lib/sliding-window.ts'
 
-const WINDOW_MS = 60_000
-/** Keys each budget keeps counts for: projects, or clients' addresses. */
-const MAX_KEYS = 50_000
+/** A minute, counted by the second. */
+const WINDOW: StepShape = { windowMs: 60_000, stepMs: 1000 }
 
 /**
  * The budgets a request may spend, each counted apart so that none can starve another:
@@ -41,17 +41,18 @@ const SUGGESTION: Record<Budget, string> = {
   unauthenticated: 'Check the key in the Authorization header; a valid key is still accepted.',
 }
 
+/** Where the budgets are counted: the windows every process shares (src/cluster/rate-limits.ts). */
+export interface Windows {
+  window(name: string, shape: StepShape): SharedWindow
+}
+
 /**
- * Requests per minute over a sliding window, in this process, in separate budgets. `take`
- * counts one request against a budget's key and throws 429 (naming the budget) when it is spent.
+ * Requests per minute over a sliding window, in separate budgets, counted for every process on
+ * the database. `take` counts one request against a budget's key and throws 429 (naming the
+ * budget) when it is spent.
  */
-export function createRateLimiter(clock: Clock, settings: RateLimitSettings) {
-  const windows = new Map<Budget, ReturnType<typeof createSlidingWindow>>()
-  const windowOf = (budget: Budget) => {
-    let window = windows.get(budget)
-    if (!window) windows.set(budget, (window = createSlidingWindow(clock, { windowMs: WINDOW_MS, maxKeys: MAX_KEYS })))
-    return window
-  }
+export function createRateLimiter(windows: Windows, settings: RateLimitSettings) {
+  const windowOf = (budget: Budget) => windows.window(budget, WINDOW)
   const limits: Record<Budget, number> = {
     'secret-key': settings.perMinute,
     'public-key': settings.trackPerMinute,
@@ -59,8 +60,8 @@ export function createRateLimiter(clock: Clock, settings: RateLimitSettings) {
     unauthenticated: settings.unauthenticatedPerMinute,
   }
   return {
-    take(budget: Budget, key: string, override: number | null = null): RateLimitState {
-      const state = { ...windowOf(budget).take(key, override ?? limits[budget]), budget }
+    async take(budget: Budget, key: string, override: number | null = null): Promise<RateLimitState> {
+      const state = { ...(await windowOf(budget).take(key, override ?? limits[budget])), budget }
       if (state.retryAfterMs === 0) return state
       const retryAfter = Math.max(1, Math.ceil(state.retryAfterMs / 1000))
       throw new AppError(429, 'RATE_LIMITED', SPENT[budget](state.limit), {

@@ -4,10 +4,28 @@ import { createSlidingWindow } from './sliding-window.ts'
 
 const FREE_FAILURES = 3
 const MAX_DELAY_MS = 8000
-const WINDOW_MS = 10 * 60_000
 const MAX_ADDRESSES = 10_000
 /** Logins from one slowed address that may wait at once: the most it can try in one delay. */
 export const MAX_WAITING = 8
+
+/** Failures are counted over the last ten minutes, in steps of ten seconds. */
+export const FAILURE_WINDOW = { windowMs: 10 * 60_000, stepMs: 10_000 }
+
+/**
+ * Where failed logins are counted, per client address: in this process's memory (`localFailures`),
+ * or in the database for every process on it (src/cluster/rate-limits.ts).
+ */
+export interface FailureCounts {
+  /** Failures of the address over FAILURE_WINDOW. */
+  count(address: string): number | Promise<number>
+  add(address: string): void | Promise<void>
+}
+
+/** Failures counted in this process alone. */
+export function localFailures(clock: Clock): FailureCounts {
+  const window = createSlidingWindow(clock, { ...FAILURE_WINDOW, maxKeys: MAX_ADDRESSES })
+  return { count: (address) => window.count(address), add: (address) => void window.take(address, Number.MAX_SAFE_INTEGER) }
+}
 
 /**
  * Failed logins per client address, over the last ten minutes, for HTTP and SMTP alike. After
@@ -18,15 +36,14 @@ export const MAX_WAITING = 8
  * otherwise a key holder could wipe its own address's record between guesses.
  *
  * A delay alone would not slow a guesser who sends many logins at once, so a slowed address has
- * at most MAX_WAITING logins waiting: one more is turned away before its key is looked at, and so
- * tells nothing of that key.
+ * at most MAX_WAITING logins waiting in this process: one more is turned away before its key is
+ * looked at, and so tells nothing of that key.
  */
-export function createAuthThrottle(clock: Clock) {
-  const failures = createSlidingWindow(clock, { windowMs: WINDOW_MS, maxKeys: MAX_ADDRESSES, stepMs: 10_000 })
+export function createAuthThrottle(clock: Clock, failures: FailureCounts = localFailures(clock)) {
   // Only addresses with logins waiting now: each entry goes when its last login stops waiting.
   const waiting = new Map<string, number>()
-  const delay = (address: string): number => {
-    const count = failures.count(clientKey(address))
+  const delay = async (address: string): Promise<number> => {
+    const count = await failures.count(clientKey(address))
     return count < FREE_FAILURES ? 0 : Math.min(MAX_DELAY_MS, 250 * 2 ** (count - FREE_FAILURES + 1))
   }
   return {
@@ -37,7 +54,7 @@ export function createAuthThrottle(clock: Clock) {
      * when MAX_WAITING logins from the address are waiting already.
      */
     async admit(address: string): Promise<boolean> {
-      const ms = delay(address)
+      const ms = await delay(address)
       if (ms === 0) return true
       const key = clientKey(address)
       const count = waiting.get(key) ?? 0
@@ -52,7 +69,7 @@ export function createAuthThrottle(clock: Clock) {
       }
       return true
     },
-    fail: (address: string) => void failures.take(clientKey(address), Number.MAX_SAFE_INTEGER),
+    fail: async (address: string): Promise<void> => failures.add(clientKey(address)),
   }
 }
 

@@ -44,14 +44,25 @@ const malformed: Array<[string, string | undefined]> = [
 /** Watches every statement sent to the database: bun:sqlite's, or pg's client's. */
 const spyOnQueries = () => (onPostgres ? spyOn(pg.Client.prototype as { query(...args: unknown[]): unknown }, 'query') : spyOn(Database.prototype, 'query'))
 
+/**
+ * The statements a spy saw, but those of the shared rate limits and the transactions they run
+ * in: a refused request still counts against the `unauthenticated` budget, which every process
+ * shares through the database and which takes its tokens a few at a time
+ * (src/cluster/shared-window.ts).
+ */
+const lookups = (queries: ReturnType<typeof spyOnQueries>) =>
+  queries.mock.calls
+    .map(([query]) => (typeof query === 'string' ? query : String((query as { text?: string })?.text ?? '')))
+    .filter((text) => !text.includes('rate_limits') && !/^(BEGIN|SAVEPOINT|RELEASE|COMMIT|ROLLBACK)\b/i.test(text))
+
 describe('keys that are not of a key\'s shape', () => {
-  test.each(malformed)('%s: 401 with no database work', async (_, key) => {
+  test.each(malformed)('%s: 401 with no database work but its count in the shared budget', async (_, key) => {
     const queries = spyOnQueries()
     try {
       const response = await t.request('GET', '/contacts', { ...(key !== undefined && { headers: { authorization: `Bearer ${key}` } }) })
       expect(response.status).toBe(401)
       expect(response.body.code).toBe('UNAUTHORIZED')
-      expect(queries).not.toHaveBeenCalled()
+      expect(lookups(queries)).toEqual([])
     } finally {
       queries.mockRestore()
     }
@@ -61,7 +72,7 @@ describe('keys that are not of a key\'s shape', () => {
     const queries = spyOnQueries()
     try {
       expect((await t.request('GET', '/contacts', { key: wrongKey })).status).toBe(401)
-      expect(queries).toHaveBeenCalled()
+      expect(lookups(queries).some((text) => text.includes('api_keys'))).toBe(true)
     } finally {
       queries.mockRestore()
     }

@@ -1,6 +1,6 @@
 import { changeVersion } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
-import { createAuthThrottle, MAX_WAITING } from '../../lib/auth-throttle.ts'
+import { createAuthThrottle, MAX_WAITING, type FailureCounts } from '../../lib/auth-throttle.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { sha256Hex } from '../../lib/crypto.ts'
 import { AppError } from '../../lib/errors.ts'
@@ -16,8 +16,11 @@ const REMEMBER_MS = 60_000
  * too. Keys and projects change through the CLI or another server: their commit moves the
  * database's change signal (`changeVersion`). In this process they change through the projects service, which counts
  * its changes. Either way the memory is dropped.
+ *
+ * Failed logins are counted in `failures`: in the database when several processes share it, so
+ * that a guesser is slowed by its failures through any of them (src/cluster/rate-limits.ts).
  */
-export function createAuthenticator(db: Db, clock: Clock) {
+export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCounts) {
   const accepted = new TtlCache<Caller>(clock, REMEMBER_MS)
   const standing = new TtlCache<true>(clock, REMEMBER_MS)
   let seenVersion = ''
@@ -29,7 +32,7 @@ export function createAuthenticator(db: Db, clock: Clock) {
     standing.clear()
     seenVersion = version
   }
-  const throttle = createAuthThrottle(clock)
+  const throttle = createAuthThrottle(clock, failures)
   async function check(apiKey: string | undefined): Promise<Caller> {
     await forgetIfChanged()
     const cacheKey = apiKey ? sha256Hex(apiKey) : ''
@@ -51,11 +54,11 @@ export function createAuthenticator(db: Db, clock: Clock) {
     async logIn(apiKey: string | undefined, address: string | undefined): Promise<Caller> {
       const key = requireKeyShape(apiKey)
       if (address === undefined) return check(key)
-      if (!(await throttle.admit(address))) throw tooManyWaiting(throttle.delay(address))
+      if (!(await throttle.admit(address))) throw tooManyWaiting(await throttle.delay(address))
       try {
         return await check(key)
       } catch (error) {
-        if (error instanceof AppError && error.status === 401) throttle.fail(address)
+        if (error instanceof AppError && error.status === 401) await throttle.fail(address)
         throw error
       }
     },

@@ -17,7 +17,14 @@
 // sink), every 100th is verified in full, and the server's queue must end with all of them
 // delivered; otherwise a warning is printed and the exit status is 1.
 // Diagnostics, and the server's own log lines, go to stderr.
-//   bun scripts/bench/delivery.ts
+//   bun scripts/bench/delivery.ts [--database-url postgres://root@127.0.0.1:5432/postgres] [--processes N]
+// --database-url: run on PostgreSQL, in a database made for the run on that server and dropped
+// after it. --processes N: N servers on the one database (a SQLite data directory shared, or the
+// PostgreSQL database), the batches sent to each in turn, the sink shared. The line then also says
+// dialect and processes; server_cpu_s and cpu_ms_per_message are the servers' together,
+// process_cpu_ms_per_message each one's CPU divided by all the messages, and on PostgreSQL
+// postgres_cpu_ms_per_message the CPU of the backends serving the run's database (on SQLite that
+// work is in the server's own time). rss_mb is the largest server's peak.
 // Env: BENCH_MESSAGES (default 20000); BENCH_CONCURRENCY (batch requests in flight, default 4);
 // BENCH_SHAPING=off (the sink site gets the same 50 connections, with no site rules, automation or
 // warm-up: the figure with shaping off, beside the default's); BENCH_SERVE_ARGS (extra settings for serve, e.g. "--delivery-per-domain 20 --mail-workers 2");
@@ -35,7 +42,9 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { publishRecords } from '../../test/helpers/domains.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'
-import { apiClient, shaping, sinkSiteArgs, bun, cliJson, cpuSeconds, diskWriteBytes, freePort, log, main, peakRssMb, perMessage, root, stop, waitForHealth } from './common.ts'
+import { apiClient, shaping, sinkSiteArgs, bun, cliJson, cpuSeconds, diskWriteBytes, log, main, peakRssMb, perMessage, root, stop } from './common.ts'
+import { benchDatabase, benchOptions, type BenchDatabase } from './database.ts'
+import { startServers, type Servers } from './servers.ts'
 
 const total = Number(process.env.BENCH_MESSAGES ?? 20_000)
 const perBatch = 100
@@ -46,6 +55,7 @@ const serveArgs = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
 const timeoutMs = Number(process.env.BENCH_TIMEOUT ?? 600) * 1000
 const deliverAfterMs = Number(process.env.BENCH_DELIVER_AFTER ?? 0) * 1000
+const options = benchOptions()
 
 /** About 10 KB of HTML: the same paragraphs for every email, after a line of its own. */
 const words = 'delivery mail queue server domain record message signature relay sender inbox bounce'.split(' ')
@@ -62,9 +72,12 @@ const emailOf = (i: number) => ({
 
 const dir = mkdtempSync(join(tmpdir(), 'mailstead-bench-'))
 const dns = await new FakeDns().start()
-let server: ChildProcess | undefined
+let database: BenchDatabase | undefined
+let servers: Servers | undefined
 let sink: ChildProcess | undefined
 try {
+  database = await benchDatabase(options.databaseUrl)
+  const settings = database.settings
   // The sink: its lines on stdout are {listening}, then {received, at} and at the end {summary}.
   const sinkArgs = ['scripts/bench/sink-mx.ts', '--dns', dns.address, '--domain', sender, '--expect', String(total)]
   sink = spawn(bun, [...sinkArgs, ...(process.env.BENCH_STARTTLS === '1' ? ['--starttls'] : [])], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
@@ -80,32 +93,19 @@ try {
   for (let d = 0; d < recipientDomains; d++) dns.records(`d${d}.example.net`, { type: 'MX', exchange: 'mx.example.net', priority: 10 })
   dns.records('mx.example.net', { type: 'A', address: '127.0.0.1' })
 
-  const project = cliJson(dir, 'project', 'create', '--name', 'Bench')
-  cliJson(dir, 'project', 'set-send-rate', String(project.id), '100000')
+  // The CLI's first command makes the schema, so the servers start on a migrated database.
+  const project = cliJson(dir, 'project', 'create', '--name', 'Bench', ...settings)
+  cliJson(dir, 'project', 'set-send-rate', String(project.id), '100000', ...settings)
 
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const args = [
-    ...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000',
+  servers = await startServers(options.processes, (port) => [
+    ...serverFlags, main, 'serve', '--data-dir', dir, ...settings, '--http-port', String(port), '--rate-limit-per-minute', '10000000',
     '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off', '--dns-servers', dns.address, '--hostname', 'mx.mailstead.test',
     '--delivery-port', String(sinkPort), '--delivery-allow-private-targets', 'true', ...sinkSiteArgs(), ...serveArgs,
-  ]
-  // The Bun binary is spawned directly, so server.pid is the server process itself. Its log lines
-  // (JSON on stdout) are passed on to stderr and counted by level.
-  const child = spawn(bun, args, { stdio: ['ignore', 'pipe', 'inherit'] })
-  server = child
-  const logged: Record<string, number> = {}
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    process.stderr.write(`server: ${line}\n`)
-    const level = /"level":"(\w+)"/.exec(line)?.[1] ?? 'other'
-    logged[level] = (logged[level] ?? 0) + 1
-  })
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal})`))))
-  exited.catch(() => {})
-  await waitForHealth(url, () => child.exitCode !== null || child.signalCode !== null)
-  log(`server pid ${child.pid} on ${url}, sink pid ${sink.pid} on port ${sinkPort}; serve ${serveArgs.join(' ') || '(defaults)'}`)
+  ])
+  const { children, urls, exited, logged } = servers
+  log(`${database.dialect}: server pids ${children.map((c) => c.pid).join(', ')} on ${urls.join(', ')}, sink pid ${sink.pid} on port ${sinkPort}; serve ${serveArgs.join(' ') || '(defaults)'}`)
 
-  const api = apiClient(url, project.secretKey)
+  const api = apiClient(urls[0]!, project.secretKey)
   const domain = await api('POST', '/api/v1/domains', { name: sender, region: 'us-east-1' })
   publishRecords(dns, domain.dnsRecords)
   const rsaRecord = domain.dnsRecords.find((r: any) => r.value.startsWith('v=DKIM1; k=rsa;')).value as string
@@ -119,11 +119,13 @@ try {
 
   const latencies: number[] = []
   let next = 0
+  let batches = 0
   async function sendBatches() {
     while (next < total) {
       const first = next
       const count = Math.min(perBatch, total - first)
       next += count
+      const url = urls[batches++ % urls.length]
       const body = JSON.stringify(Array.from({ length: count }, (_, k) => emailOf(first + k)))
       const sent = performance.now()
       const response = await fetch(`${url}/api/v1/emails/batch`, {
@@ -137,7 +139,8 @@ try {
     }
   }
 
-  const cpuAtStart = { server: cpuSeconds(child.pid!), sink: cpuSeconds(sink.pid!), bench: process.cpuUsage() }
+  const backends = await database.meterBackends()
+  const cpuAtStart = { servers: servers.cpuSeconds(), sink: cpuSeconds(sink.pid!), bench: process.cpuUsage() }
   const allReceived = sinkLine((line) => line.received === total)
   const startedAt = Date.now()
   if (deliverAfterMs > 0) scheduledAt = new Date(startedAt + deliverAfterMs)
@@ -159,23 +162,25 @@ try {
     clearTimeout(timer)
   }
   const benchCpu = process.cpuUsage(cpuAtStart.bench)
+  const serverCpu = servers.cpuSeconds().map((seconds, i) => seconds - cpuAtStart.servers[i]!)
   const cpu = {
-    server: cpuSeconds(child.pid!) - cpuAtStart.server,
+    server: serverCpu.reduce((sum, seconds) => sum + seconds, 0),
     sink: cpuSeconds(sink.pid!) - cpuAtStart.sink,
     bench: (benchCpu.user + benchCpu.system) / 1e6,
+    postgres: await backends?.stop(),
   }
 
   // The sink counts a message before the server has recorded its delivery: wait for the queue.
   let queue: any
   for (let i = 0; i < 50; i++) {
-    queue = cliJson(dir, 'queue', 'stats')
+    queue = cliJson(dir, 'queue', 'stats', ...settings)
     if ((queue.byState.delivered ?? 0) >= total) break
     await Bun.sleep(200)
   }
-  const rssMb = peakRssMb(child.pid!)
-  const writtenBytes = diskWriteBytes(child.pid!)
-  await stop(child)
-  server = undefined
+  const rssMb = Math.max(...children.map((child) => peakRssMb(child.pid!)))
+  const writtenBytes = children.reduce((sum, child) => sum + diskWriteBytes(child.pid!), 0)
+  await servers.stop()
+  servers = undefined
   const summary = sinkLine((line) => line.summary !== undefined)
   await stop(sink)
   sink = undefined
@@ -194,7 +199,10 @@ try {
   const sorted = latencies.sort((a, b) => a - b)
   const percentile = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!)
   const round = (value: number) => Math.round(value * 10) / 10
+  const msPerMessage = (seconds: number) => Math.round((seconds * 1000 * 1000) / total) / 1000
   console.log(JSON.stringify({
+    dialect: database.dialect,
+    processes: options.processes,
     accepted_per_s: Math.round(total / ((acceptedAt - startedAt) / 1000)),
     shaping,
     delivered_per_s: Math.round(total / ((deliveredAt - startedAt) / 1000)),
@@ -211,10 +219,13 @@ try {
     bench_cpu_s: round(cpu.bench),
     server_disk_write_mb: Math.round(writtenBytes / 1024 / 1024),
     ...perMessage(cpu.server, writtenBytes, total),
+    ...(options.processes > 1 && { process_cpu_ms_per_message: serverCpu.map(msPerMessage) }),
+    ...(cpu.postgres != null && { postgres_cpu_s: round(cpu.postgres), postgres_cpu_ms_per_message: msPerMessage(cpu.postgres) }),
   }))
 } finally {
-  await stop(server)
+  await servers?.stop()
   await stop(sink)
   await dns.stop()
+  await database?.drop()
   rmSync(dir, { recursive: true, force: true })
 }

@@ -2,17 +2,27 @@
 // the endpoint over loopback with autocannon (64 connections, 50,000 distinct emails, 10 s) and
 // prints one JSON line {rps, p50_ms, p99_ms, rss_mb, non2xx, errors} on stdout; diagnostics go to stderr.
 // Each answer is sent only after its write is committed, so rps counts durable writes.
-//   bun scripts/bench/track.ts
+//   bun scripts/bench/track.ts [--database-url postgres://root@127.0.0.1:5432/postgres] [--processes N]
+// --database-url: run on PostgreSQL, in a database made for the run on that server and dropped
+// after it. --processes N: N servers on the one database, autocannon's connections spread evenly
+// across them (64 rounded down to a multiple of N). The line also says dialect, processes,
+// server_cpu_s (the servers' CPU during the load, together), cpu_ms_per_request (that divided by
+// the requests), process_cpu_ms_per_request (each server's CPU divided by all the requests), and on
+// PostgreSQL postgres_cpu_ms_per_request (the backends serving the run's database).
 // Env: BENCH_DURATION (seconds, default 10); BENCH_SERVER_FLAGS (extra Bun flags for the server
 // process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_LOG_LEVEL (the server's, default warn).
-import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bun, freePort, log, main, root, waitForHealth } from './common.ts'
+import { cliJson, log, main, peakRssMb, root } from './common.ts'
+import { benchDatabase, benchOptions, type BenchDatabase } from './database.ts'
+import { startServers, type Servers } from './servers.ts'
 
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
+const options = benchOptions()
+const connections = Math.floor(64 / options.processes) * options.processes
 
 interface CannonResult {
   requests: { average: number; total: number }
@@ -26,10 +36,10 @@ interface CannonResult {
 // Runs in a separate Node.js process so the load generator shares no thread with anything else.
 const loadGenerator = `
 const autocannon = require('autocannon')
-const { BENCH_URL: url, BENCH_KEY: key, BENCH_DURATION: duration } = process.env
+const { BENCH_URLS: urls, BENCH_KEY: key, BENCH_DURATION: duration, BENCH_CONNECTIONS: connections } = process.env
 let n = 0
 autocannon({
-  url: url + '/v1/track', connections: 64, duration: Number(duration), method: 'POST',
+  url: urls.split(' ').map((url) => url + '/v1/track'), connections: Number(connections), duration: Number(duration), method: 'POST',
   headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' },
   requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(
     { email: 'user' + (n++ % 50000) + '@bench.example', event: 'signup', data: { plan: 'pro' } }) }) }],
@@ -39,61 +49,69 @@ autocannon({
 })
 `
 
-
-
 const dir = mkdtempSync(join(tmpdir(), 'mailstead-bench-'))
-let server: ReturnType<typeof spawn> | undefined
+let database: BenchDatabase | undefined
+let servers: Servers | undefined
 try {
-  const created = spawnSync(bun, [main, 'project', 'create', '--name', 'Bench', '--json', '--data-dir', dir], { encoding: 'utf8' })
-  if (created.status !== 0) throw new Error(`project create failed: ${created.stderr}`)
-  const { secretKey } = JSON.parse(created.stdout) as { secretKey: string }
+  database = await benchDatabase(options.databaseUrl)
+  const settings = database.settings
+  // The CLI's first command makes the schema, so the servers start on a migrated database.
+  const { secretKey } = cliJson(dir, 'project', 'create', '--name', 'Bench', ...settings) as { secretKey: string }
 
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  // The Bun binary is spawned directly, so server.pid is the server process itself.
-  const args = [...serverFlags, main, 'serve', '--data-dir', dir, '--http-port', String(port), '--rate-limit-per-minute', '10000000', '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off']
-  const child = spawn(bun, args, { stdio: ['ignore', 'inherit', 'inherit'] })
-  server = child
-  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  await waitForHealth(url, () => child.exitCode !== null || child.signalCode !== null)
-  log(`server pid ${child.pid} on ${url}; ${duration} s of load`)
+  servers = await startServers(options.processes, (port) => [
+    ...serverFlags, main, 'serve', '--data-dir', dir, ...settings, '--http-port', String(port), '--rate-limit-per-minute', '10000000',
+    '--log-level', process.env.BENCH_LOG_LEVEL ?? 'warn', '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off',
+  ])
+  const { children, urls } = servers
+  log(`${database.dialect}: server pids ${children.map((c) => c.pid).join(', ')} on ${urls.join(', ')}; ${duration} s of load over ${connections} connections`)
 
-  const cannon = spawnSync('node', ['-e', loadGenerator], {
+  const backends = await database.meterBackends()
+  const cpuAtStart = servers.cpuSeconds()
+  // Spawned, not run synchronously: this process goes on reading the servers' logs and metering
+  // the backends meanwhile.
+  const cannon = spawn('node', ['-e', loadGenerator], {
     cwd: root,
-    env: { ...process.env, BENCH_URL: url, BENCH_KEY: secretKey, BENCH_DURATION: String(duration) },
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, BENCH_URLS: urls.join(' '), BENCH_KEY: secretKey, BENCH_DURATION: String(duration), BENCH_CONNECTIONS: String(connections) },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  if (cannon.status !== 0) throw new Error(`load generator failed with status ${cannon.status}`)
-  const result = JSON.parse(cannon.stdout) as CannonResult
+  let output = ''
+  cannon.stdout.setEncoding('utf8').on('data', (text: string) => (output += text))
+  const status = await Promise.race([new Promise<number | null>((resolve) => cannon.once('close', resolve)), servers.exited])
+  if (status !== 0) throw new Error(`load generator failed with status ${status}`)
+  const result = JSON.parse(output) as CannonResult
+  const serverCpu = servers.cpuSeconds().map((seconds, i) => seconds - cpuAtStart[i]!)
+  const postgresCpu = await backends?.stop()
 
-  // rss_mb is the server's peak resident set size (VmHWM), read just before it is stopped.
-  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
-  const peakKb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN)
-  child.kill('SIGTERM')
-  await exit
-  server = undefined
+  // rss_mb is the largest server's peak resident set size (VmHWM), read just before they are stopped.
+  const rssMb = Math.max(...children.map((child) => peakRssMb(child.pid!)))
+  await servers.stop()
+  servers = undefined
 
   if (result.non2xx > 0 || result.errors > 0) {
     log(`${result.non2xx} non-2xx responses, ${result.errors} errors (${result.timeouts} timeouts); status codes ${JSON.stringify(result.statusCodeStats)}`)
   }
   log(`${result.requests.total} requests in total`)
   const round = (value: number) => Math.round(value * 10) / 10
+  const requests = result.requests.total
+  const msPerRequest = (seconds: number) => Math.round((seconds * 1000 * 1000) / requests) / 1000
+  const totalCpu = serverCpu.reduce((sum, seconds) => sum + seconds, 0)
   console.log(JSON.stringify({
+    dialect: database.dialect,
+    processes: options.processes,
     rps: Math.round(result.requests.average),
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
-    rss_mb: round(peakKb / 1024),
+    rss_mb: round(rssMb),
     non2xx: result.non2xx,
     errors: result.errors,
+    requests,
+    server_cpu_s: round(totalCpu),
+    cpu_ms_per_request: msPerRequest(totalCpu),
+    ...(options.processes > 1 && { process_cpu_ms_per_request: serverCpu.map(msPerRequest) }),
+    ...(postgresCpu != null && { postgres_cpu_s: round(postgresCpu), postgres_cpu_ms_per_request: msPerRequest(postgresCpu) }),
   }))
 } finally {
-  const child = server
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exit = new Promise((resolve) => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    await exit
-  }
+  await servers?.stop()
+  await database?.drop()
   rmSync(dir, { recursive: true, force: true })
 }

@@ -67,6 +67,7 @@ export interface Config {
   readonly smtpMaxMessageMb: number
   readonly smtpMaxConnectionsPerIp: number
   readonly smtpMaxConnections: number
+  readonly smtpProxyFrom: readonly string[]
   readonly smtpCommandTimeoutSeconds: number
   readonly smtpDataTimeoutSeconds: number
   readonly smtpAnonymousTimeoutSeconds: number
@@ -118,7 +119,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'databaseUrl',
-    description: 'PostgreSQL to keep the data in instead of SQLite in the data directory; in this version only `mailstead migrate` runs on it',
+    description: 'PostgreSQL to keep the data in instead of SQLite in the data directory, for several processes sharing one database',
     allowed: 'a postgres:// or postgresql:// URL, such as postgres://mailstead:password@db:5432/mailstead',
     parse: p.postgresUrl,
     fallback: () => null,

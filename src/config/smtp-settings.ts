@@ -1,3 +1,4 @@
+import { canonicalIp } from '../lib/ip.ts'
 import * as p from './parsers.ts'
 import { setting } from './setting.ts'
 
@@ -85,6 +86,16 @@ export const SMTP_SETTINGS = [
     allowed: 'an integer from 1 to 100000',
     parse: p.integer(1, 100_000),
     fallback: () => 500,
+  }),
+  setting({
+    key: 'smtpProxyFrom',
+    description:
+      "Load balancers in front of the SMTP listeners that open each connection with a PROXY protocol (v1) header naming the client, comma-separated: from them the header is required, and its address is the client that limits, the login throttle and logs see (none: the socket's peer is the client)",
+    allowed: 'a comma-separated list of IP addresses, or none',
+    parse: (text) => (text === 'none' ? [] : p.listOf(canonicalIp)(text)),
+    fallback: () => [],
+    shownDefault: 'none',
+    format: (ips) => (ips.length > 0 ? ips.join(',') : 'none'),
   }),
   setting({
     key: 'smtpCommandTimeoutSeconds',

@@ -42,7 +42,9 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
   const start = async (name: ListenerName, keepBytes: number, make: (observe: ObserveSessions, budget: ByteBudget) => SMTPServer, label: string, setting: string, port: number) => {
     const budget = createByteBudget(Math.max(config.smtpMaxInFlightMb * 1024 * 1024, keepBytes))
     const limits = sessionLimits(limitSettings, budget, logger)
-    const server = make((options) => limits.options(observe(name)(options)), budget)
+    // Behind a load balancer that speaks the PROXY protocol, the client is the one its header names.
+    const proxied = config.smtpProxyFrom.length > 0 ? { useProxy: [...config.smtpProxyFrom] } : {}
+    const server = make((options) => ({ ...limits.options(observe(name)(options)), ...proxied }), budget)
     stopLimits.push(limits.watch(server))
     servers.set(name, server)
     status[name] = await listen(server, label, setting, config.smtpHost, port, logger)

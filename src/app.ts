@@ -11,11 +11,9 @@ import { errorBody } from './http/errors.ts'
 import { AppError } from './lib/errors.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
 import { createCampaignSender } from './core/campaigns/sender.ts'
-import type { AfterChunk } from './core/contacts/import-file.ts'
 import { createImportRunner } from './core/contacts/import-runner.ts'
 import { createAuthenticator } from './core/projects/authenticator.ts'
 import { createMembershipTracker } from './core/segments/tracker.ts'
-import { refreshMemberships } from './core/segments/tracking.ts'
 import type { LinkSettings } from './core/tracking/links.ts'
 import { createWorkflowEngine } from './core/workflows/engine.ts'
 import { createWebhookCaller } from './core/workflows/webhook-caller.ts'
@@ -76,13 +74,6 @@ export interface AppOptions {
  * would answer first with a bare 413.
  */
 const BUN_BODY_CAP = 1024 * 1024 * 1024
-
-/**
- * What each chunk of a contact import does in its transaction besides writing the contacts: the
- * server's imports and `mailstead contacts import` both run it. Tracked segments see the imported
- * contacts enter and leave.
- */
-export const afterImportChunk: AfterChunk = refreshMemberships
 
 /**
  * The one composition root: opens and migrates the database and wires every part. Nothing
@@ -208,7 +199,6 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     clock,
     logger,
     dataDir: config.dataDir,
-    afterChunk: afterImportChunk,
     claimant,
   })
   const guardrails = createGuardrailMonitor({ db: database.db, write: writer.run, clock, logger, settings: guardrailSettings })

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { addEmailEvent } from '../core/emails/emails.repository.ts'
+import { addEmailEvent } from '../core/emails/email-events.ts'
 import type { Db, DeliveryState } from '../db/schema.ts'
 import { AppError, notFound } from '../lib/errors.ts'
 

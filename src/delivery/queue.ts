@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely'
-import { addEmailEvents, type NewEmailEvent } from '../core/emails/emails.repository.ts'
+import { addEmailEvents, type NewEmailEvent } from '../core/emails/email-events.ts'
 import { holdClaimedDelivery } from '../core/emails/held-mail.ts'
 import { countOutcome } from '../core/guardrails/counters.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'

@@ -260,30 +260,30 @@ describe('GET /contacts/import/{id}', () => {
   })
 })
 
-describe('the hook after each chunk', () => {
-  test('runs in the chunk\'s transaction with the contacts it wrote; when it fails, the chunk is not written', async () => {
+describe('the hook in each chunk', () => {
+  test("runs in the chunk's transaction after its contacts; when it fails, the chunk is not written", async () => {
     const project = await t.project('Hooked')
     const file = join(t.dataDir, 'hooked.csv')
     writeFileSync(file, 'email\na@example.com\nb@example.com\nc@example.com\n')
-    const calls: Array<{ projectId: number; ids: string[]; visible: number }> = []
+    const calls: Array<{ processed: number; visible: number }> = []
     await importCsvFile(t.app.db, t.app.writer.run, project.id, file, {
       chunkRows: 2,
-      afterChunk: async (trx, projectId, ids) => {
-        const visible = await trx.selectFrom('contacts').select('id').where('id', 'in', ids).execute()
-        calls.push({ projectId, ids, visible: visible.length })
+      onChunk: async (trx, progress) => {
+        const visible = await trx.selectFrom('contacts').select('id').where('project_id', '=', project.id).execute()
+        calls.push({ processed: progress.processedRows, visible: visible.length })
       },
     })
-    expect(calls.map((c) => [c.projectId, c.ids.length, c.visible])).toEqual([
-      [project.id, 2, 2],
-      [project.id, 1, 1],
+    expect(calls).toEqual([
+      { processed: 2, visible: 2 },
+      { processed: 3, visible: 3 },
     ])
     const failing = await t.project('Hook fails')
     const error = await importCsvFile(t.app.db, t.app.writer.run, failing.id, file, {
-      afterChunk: async () => {
-        throw new Error('tracking broke')
+      onChunk: async () => {
+        throw new Error('the hook broke')
       },
     }).catch((e) => e)
-    expect(error.message).toBe('tracking broke')
+    expect(error.message).toBe('the hook broke')
     expect(await contactsOf(failing.secretKey)).toEqual({})
   })
 })

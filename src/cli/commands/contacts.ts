@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { open, rename, rm } from 'node:fs/promises'
-import { afterImportChunk } from '../../app.ts'
 import { exportContactsCsv } from '../../core/contacts/export.ts'
 import { importCsvFile, type ImportProgress, type ImportSummary } from '../../core/contacts/import-file.ts'
 import type { Db } from '../../db/schema.ts'
@@ -28,7 +27,6 @@ export const contactsImportCommand: Command = {
     void context.io.stopSignal.then(() => stop.abort())
     const summary = await context.withDb((db) =>
       importCsvFile(db, (work) => writeTransaction(db, work), projectId, file, {
-        afterChunk: afterImportChunk,
         signal: stop.signal,
         onProgress: (progress) => context.io.progress?.(progressBar(progress)),
       }),

@@ -1,10 +1,10 @@
-import { insertMany, updateMany } from '../../db/bulk.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
+import { cancelEmails } from '../emails/email-events.ts'
 import { sendingDomain } from '../emails/send.ts'
 import { requireUnderGuardrails, type GuardrailSettings } from '../guardrails/guard.ts'
-import { emitWebhookEvent } from '../webhooks/emit.ts'
-import { campaignPausedData, type PauseFacts } from '../webhooks/payload.ts'
+import { campaignPaused } from '../reactions.ts'
+import type { PauseFacts } from '../webhooks/payload.ts'
 import { audienceSize } from './audience.ts'
 import { campaignStats, type CampaignRow } from './campaign.ts'
 import * as repo from './campaigns.repository.ts'
@@ -55,7 +55,7 @@ export async function pauseCampaign(db: Db, projectId: number, id: string, now: 
 export async function holdCampaign(db: Db, row: CampaignRow, pause: PauseFacts, now: number): Promise<CampaignRow> {
   await repo.moveCampaignDeliveries(db, row.id, 'queued', 'paused', {}, now)
   const paused = await repo.updateCampaignRow(db, row.id, { status: 'PAUSED', error: pause.message, updated_at: now })
-  await emitWebhookEvent(db, row.project_id, 'campaign.paused', () => campaignPausedData(paused, pause, now), now)
+  await campaignPaused(db, paused, pause, now)
   return paused
 }
 
@@ -87,9 +87,7 @@ export async function cancelCampaign(db: Db, projectId: number, id: string, now:
     ...(await repo.moveCampaignDeliveries(db, id, 'queued', 'cancelled', {}, now)),
     ...(await repo.moveCampaignDeliveries(db, id, 'paused', 'cancelled', {}, now)),
   ]
-  const emailIds = [...new Set(moved.map((d) => d.email_id))]
-  await insertMany(db, 'email_events', ['email_id', 'status', 'created_at'], emailIds.map((email_id) => ({ email_id, status: 'CANCELLED', created_at: now })))
-  await updateMany(db, 'emails', ['id'], ['status', 'updated_at'], emailIds.map((emailId) => ({ id: emailId, status: 'CANCELLED', updated_at: now })))
+  await cancelEmails(db, [...new Set(moved.map((d) => d.email_id))], now)
   return repo.updateCampaignRow(db, id, { status: 'CANCELLED', updated_at: now })
 }
 

@@ -1,11 +1,12 @@
 import { sql } from 'kysely'
-import { insertMany, updateMany } from '../../db/bulk.ts'
+import { updateMany } from '../../db/bulk.ts'
 import { jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../contacts/contact.ts'
+import { queueCampaignEmails } from '../emails/email-events.ts'
+import type { NewDelivery, QueuedEmail } from '../emails/emails.repository.ts'
 import { render } from '../templates/render.ts'
-import { emitEmailsQueued } from '../webhooks/email-events.ts'
 import { senderOf, type CampaignRow } from './campaign.ts'
 import { updateCampaignRow } from './campaigns.repository.ts'
 
@@ -48,8 +49,8 @@ export async function handChunk(db: Db, campaign: CampaignRow, from: SendingFrom
   const rows = await nextRecipients(db, campaign, limit + 1)
   const chunk = rows.slice(0, limit)
   const extra = uniqueExtras(campaign, chunk)
-  const emails: Array<ReturnType<typeof emailRow>> = []
-  const deliveries: Array<Record<string, unknown>> = []
+  const emails: QueuedEmail[] = []
+  const deliveries: NewDelivery[] = []
   const marks: Array<Record<string, unknown>> = []
   for (const row of chunk) {
     if (row.subscribed !== 1 || Number(row.suppressed) === 1) {
@@ -61,10 +62,7 @@ export async function handChunk(db: Db, campaign: CampaignRow, from: SendingFrom
     for (const to of envelopeOf(row.email, extra)) deliveries.push(deliveryRow(campaign, from, id, to, now))
     marks.push({ campaign_id: campaign.id, contact_id: row.contact_id, state: 'queued', email_id: id })
   }
-  await insertMany(db, 'emails', EMAIL_COLUMNS, emails)
-  await insertMany(db, 'deliveries', DELIVERY_COLUMNS, deliveries)
-  await insertMany(db, 'email_events', ['email_id', 'status', 'created_at'], emails.map((e) => ({ email_id: e.id, status: 'QUEUED', created_at: now })))
-  await emitEmailsQueued(db, campaign.project_id, campaign.id, emails, now)
+  await queueCampaignEmails(db, campaign, emails, deliveries, now)
   await updateMany(db, 'campaign_recipients', ['campaign_id', 'contact_id'], ['state', 'email_id'], marks)
   const updated = await updateCampaignRow(db, campaign.id, {
     handed_through: chunk.at(-1)?.contact_id ?? campaign.handed_through,
@@ -74,10 +72,7 @@ export async function handChunk(db: Db, campaign: CampaignRow, from: SendingFrom
   return { campaign: updated, handed: emails.length, more: rows.length > limit }
 }
 
-const EMAIL_COLUMNS = ['id', 'project_id', 'domain_id', 'contact_id', 'from_address', 'recipients', 'subject', 'message_id', 'status', 'created_at', 'updated_at'] as const
-const DELIVERY_COLUMNS = ['email_id', 'project_id', 'recipient', 'recipient_domain', 'state', 'next_attempt_at', 'expires_at', 'created_at', 'updated_at'] as const
-
-function emailRow(campaign: CampaignRow, from: SendingFrom, row: Recipient, id: string, now: number) {
+function emailRow(campaign: CampaignRow, from: SendingFrom, row: Recipient, id: string, now: number): QueuedEmail {
   const data = JSON.parse(row.data) as Record<string, unknown>
   const recipients = { to: [row.email], cc: JSON.parse(campaign.cc), bcc: JSON.parse(campaign.bcc), replyTo: JSON.parse(campaign.reply_to) }
   return {
@@ -95,7 +90,7 @@ function emailRow(campaign: CampaignRow, from: SendingFrom, row: Recipient, id: 
   }
 }
 
-const deliveryRow = (campaign: CampaignRow, from: SendingFrom, emailId: string, to: Envelope, now: number) => ({
+const deliveryRow = (campaign: CampaignRow, from: SendingFrom, emailId: string, to: Envelope, now: number): NewDelivery => ({
   email_id: emailId,
   project_id: campaign.project_id,
   recipient: to.address,

@@ -6,8 +6,7 @@ import type { Logger } from '../../lib/logger.ts'
 import { createPump } from '../../lib/pump.ts'
 import { sendingDomain } from '../emails/send.ts'
 import { guardrailPauseMessage, guardrailVerdict, verdictFacts, type GuardrailSettings, type Verdict } from '../guardrails/guard.ts'
-import { emitWebhookEvent } from '../webhooks/emit.ts'
-import { campaignEventData } from '../webhooks/payload.ts'
+import { campaignSent } from '../reactions.ts'
 import type { CampaignRow } from './campaign.ts'
 import { holdCampaign } from './campaign-actions.ts'
 import { activeCampaigns, campaignForStep, claimCampaigns, hasWaitingDeliveries, unclaimCampaigns, updateCampaignRow } from './campaigns.repository.ts'
@@ -93,7 +92,7 @@ export function createCampaignSender(deps: SenderDeps) {
     const { handed, more } = await handChunk(trx, current, from, Math.min(settings.handChunk, current.batch_size - current.batch_handed), now)
     if (more) return { next: 'more', handed, projectId: current.project_id }
     await updateCampaignRow(trx, current.id, { status: 'SENT', sent_at: now, updated_at: now })
-    await emitWebhookEvent(trx, current.project_id, 'campaign.sent', campaignEventData(current, now), now)
+    await campaignSent(trx, current, now)
     logger.info('CAMPAIGN', `${current.name} handed to the queue in full`, { campaignId: current.id, total: current.total })
     return { next: 'idle', handed, projectId: current.project_id }
   }

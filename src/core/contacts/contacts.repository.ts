@@ -1,12 +1,11 @@
 import { sql } from 'kysely'
 import type { ContactRow, Db } from '../../db/schema.ts'
 import { jsonFromPatch, jsonMergePatch, jsonText } from '../../db/json.ts'
+import { textsIn } from '../../db/lists.ts'
 import { prepared } from '../../db/prepared.ts'
+import { contactFields } from './contact.ts'
 
-/** A contact's columns under the alias `c`, its data as JSON text: how every contact is read. */
-export const contactFields = ['c.id', 'c.project_id', 'c.email', 'c.email_key', 'c.subscribed', jsonText('c.data').as('data'), 'c.created_at', 'c.updated_at'] as const
-
-/** The same for RETURNING, where the table has no alias. */
+/** The contact's columns as contactFields reads them, for RETURNING, where the table has no alias. */
 const returnedFields = ['id', 'project_id', 'email', 'email_key', 'subscribed', jsonText('data').as('data'), 'created_at', 'updated_at'] as const
 
 export interface ContactFilter {
@@ -20,6 +19,36 @@ export const findContact = async (db: Db, projectId: number, id: string): Promis
 const selectById = prepared((db, p: { projectId: number; id: string }) =>
   db.selectFrom('contacts as c').select(contactFields).where('c.project_id', '=', p.projectId).where('c.id', '=', p.id),
 )
+
+/** The project's contacts with these ids, in id order. */
+export const contactsByIds = (db: Db, projectId: number, ids: readonly string[]): Promise<ContactRow[]> =>
+  db.selectFrom('contacts as c').select(contactFields).where('c.project_id', '=', projectId).where('c.id', 'in', textsIn(db, ids)).orderBy('c.id').execute()
+
+/** Of these address keys, those whose contact is subscribed now, each with the contact's id. */
+export async function subscribedByKey(db: Db, projectId: number, keys: readonly string[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('contacts')
+    .select(['id', 'email_key'])
+    .where('project_id', '=', projectId)
+    .where('email_key', 'in', textsIn(db, keys))
+    .where('subscribed', '=', 1)
+    .execute()
+  return new Map(rows.map((row) => [row.email_key, row.id]))
+}
+
+/** Unsubscribes the project's contact with this address when it is subscribed; answers the ids it changed. */
+export async function unsubscribeByKey(db: Db, projectId: number, emailKey: string, now: number): Promise<string[]> {
+  const rows = await db
+    .updateTable('contacts')
+    .set({ subscribed: 0, updated_at: now })
+    .where('project_id', '=', projectId)
+    .where('email_key', '=', emailKey)
+    .where('subscribed', '=', 1)
+    .returning('id')
+    .execute()
+  return rows.map((row) => row.id)
+}
 
 export const findContactByKey = async (db: Db, projectId: number, emailKey: string): Promise<ContactRow | undefined> =>
   (await selectByKey(db, { projectId, emailKey }))[0]

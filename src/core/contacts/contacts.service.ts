@@ -1,9 +1,10 @@
-import type { Db } from '../../db/schema.ts'
+import type { ContactRow, Db } from '../../db/schema.ts'
 import { conflict, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
-import { refreshMemberships } from '../segments/tracking.ts'
-import { emitContactChange, emitContactCreated } from '../webhooks/contact-events.ts'
+import { contactSaved, contactsWritten, type ContactChange, type ContactWrites } from '../reactions.ts'
+import type { UnsubscribeSource } from '../webhooks/payload.ts'
 import { checkContactData, decodeCursor, encodeCursor, requireAddress, toContact } from './contact.ts'
+import { upsertContacts, type ContactUpsert } from './contact-upsert.ts'
 import * as repo from './contacts.repository.ts'
 
 export interface ContactInput {
@@ -15,17 +16,24 @@ export interface ContactInput {
 /**
  * Creates the contact or updates the one with this address (case-insensitively). `subscribed` and
  * `data` change only when given; `data` is merged and a null value removes its key. A new contact
- * without `subscribed` gets `subscribedIfNew`.
+ * without `subscribed` gets `subscribedIfNew`. What follows the change runs in the caller's
+ * transaction.
  */
 export async function saveContact(db: Db, projectId: number, input: ContactInput, now: number, subscribedIfNew = true) {
+  const change = await writeContact(db, projectId, input, now, subscribedIfNew)
+  await contactSaved(db, change, now)
+  return { contact: toContact(change.after), created: change.before === undefined }
+}
+
+/**
+ * saveContact's write alone, for a service that writes more before it reports the change
+ * (reactions.contactSaved) once: a tracked event with its contact.
+ */
+export async function writeContact(db: Db, projectId: number, input: ContactInput, now: number, subscribedIfNew = true): Promise<ContactChange> {
   const address = requireAddress(input.email)
   if (input.data) checkContactData(input.data)
   const existing = await repo.findContactByKey(db, projectId, address.key)
-  if (existing) {
-    const row = await repo.updateContact(db, existing.id, { subscribed: input.subscribed, data: input.data }, now)
-    await emitContactChange(db, existing, row, now)
-    return { contact: toContact(row), created: false }
-  }
+  if (existing) return { before: existing, after: await repo.updateContact(db, existing.id, { subscribed: input.subscribed, data: input.data }, now) }
   const row = await repo.insertContact(
     db,
     { id: newId(), project_id: projectId, email: address.address, email_key: address.key, subscribed: input.subscribed ?? subscribedIfNew },
@@ -33,17 +41,32 @@ export async function saveContact(db: Db, projectId: number, input: ContactInput
     now,
   )
   // Another process stored the address since it was looked up (PostgreSQL): it is an update after all.
-  if (!row) return saveContact(db, projectId, input, now, subscribedIfNew)
-  await emitContactCreated(db, row, now)
-  return { contact: toContact(row), created: true }
+  if (!row) return writeContact(db, projectId, input, now, subscribedIfNew)
+  return { before: undefined, after: row }
 }
 
-/** saveContact for the contacts API: tracked segments see the change in the same transaction. */
-export async function upsertContact(db: Db, projectId: number, input: ContactInput, now: number) {
-  const result = await saveContact(db, projectId, input, now)
-  await refreshMemberships(db, projectId, [result.contact.id], now)
-  return result
+/**
+ * Creates or updates many contacts by address at once (saveContact's rules), for a service that
+ * lists them before it reports the change (reactions.contactsWritten) once: a contact book's, a
+ * static segment's.
+ */
+export const writeContacts = (db: Db, projectId: number, contacts: readonly ContactUpsert[], now: number): Promise<{ ids: string[]; writes: ContactWrites }> =>
+  upsertContacts(db, projectId, contacts, now)
+
+/**
+ * The address bounced for good or its recipient complained: the project's contact with it, when
+ * subscribed, is no longer, and what follows says why (`source`).
+ */
+export async function unsubscribeAddress(db: Db, projectId: number, emailKey: string, source: UnsubscribeSource, now: number): Promise<void> {
+  const ids = await repo.unsubscribeByKey(db, projectId, emailKey, now)
+  if (ids.length > 0) await contactsWritten(db, projectId, { updated: ids, unsubscribed: ids }, now, source)
 }
+
+/** The project's contact with this id, as stored; undefined when there is none. */
+export const findContactRow = (db: Db, projectId: number, id: string): Promise<ContactRow | undefined> => repo.findContact(db, projectId, id)
+
+/** The project's contact with this address key, as stored; undefined when there is none. */
+export const findContactRowByKey = (db: Db, projectId: number, emailKey: string): Promise<ContactRow | undefined> => repo.findContactByKey(db, projectId, emailKey)
 
 export async function getContact(db: Db, projectId: number, id: string) {
   const row = await repo.findContact(db, projectId, id)
@@ -63,10 +86,8 @@ export async function updateContact(db: Db, projectId: number, id: string, patch
     Object.assign(changes, { email: address.address, email_key: address.key })
   }
   const row = await repo.updateContact(db, id, changes, now)
-  await emitContactChange(db, existing, row, now)
-  const updated = toContact(row)
-  await refreshMemberships(db, projectId, [id], now)
-  return updated
+  await contactSaved(db, { before: existing, after: row }, now)
+  return toContact(row)
 }
 
 export async function deleteContact(db: Db, projectId: number, id: string) {

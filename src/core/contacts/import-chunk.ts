@@ -3,14 +3,13 @@ import { insertMany } from '../../db/bulk.ts'
 import { jsonMergePatch } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
-import { emitContactsWritten } from '../webhooks/contact-events.ts'
+import { contactsWritten } from '../reactions.ts'
+import { subscribedByKey } from './contacts.repository.ts'
 import type { CsvContact } from './csv-columns.ts'
 
 export interface ChunkOutcome {
   created: number
   updated: number
-  /** Every contact the chunk wrote, once each. */
-  contactIds: string[]
 }
 
 interface Merged {
@@ -39,10 +38,13 @@ const SETTING_SUBSCRIBED = sql`ON CONFLICT (project_id, email_key) DO UPDATE SET
 /**
  * Creates or updates the chunk's contacts, keyed by address as `saveContact` keys them: data is
  * merged into what the contact has. Rows with the same address are merged first, later cells
- * winning, and count as one create (or update) followed by updates.
+ * winning, and count as one create (or update) followed by updates. What follows the writes
+ * (webhooks, segment membership) runs in the chunk's transaction.
  */
 export async function upsertChunk(trx: Db, projectId: number, contacts: CsvContact[], now: number): Promise<ChunkOutcome> {
   const byKey = mergeByAddress(contacts)
+  const unsubscribing = [...byKey].filter(([, { contact }]) => contact.subscribed === false).map(([key]) => key)
+  const wereSubscribed = await subscribedByKey(trx, projectId, unsubscribing)
   const proposed = new Map<string, string>()
   const setting: object[] = []
   const keeping: object[] = []
@@ -65,7 +67,7 @@ export async function upsertChunk(trx: Db, projectId: number, contacts: CsvConta
     ...(await insertMany<'contacts', { id: string; email_key: string }>(trx, 'contacts', COLUMNS, keeping, { jsonb: ['data'], then: KEEPING_SUBSCRIBED })),
     ...(await insertMany<'contacts', { id: string; email_key: string }>(trx, 'contacts', COLUMNS, setting, { jsonb: ['data'], then: SETTING_SUBSCRIBED })),
   ]
-  const outcome: ChunkOutcome = { created: 0, updated: 0, contactIds: written.map((w) => w.id) }
+  const outcome: ChunkOutcome = { created: 0, updated: 0 }
   const createdIds: string[] = []
   const updatedIds: string[] = []
   for (const { id, email_key } of written) {
@@ -75,7 +77,9 @@ export async function upsertChunk(trx: Db, projectId: number, contacts: CsvConta
     outcome.created += created ? 1 : 0
     outcome.updated += created ? rows - 1 : rows
   }
-  await emitContactsWritten(trx, projectId, createdIds, updatedIds, now)
+  // Rows that say unsubscribed set it: those subscribed before the chunk stopped being.
+  const unsubscribedIds = written.filter((w) => wereSubscribed.get(w.email_key) === w.id).map((w) => w.id)
+  await contactsWritten(trx, projectId, { created: createdIds, updated: updatedIds, unsubscribed: unsubscribedIds }, now)
   return outcome
 }
 

@@ -40,11 +40,7 @@ export interface ImportSummary extends ImportProgress {
 /** Runs `work` in one write transaction: the server's writer, or a plain transaction. */
 export type Write = <T>(work: (trx: Db) => Promise<T>) => Promise<T>
 
-/** Called in each chunk's transaction with the contacts it wrote (segment membership follows them). */
-export type AfterChunk = (trx: Db, projectId: number, contactIds: string[], now: number) => Promise<void>
-
 export interface ImportOptions {
-  afterChunk?: AfterChunk
   /** Progress to go on from: an import resumed after an interruption. */
   resume?: ImportProgress
   /** Runs in each chunk's transaction after its contacts: where a job records its progress. */
@@ -137,7 +133,6 @@ async function importChunk(
   const now = (options.now ?? Date.now)()
   await write(async (trx) => {
     const outcome = await upsertChunk(trx, projectId, contacts, now)
-    if (outcome.contactIds.length > 0) await options.afterChunk?.(trx, projectId, outcome.contactIds, now)
     after.createdCount = progress.createdCount + outcome.created
     after.updatedCount = progress.updatedCount + outcome.updated
     await options.onChunk?.(trx, after)

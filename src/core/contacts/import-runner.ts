@@ -6,7 +6,7 @@ import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { AppError } from '../../lib/errors.ts'
 import type { Logger } from '../../lib/logger.ts'
-import { importCsvFile, type AfterChunk, type Write } from './import-file.ts'
+import { importCsvFile, type Write } from './import-file.ts'
 import { claimImport, finishImport, saveProgress, waitingImportIds, type ImportRow } from './imports.repository.ts'
 import { progressOf } from './imports.service.ts'
 import { dropUpload, fetchUpload } from './import-uploads.repository.ts'
@@ -18,7 +18,6 @@ export interface ImportRunnerDeps {
   logger: Logger
   /** Uploads are kept under it until their import ends. */
   dataDir: string
-  afterChunk: AfterChunk
   chunkRows?: number
   /** This process, as its claims of imports name it. */
   claimant: Claimant
@@ -71,7 +70,6 @@ export function createImportRunner(deps: ImportRunnerDeps) {
       await fetchUpload(deps.db, job.id, path)
       const summary = await importCsvFile(deps.db, deps.write, job.project_id, path, {
         resume: progressOf(job),
-        afterChunk: deps.afterChunk,
         chunkRows: deps.chunkRows,
         now: clock.now,
         signal: abort.signal,

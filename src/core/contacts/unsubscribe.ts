@@ -1,10 +1,8 @@
 import addressparser from 'nodemailer/lib/addressparser'
 import type { ContactRow, Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
-import { countActivity } from '../campaigns/activity.ts'
-import { insertEvent } from '../events/events.repository.ts'
-import { refreshMemberships } from '../segments/tracking.ts'
-import { emitContactChange } from '../webhooks/contact-events.ts'
+import { recordEvent } from '../events/record.ts'
+import { subscriptionChanged } from '../reactions.ts'
 import { findContact, findContactByKey, updateContact } from './contacts.repository.ts'
 
 /** How the recipient asked: the page's button, a mail client's one-click POST, or a mail. */
@@ -56,12 +54,10 @@ export async function setSubscription(
   if (!subscription) return undefined
   if (!subscription.contactId || subscription.subscribed === subscribed) return { ...subscription, changed: false }
   const contact = await updateContact(db, subscription.contactId, { subscribed }, now)
-  // Its subscription is all this changed.
-  await emitContactChange(db, { ...contact, subscribed: subscribed ? 0 : 1 }, contact, now, source)
   const name = subscribed ? 'contact.subscribed' : 'contact.unsubscribed'
-  await insertEvent(db, { project_id: contact.project_id, contact_id: contact.id, name, data: { emailId, source } }, now)
-  if (!subscribed) await countActivity(db, emailId, 'unsubscribed', now)
-  await refreshMemberships(db, contact.project_id, [contact.id], now)
+  await recordEvent(db, { project_id: contact.project_id, contact_id: contact.id, name, data: { emailId, source } }, now)
+  // Its subscription is all this changed.
+  await subscriptionChanged(db, emailId, { before: { ...contact, subscribed: subscribed ? 0 : 1 }, after: contact }, source, now)
   return { ...subscription, subscribed, changed: true }
 }
 

@@ -2,7 +2,7 @@ import { DEFAULT_REGION } from '../../config/schema.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid, notFound } from '../../lib/errors.ts'
 import { seal } from '../../lib/sealed.ts'
-import { emitDomainStatus } from '../webhooks/domain-events.ts'
+import { domainChecked } from '../reactions.ts'
 import { generateDkimKeys } from './dkim-keys.ts'
 import { checkDomainName } from './domain-name.ts'
 import { readFindings, type Findings } from './domain.ts'
@@ -130,7 +130,7 @@ export async function finishCheck(db: Db, id: number, verdicts: Map<RecordKind, 
     next_check_at: now + (state.status === 'SUCCESS' ? settings.verifiedCheckMs : settings.pendingCheckMs),
     updated_at: now,
   })
-  if (updated) await emitDomainStatus(db, row, updated, now)
+  if (updated) await domainChecked(db, row, updated, now)
   return updated
 }
 

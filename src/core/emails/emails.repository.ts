@@ -1,8 +1,7 @@
 import type { Insertable } from 'kysely'
+import { insertMany, updateMany } from '../../db/bulk.ts'
 import type { DeliveryState, DeliveryTable, Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
-import { activityOf, countActivity } from '../campaigns/activity.ts'
-import { emitEmailEvents } from '../webhooks/email-events.ts'
 
 export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
   await insertEmailRow(db, row)
@@ -65,20 +64,32 @@ export interface NewEmailEvent {
   at: number
 }
 
-/** Records an event, makes its status the email's, counts it for the email's campaign, and tells the project's webhooks. */
-export const addEmailEvent = (db: Db, emailId: string, status: EmailStatus, data: Record<string, unknown> | null, at: number) =>
-  addEmailEvents(db, emailId, [{ status, data, at }])
-
-/** The same for several events of one email at once (SENT and DELIVERED): its status is set once, its webhooks asked once. */
-export async function addEmailEvents(db: Db, emailId: string, events: readonly NewEmailEvent[]) {
-  for (const { status, data, at } of events) {
-    await insertEvent(db, { emailId, status, data: data === null ? null : JSON.stringify(data), at })
-    const activity = activityOf(status)
-    if (activity) await countActivity(db, emailId, activity, at, data?.hard === true)
-  }
+/** Records an email's events in order; the last one's status becomes the email's. */
+export async function insertEmailEvents(db: Db, emailId: string, events: readonly NewEmailEvent[]) {
+  for (const { status, data, at } of events) await insertEvent(db, { emailId, status, data: data === null ? null : JSON.stringify(data), at })
   const last = events.at(-1)!
   await setStatus(db, { emailId, status: last.status, at: last.at })
-  await emitEmailEvents(db, emailId, events)
+}
+
+/** The same event, without data, for each of many emails, and its status theirs. */
+export async function insertEventForEach(db: Db, emailIds: readonly string[], status: EmailStatus, at: number) {
+  await insertMany(db, 'email_events', ['email_id', 'status', 'created_at'], emailIds.map((email_id) => ({ email_id, status, created_at: at })))
+  await updateMany(db, 'emails', ['id'], ['status', 'updated_at'], emailIds.map((id) => ({ id, status, updated_at: at })))
+}
+
+/** An email as many are written at once: a campaign's, whose bodies are built at its first attempt. */
+export type QueuedEmail = Pick<EmailTable, 'id' | 'project_id' | 'domain_id' | 'contact_id' | 'from_address' | 'recipients' | 'subject' | 'message_id' | 'created_at' | 'updated_at'> & {
+  status: 'QUEUED'
+}
+
+const QUEUED_EMAIL_COLUMNS = ['id', 'project_id', 'domain_id', 'contact_id', 'from_address', 'recipients', 'subject', 'message_id', 'status', 'created_at', 'updated_at'] as const
+const DELIVERY_COLUMNS = ['email_id', 'project_id', 'recipient', 'recipient_domain', 'state', 'next_attempt_at', 'expires_at', 'created_at', 'updated_at'] as const
+
+/** Many queued emails with their deliveries and QUEUED events, a few statements however many there are. */
+export async function insertQueuedEmails(db: Db, emails: readonly QueuedEmail[], deliveries: readonly NewDelivery[], at: number) {
+  await insertMany(db, 'emails', QUEUED_EMAIL_COLUMNS, emails)
+  await insertMany(db, 'deliveries', DELIVERY_COLUMNS, deliveries)
+  await insertMany(db, 'email_events', ['email_id', 'status', 'created_at'], emails.map((e) => ({ email_id: e.id, status: 'QUEUED', created_at: at })))
 }
 
 const insertEvent = prepared((db, p: { emailId: string; status: EmailStatus; data: string | null; at: number }) =>

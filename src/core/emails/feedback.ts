@@ -5,7 +5,7 @@ import { checkAddress } from '../../lib/address.ts'
 import { returnPathHost } from '../domains/records.ts'
 import { countFeedback } from '../guardrails/counters.ts'
 import { suppressRecipient } from '../suppressions/suppressions.service.ts'
-import { addEmailEvent } from './emails.repository.ts'
+import { addEmailEvent } from './email-events.ts'
 
 export type DeliveryRow = Selectable<DeliveryTable>
 

@@ -2,15 +2,15 @@ import { prepared } from '../../db/prepared.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
-import { findContactByKey } from '../contacts/contacts.repository.ts'
 import { requireAddress } from '../contacts/contact.ts'
-import { saveContact } from '../contacts/contacts.service.ts'
+import { findContactRowByKey, saveContact } from '../contacts/contacts.service.ts'
 import { isSuppressed } from '../suppressions/suppressions.service.ts'
 import { render } from '../templates/render.ts'
 import { findTemplate } from '../templates/templates.service.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { checkAttachments, checkHeaders, checkSubject, type Attachment } from './checks.ts'
-import { addEmailEvent, insertDeliveries, insertEmail } from './emails.repository.ts'
+import { addEmailEvent } from './email-events.ts'
+import { insertDeliveries, insertEmail } from './emails.repository.ts'
 import { buildMessage, type Mailbox, type MessageParts } from './message.ts'
 
 /** One email to send, whichever API it came from. */
@@ -159,7 +159,7 @@ async function contentOf(db: Db, projectId: number, request: SendRequest, firstR
 
 /** What placeholders may name: the request's values first, then the contact's data. */
 async function templateValues(db: Db, projectId: number, email: string, request: SendRequest): Promise<Record<string, unknown>> {
-  const contact = await findContactByKey(db, projectId, requireAddress(email).key)
+  const contact = await findContactRowByKey(db, projectId, requireAddress(email).key)
   const data = { ...(contact ? JSON.parse(contact.data) : {}), ...request.contact?.data }
   return { ...data, ...request.variables, email, data }
 }

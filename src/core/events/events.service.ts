@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
-import { saveContact } from '../contacts/contacts.service.ts'
-import { refreshMemberships } from '../segments/tracking.ts'
+import { writeContact } from '../contacts/contacts.service.ts'
+import { contactSaved } from '../reactions.ts'
 import { checkEventName } from './event-name.ts'
 import { insertEvent } from './events.repository.ts'
 
@@ -15,17 +15,13 @@ export interface TrackInput {
 /**
  * Records a named event for the contact with this address, creating or updating the contact:
  * `subscribed` becomes true unless given, and `data` is merged into the contact and kept with the
- * event. Tracked segments see the contact and the event in the same transaction.
+ * event. What follows the contact's change runs once the event is written too, so that tracked
+ * segments see both.
  */
 export async function track(db: Db, projectId: number, input: TrackInput, now: number) {
   const event = checkEventName(input.event)
-  const { contact } = await saveContact(
-    db,
-    projectId,
-    { email: input.email, subscribed: input.subscribed ?? true, data: input.data },
-    now,
-  )
-  await insertEvent(db, { project_id: projectId, contact_id: contact.id, name: event, data: input.data }, now)
-  await refreshMemberships(db, projectId, [contact.id], now)
-  return { contact: contact.id, event, timestamp: isoTime(now) }
+  const change = await writeContact(db, projectId, { email: input.email, subscribed: input.subscribed ?? true, data: input.data }, now)
+  await insertEvent(db, { project_id: projectId, contact_id: change.after.id, name: event, data: input.data }, now)
+  await contactSaved(db, change, now)
+  return { contact: change.after.id, event, timestamp: isoTime(now) }
 }

@@ -3,13 +3,11 @@ import type { Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
-import { checkContactData, requireAddress, toContact, type Contact } from '../contacts/contact.ts'
-import { contactFields, findContact } from '../contacts/contacts.repository.ts'
-import { updateContact } from '../contacts/contacts.service.ts'
-import { upsertContacts } from './contact-upsert.ts'
+import { checkContactData, contactFields, requireAddress, toContact, type Contact } from '../contacts/contact.ts'
+import { findContactRow, updateContact, writeContacts } from '../contacts/contacts.service.ts'
+import { contactsWritten } from '../reactions.ts'
 import * as repo from './segments.repository.ts'
 import { createSegment, deleteSegment } from './segments.service.ts'
-import { refreshMemberships } from './tracking.ts'
 
 /** A contact book (useSend's form) is a STATIC segment; what useSend's form adds is kept in its meta. */
 interface BookMeta {
@@ -124,7 +122,8 @@ export function toBookContact(contact: Contact, bookId: string) {
 /**
  * Creates or updates contacts by email (data merged, subscribed changed only when given) and lists
  * them in the book, all in the caller's transaction: every one is checked before anything is
- * written, so a bad one (named by its index under `field`) leaves the book as it was.
+ * written, so a bad one (named by its index under `field`) leaves the book as it was. What
+ * follows is reported once they are listed, so tracked segments see both.
  */
 async function addToBook(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], now: number, at: (i: number) => string) {
   await requireBook(db, projectId, bookId)
@@ -133,9 +132,9 @@ async function addToBook(db: Db, projectId: number, bookId: string, inputs: read
     subscribed: input.subscribed,
     data: dataOf(input, `${at(i)}properties`),
   }))
-  const ids = await upsertContacts(db, projectId, contacts, now)
+  const { ids, writes } = await writeContacts(db, projectId, contacts, now)
   await repo.addMembers(db, bookId, ids, now)
-  await refreshMemberships(db, projectId, ids, now)
+  await contactsWritten(db, projectId, { ...writes, touched: ids }, now)
   return ids
 }
 
@@ -153,7 +152,7 @@ export async function addBookContacts(db: Db, projectId: number, bookId: string,
 async function requireBookContact(db: Db, projectId: number, bookId: string, contactId: string) {
   await requireBook(db, projectId, bookId)
   const member = await db.selectFrom('segment_members').select('contact_id').where('segment_id', '=', bookId).where('contact_id', '=', contactId).executeTakeFirst()
-  const row = member && (await findContact(db, projectId, contactId))
+  const row = member && (await findContactRow(db, projectId, contactId))
   if (!row) throw notFound('Contact')
   return row
 }
@@ -190,7 +189,7 @@ export async function removeBookContact(db: Db, projectId: number, bookId: strin
 export async function removeBookContacts(db: Db, projectId: number, bookId: string, contactIds: readonly string[], now: number) {
   await requireBook(db, projectId, bookId)
   const removed = await repo.removeMembers(db, bookId, contactIds)
-  await refreshMemberships(db, projectId, removed, now)
+  await contactsWritten(db, projectId, { touched: removed }, now)
   return { success: true, count: removed.length }
 }
 

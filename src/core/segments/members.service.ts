@@ -1,13 +1,12 @@
 import { textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid } from '../../lib/errors.ts'
-import { requireAddress, toContact } from '../contacts/contact.ts'
-import { contactFields } from '../contacts/contacts.repository.ts'
-import { upsertContacts } from './contact-upsert.ts'
+import { contactFields, requireAddress, toContact } from '../contacts/contact.ts'
+import { writeContacts } from '../contacts/contacts.service.ts'
+import { contactsWritten, type ContactWrites } from '../reactions.ts'
 import { compileContext, memberCount, membersOf } from './membership.ts'
 import * as repo from './segments.repository.ts'
 import { requireSegment, withCount } from './segments.service.ts'
-import { refreshMemberships } from './tracking.ts'
 
 export interface MemberInput {
   contactIds?: string[]
@@ -21,21 +20,25 @@ async function requireStatic(db: Db, projectId: number, id: string) {
 }
 
 /** The contacts the input names: this project's contacts by id, and addresses (new ones become contacts). */
-async function contactIdsOf(db: Db, projectId: number, input: MemberInput, now: number): Promise<string[]> {
+async function contactIdsOf(db: Db, projectId: number, input: MemberInput, now: number): Promise<{ ids: string[]; writes: ContactWrites }> {
   const given = input.contactIds ?? []
   const addresses = (input.emails ?? []).map((email, i) => ({ address: requireAddress(email, `emails[${i}]`) }))
   const existing = await repo.existingContactIds(db, projectId, given)
   const missing = given.findIndex((id) => !existing.has(id))
   if (missing >= 0) throw invalid(`contactIds[${missing}]`, 'is not a contact of this project')
-  return [...given, ...(await upsertContacts(db, projectId, addresses, now))]
+  const written = await writeContacts(db, projectId, addresses, now)
+  return { ids: [...given, ...written.ids], writes: written.writes }
 }
 
-/** Lists contacts as members of a STATIC segment; addresses that are not contacts yet become contacts. */
+/**
+ * Lists contacts as members of a STATIC segment; addresses that are not contacts yet become
+ * contacts. What follows is reported once they are listed, so tracked segments see both.
+ */
 export async function addMembers(db: Db, projectId: number, id: string, input: MemberInput, now: number) {
   const row = await requireStatic(db, projectId, id)
-  const ids = await contactIdsOf(db, projectId, input, now)
+  const { ids, writes } = await contactIdsOf(db, projectId, input, now)
   await repo.addMembers(db, row.id, ids, now)
-  await refreshMemberships(db, projectId, ids, now)
+  await contactsWritten(db, projectId, { ...writes, touched: ids }, now)
   return withCount(db, row, now)
 }
 
@@ -45,7 +48,7 @@ export async function removeMembers(db: Db, projectId: number, id: string, input
   const keys = (input.emails ?? []).map((email, i) => requireAddress(email, `emails[${i}]`).key)
   const byEmail = keys.length === 0 ? [] : await db.selectFrom('contacts').select('id').where('project_id', '=', projectId).where('email_key', 'in', textsIn(db, keys)).execute()
   const removed = await repo.removeMembers(db, row.id, [...(input.contactIds ?? []), ...byEmail.map((contact) => contact.id)])
-  await refreshMemberships(db, projectId, removed, now)
+  await contactsWritten(db, projectId, { touched: removed }, now)
   return withCount(db, row, now)
 }
 

@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
-import { insertMany } from '../../db/bulk.ts'
 import { dialectOf } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
 import type { CompileContext } from './compile.ts'
 import { segmentRefs } from './condition.ts'
 import { compileContext, conditionOf, membersOf } from './membership.ts'
 import { textsIn } from '../../db/lists.ts'
+import { recordEvents } from '../events/record.ts'
 import { trackedSegments, type SegmentRow } from './segments.repository.ts'
 
 /*
@@ -15,9 +15,6 @@ import { trackedSegments, type SegmentRow } from './segments.repository.ts'
  */
 
 export type TrackedSegment = Pick<SegmentRow, 'id' | 'name' | 'project_id' | 'type' | 'condition'>
-
-/** Rows of events in one statement: a large change is written in parts of this size. */
-const EVENTS_PER_STATEMENT = 2000
 
 /** The contacts in `scope` (all of the project's when absent) who are members now. */
 function members(db: Db, segment: TrackedSegment, context: CompileContext, scope?: readonly string[]) {
@@ -34,8 +31,8 @@ async function applyChanges(db: Db, segment: TrackedSegment, context: CompileCon
   if (scope) leaving = leaving.where('contact_id', 'in', textsIn(db, scope))
   const left = await leaving.returning('contact_id').execute()
   const entered = await enter(db, segment, context, now, scope).returning('contact_id').execute()
-  await recordEvents(db, segment, 'exit', left, now)
-  await recordEvents(db, segment, 'entry', entered, now)
+  await recordChanges(db, segment, 'exit', left, now)
+  await recordChanges(db, segment, 'entry', entered, now)
 }
 
 /** Records the current members that are not recorded yet; those that are keep their row. */
@@ -48,12 +45,9 @@ function enter(db: Db, segment: TrackedSegment, context: CompileContext, now: nu
     .onConflict((oc) => oc.doNothing())
 }
 
-async function recordEvents(db: Db, segment: TrackedSegment, change: 'entry' | 'exit', rows: Array<{ contact_id: string }>, now: number) {
+async function recordChanges(db: Db, segment: TrackedSegment, change: 'entry' | 'exit', rows: Array<{ contact_id: string }>, now: number) {
   const data = JSON.stringify({ segmentId: segment.id, segmentName: segment.name })
-  const events = rows.map((row) => ({ project_id: segment.project_id, contact_id: row.contact_id, name: `segment.${segment.id}.${change}`, data, created_at: now }))
-  for (let i = 0; i < events.length; i += EVENTS_PER_STATEMENT) {
-    await insertMany(db, 'events', ['project_id', 'contact_id', 'name', 'data', 'created_at'], events.slice(i, i + EVENTS_PER_STATEMENT))
-  }
+  await recordEvents(db, rows.map((row) => ({ project_id: segment.project_id, contact_id: row.contact_id, name: `segment.${segment.id}.${change}`, data, created_at: now })))
 }
 
 /** What compiling the tracked segments needs: the project's other segments only when they name some. */
@@ -68,8 +62,8 @@ async function contextFor(db: Db, projectId: number, tracked: readonly TrackedSe
 /**
  * Re-evaluates every tracked segment of the project for these contacts only, and records who
  * entered and who left. Runs after each write that can change a contact's membership (a tracked
- * event, a contact saved, a listing changed), in the same transaction; a project without tracked
- * segments costs one indexed lookup.
+ * event, a contact saved, a listing changed), in the same transaction: src/core/reactions.ts calls
+ * it. A project without tracked segments costs one indexed lookup.
  */
 export async function refreshMemberships(db: Db, projectId: number, contactIds: readonly string[], now: number): Promise<void> {
   if (contactIds.length === 0) return

@@ -4,7 +4,7 @@ import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { requireAddress } from '../contacts/contact.ts'
-import { emitContactsUnsubscribed } from '../webhooks/contact-events.ts'
+import { unsubscribeAddress } from '../contacts/contacts.service.ts'
 import { pageOf } from '../../db/paging.ts'
 
 export type SuppressionReason = SuppressionTable['reason']
@@ -55,19 +55,11 @@ export async function listSuppressions(db: Db, projectId: number, page: number, 
 
 /**
  * The address bounced for good or complained: suppressed in its project, and its contact no longer
- * subscribed.
+ * subscribed, with what follows that (webhooks, segment membership) as for any other unsubscription.
  */
-export async function suppressRecipient(db: Db, projectId: number, email: string, reason: SuppressionReason, detail: string | null, now: number) {
+export async function suppressRecipient(db: Db, projectId: number, email: string, reason: 'hard_bounce' | 'complaint', detail: string | null, now: number) {
   const address = checkAddress(email)
   if (!address.ok) return
   await suppress(db, projectId, email, reason, detail, now)
-  const unsubscribed = await db
-    .updateTable('contacts')
-    .set({ subscribed: 0, updated_at: now })
-    .where('project_id', '=', projectId)
-    .where('email_key', '=', address.value.key)
-    .where('subscribed', '=', 1)
-    .returning('id')
-    .execute()
-  await emitContactsUnsubscribed(db, projectId, unsubscribed.map((row) => row.id), reason, now)
+  await unsubscribeAddress(db, projectId, address.value.key, reason, now)
 }

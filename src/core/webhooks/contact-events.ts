@@ -1,6 +1,4 @@
-import { textsIn } from '../../db/lists.ts'
 import type { ContactRow, Db } from '../../db/schema.ts'
-import { contactFields } from '../contacts/contacts.repository.ts'
 import { emitWebhookEvent, emitWebhookEvents } from './emit.ts'
 import { contactChangeTypes, contactEventData, type UnsubscribeSource } from './payload.ts'
 
@@ -13,21 +11,29 @@ export async function emitContactChange(db: Db, before: ContactRow, after: Conta
   for (const type of contactChangeTypes(before, after)) await emitWebhookEvent(db, after.project_id, type, () => contactEventData(after, type, source), now)
 }
 
-/** Contacts that a bulk write just unsubscribed: updated, and unsubscribed. */
-export async function emitContactsUnsubscribed(db: Db, projectId: number, contactIds: readonly string[], source: UnsubscribeSource, now: number): Promise<void> {
-  if (contactIds.length === 0) return
-  for (const type of ['contact.updated', 'contact.unsubscribed'] as const) {
-    await emitWebhookEvents(db, projectId, type, async () => (await contactsById(db, projectId, contactIds)).map((row) => contactEventData(row, type, source)), now)
-  }
+/** Contacts a bulk write created, updated, and (among those updated) unsubscribed, by id. */
+export interface ContactIds {
+  created?: readonly string[]
+  updated?: readonly string[]
+  unsubscribed?: readonly string[]
 }
 
-/** Contacts that a bulk write (an import chunk, a contact book's) created, and those it updated. */
-export async function emitContactsWritten(db: Db, projectId: number, created: readonly string[], updated: readonly string[], now: number): Promise<void> {
-  for (const [type, ids] of [['contact.created', created], ['contact.updated', updated]] as const) {
-    if (ids.length === 0) continue
-    await emitWebhookEvents(db, projectId, type, async () => (await contactsById(db, projectId, ids)).map((row) => contactEventData(row, type)), now)
+/**
+ * The events of contacts written in bulk (an import chunk, a contact book's, a suppression):
+ * contact.created, contact.updated, and contact.unsubscribed saying how. `load` reads the
+ * contacts as they are now, and is called only when some webhook takes the type.
+ */
+export async function emitContactsWritten(
+  db: Db,
+  projectId: number,
+  ids: ContactIds,
+  source: UnsubscribeSource,
+  now: number,
+  load: (ids: readonly string[]) => Promise<ContactRow[]>,
+): Promise<void> {
+  const kinds = [['contact.created', ids.created], ['contact.updated', ids.updated], ['contact.unsubscribed', ids.unsubscribed]] as const
+  for (const [type, some] of kinds) {
+    if (!some || some.length === 0) continue
+    await emitWebhookEvents(db, projectId, type, async () => (await load(some)).map((row) => contactEventData(row, type, source)), now)
   }
 }
-
-const contactsById = (db: Db, projectId: number, ids: readonly string[]): Promise<ContactRow[]> =>
-  db.selectFrom('contacts as c').select(contactFields).where('c.project_id', '=', projectId).where('c.id', 'in', textsIn(db, ids)).orderBy('c.id').execute()

@@ -3,10 +3,10 @@ import type { Db, DomainTable } from '../../db/schema.ts'
 import { emitWebhookEvent } from './emit.ts'
 import { domainEventData } from './payload.ts'
 
-type Domain = Pick<Selectable<DomainTable>, 'id' | 'project_id' | 'name' | 'status' | 'error_message'>
+export type CheckedDomain = Pick<Selectable<DomainTable>, 'id' | 'project_id' | 'name' | 'status' | 'error_message'>
 
 /** domain.verified when a check moved the domain to SUCCESS, domain.failed when to FAILED. */
-export async function emitDomainStatus(db: Db, before: Pick<Domain, 'status'>, after: Domain, now: number): Promise<void> {
+export async function emitDomainStatus(db: Db, before: Pick<CheckedDomain, 'status'>, after: CheckedDomain, now: number): Promise<void> {
   if (before.status === after.status) return
   const type = after.status === 'SUCCESS' ? 'domain.verified' : after.status === 'FAILED' ? 'domain.failed' : undefined
   if (type) await emitWebhookEvent(db, after.project_id, type, domainEventData(after), now)

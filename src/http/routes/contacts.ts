@@ -39,7 +39,7 @@ export const contactRoutes = (deps: HttpDeps) =>
       '',
       async ({ body, caller, set }) => {
         const now = deps.clock.now()
-        const result = await deps.writer.run((trx) => contacts.upsertContact(trx, caller.project.id, body, now))
+        const result = await deps.writer.run((trx) => contacts.saveContact(trx, caller.project.id, body, now))
         set.status = result.created ? 201 : 200
         return result.contact
       },

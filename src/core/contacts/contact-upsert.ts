@@ -4,7 +4,8 @@ import { recordTable, textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Address } from '../../lib/address.ts'
 import { newId } from '../../lib/ids.ts'
-import { emitContactsWritten } from '../webhooks/contact-events.ts'
+import type { ContactWrites } from '../reactions.ts'
+import { subscribedByKey } from './contacts.repository.ts'
 
 /** A contact to create or update, its address and data already checked. */
 export interface ContactUpsert {
@@ -18,9 +19,11 @@ export interface ContactUpsert {
 /**
  * Creates or updates many contacts by address with a few statements however many there are, as
  * saveContact would one by one: an update changes only what is given. An address given twice is
- * applied in order. Answers the contacts' ids in input order.
+ * applied in order. Answers the contacts' ids in input order, and what was written for the
+ * caller to report (src/core/reactions.ts).
  */
-export async function upsertContacts(db: Db, projectId: number, contacts: readonly ContactUpsert[], now: number): Promise<string[]> {
+export async function upsertContacts(db: Db, projectId: number, contacts: readonly ContactUpsert[], now: number): Promise<{ ids: string[]; writes: ContactWrites }> {
+  const wereSubscribed = await subscribedByKey(db, projectId, contacts.filter((contact) => contact.subscribed === false).map((contact) => contact.address.key))
   const proposed = new Set<string>()
   const changed = new Set<string>()
   for (const wave of waves(contacts)) {
@@ -39,13 +42,18 @@ export async function upsertContacts(db: Db, projectId: number, contacts: readon
     await insertNew(db, projectId, rows, now)
   }
   const keys = [...new Set(contacts.map((contact) => contact.address.key))]
-  const found = await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', textsIn(db, keys)).execute()
+  const found = await db
+    .selectFrom('contacts')
+    .select(['id', 'email_key', 'subscribed'])
+    .where('project_id', '=', projectId)
+    .where('email_key', 'in', textsIn(db, keys))
+    .execute()
   const ids = new Map(found.map((row) => [row.email_key, row.id]))
   // A contact whose id is one proposed here was inserted here; the others existed before.
   const created = found.filter((row) => proposed.has(row.id)).map((row) => row.id)
   const updated = found.filter((row) => !proposed.has(row.id) && changed.has(row.email_key)).map((row) => row.id)
-  await emitContactsWritten(db, projectId, created, updated, now)
-  return contacts.map((contact) => ids.get(contact.address.key)!)
+  const unsubscribed = found.filter((row) => row.subscribed === 0 && wereSubscribed.get(row.email_key) === row.id).map((row) => row.id)
+  return { ids: contacts.map((contact) => ids.get(contact.address.key)!), writes: { created, updated, unsubscribed } }
 }
 
 /** The contacts split so that no address appears twice in one part: its first mentions, its second ones, ... */

@@ -1,0 +1,117 @@
+import type { ContactRow, Db, EmailStatus } from '../db/schema.ts'
+import { activityOf, countActivity } from './campaigns/activity.ts'
+import type { CampaignRow } from './campaigns/campaign.ts'
+import { contactsByIds } from './contacts/contacts.repository.ts'
+import type { NewEmailEvent } from './emails/emails.repository.ts'
+import { refreshMemberships } from './segments/tracking.ts'
+import { emitContactChange, emitContactCreated, emitContactsWritten } from './webhooks/contact-events.ts'
+import { emitDomainStatus, type CheckedDomain } from './webhooks/domain-events.ts'
+import { emitEmailEvents, emitEmailsQueued } from './webhooks/email-events.ts'
+import { emitWebhookEvent } from './webhooks/emit.ts'
+import { EMAIL_EVENT_TYPES } from './webhooks/event-types.ts'
+import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts, type UnsubscribeSource } from './webhooks/payload.ts'
+
+/*
+ * What follows a change, in one place. The module that owns a table makes its write, then calls
+ * the function here that names the change, in the same transaction: campaign counters, webhook
+ * deliveries and segment membership follow every change the same way, whichever path made it
+ * (the HTTP API, the SMTP relay and report listener, the delivery loop, campaigns, workflows, the
+ * CLI, contact imports). A service that makes several changes in one transaction (a tracked event
+ * and its contact; contacts and their listing) reports them once, after the last, so that each
+ * reaction sees the whole change.
+ *
+ * Two reactions are not called from here: they read what was written, past a cursor of their own.
+ * - Workflow triggers. The scanner (workflows/scanner.ts) reads `events` and `email_events` and
+ *   starts or wakes runs; the segment entries and exits recorded here reach it the same way.
+ * - Segment membership that follows mail activity (a condition on delivered, opened, ...). The
+ *   membership tracker (segments/tracker.ts) re-evaluates the contacts of emails with new events
+ *   on its round: re-evaluating every tracked segment at each delivery outcome would weigh on the
+ *   delivery loop. A change to the contact itself (a bounce's or complaint's unsubscription among
+ *   them) is re-evaluated here, at once.
+ */
+
+/**
+ * Events were recorded for one email: its campaign counts them (each recipient once, however
+ * many times it opens or clicks) and its project's webhooks hear of them.
+ */
+export async function emailEventsAdded(db: Db, emailId: string, events: readonly NewEmailEvent[]): Promise<void> {
+  for (const { status, data, at } of events) {
+    const activity = activityOf(status)
+    if (activity) await countActivity(db, emailId, activity, at, data?.hard === true)
+  }
+  await emitEmailEvents(db, emailId, events)
+}
+
+/**
+ * The same event, without data, was recorded for many emails at once (a campaign's cancelled
+ * emails). When nothing follows an event of that status (CANCELLED), the emails are not walked.
+ */
+export async function emailsEventAdded(db: Db, emailIds: readonly string[], status: EmailStatus, at: number): Promise<void> {
+  if (activityOf(status) === undefined && EMAIL_EVENT_TYPES[status] === undefined) return
+  for (const emailId of emailIds) await emailEventsAdded(db, emailId, [{ status, data: null, at }])
+}
+
+/** A chunk of a campaign's emails was queued, each with its QUEUED event: webhooks hear of them together. */
+export const campaignEmailsQueued = (db: Db, projectId: number, campaignId: string, emails: ReadonlyArray<Omit<EmailFacts, 'campaign_id'>>, at: number) =>
+  emitEmailsQueued(db, projectId, campaignId, emails, at)
+
+/** One contact written: as it was (undefined when the write created it) and as it is. */
+export interface ContactChange {
+  before: ContactRow | undefined
+  after: ContactRow
+}
+
+/**
+ * One contact was created or written: contact.created, or contact.updated and contact.unsubscribed
+ * (saying `source`) when the write changed it, and its project's tracked segments re-evaluated.
+ */
+export async function contactSaved(db: Db, change: ContactChange, now: number, source: UnsubscribeSource = 'update'): Promise<void> {
+  const { before, after } = change
+  if (before) await emitContactChange(db, before, after, now, source)
+  else await emitContactCreated(db, after, now)
+  await refreshMemberships(db, after.project_id, [after.id], now)
+}
+
+/**
+ * The recipient of an email subscribed or unsubscribed through it (its unsubscribe page, a mail
+ * client's one-click request, a mail): an unsubscription counts once for the email's campaign.
+ */
+export async function subscriptionChanged(db: Db, emailId: string, change: ContactChange, source: UnsubscribeSource, now: number): Promise<void> {
+  if (change.after.subscribed === 0) await countActivity(db, emailId, 'unsubscribed', now)
+  await contactSaved(db, change, now, source)
+}
+
+/** Contacts written at once, by id. */
+export interface ContactWrites {
+  created?: readonly string[]
+  /** Contacts the write changed. */
+  updated?: readonly string[]
+  /** Those among `updated` that stopped being subscribed. */
+  unsubscribed?: readonly string[]
+  /** Contacts whose rows did not change but whose membership may have: a listing, an event. */
+  touched?: readonly string[]
+}
+
+/**
+ * Contacts were written at once (an import chunk, a contact book's or static segment's contacts,
+ * a suppression's unsubscription): their webhook events, and their project's tracked segments
+ * re-evaluated for all of them.
+ */
+export async function contactsWritten(db: Db, projectId: number, writes: ContactWrites, now: number, source: UnsubscribeSource = 'update'): Promise<void> {
+  await emitContactsWritten(db, projectId, writes, source, now, (ids) => contactsByIds(db, projectId, ids))
+  const ids = new Set([...(writes.created ?? []), ...(writes.updated ?? []), ...(writes.unsubscribed ?? []), ...(writes.touched ?? [])])
+  await refreshMemberships(db, projectId, [...ids], now)
+}
+
+type CampaignFacts = Pick<CampaignRow, 'id' | 'project_id' | 'name' | 'total'>
+
+/** The campaign's last recipients were handed to the queue. */
+export const campaignSent = (db: Db, campaign: CampaignFacts, now: number) =>
+  emitWebhookEvent(db, campaign.project_id, 'campaign.sent', campaignEventData(campaign, now), now)
+
+/** The campaign was paused, by its user or by a guardrail. */
+export const campaignPaused = (db: Db, campaign: CampaignFacts, pause: PauseFacts, now: number) =>
+  emitWebhookEvent(db, campaign.project_id, 'campaign.paused', () => campaignPausedData(campaign, pause, now), now)
+
+/** A check moved a domain's status (domain.verified, domain.failed). */
+export const domainChecked = (db: Db, before: Pick<CheckedDomain, 'status'>, after: CheckedDomain, now: number) => emitDomainStatus(db, before, after, now)

@@ -94,3 +94,26 @@ describe('the group-commit writer', () => {
     expect(rows.rows[0]!.n).toBe(1)
   })
 })
+
+describe.skipIf(!onPostgres)('two processes\' writers on PostgreSQL', () => {
+  test('batches that lock the same rows in opposite orders: the deadlock\'s victim runs again in the next batch, and every write succeeds', async () => {
+    await sql`INSERT INTO items (name) VALUES ('x'), ('y')`.execute(database.db)
+    const other = await openPostgres(made!.url)
+    try {
+      // Each first write holds its row a moment, so that both batches hold one row and want the other.
+      const touch = (name: string, pause: number) => async (trx: typeof database.db) => {
+        await sql`UPDATE items SET name = name WHERE name = ${name}`.execute(trx)
+        if (pause) await sql`SELECT pg_sleep(${pause})`.execute(trx)
+        return name
+      }
+      const one = createWriter(database.db)
+      const two = createWriter(other.db)
+      const results = await Promise.allSettled([one.run(touch('x', 0.3)), one.run(touch('y', 0)), two.run(touch('y', 0.3)), two.run(touch('x', 0))])
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason)))).toEqual(['x', 'y', 'y', 'x'])
+      // One of the four ran in a second batch of its writer.
+      expect(one.stats().batches + two.stats().batches).toBe(3)
+    } finally {
+      await other.close()
+    }
+  })
+})

@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely'
 import type { Db } from './schema.ts'
+import { isDeadlock } from './errors.ts'
 import { writeTransaction } from './transaction.ts'
 
 type Operation<T> = (trx: Db) => Promise<T>
@@ -8,13 +9,23 @@ interface Pending {
   operation: Operation<unknown>
   resolve(value: unknown): void
   reject(error: unknown): void
+  /** Times it was rolled back as a deadlock's victim and queued again. */
+  retries: number
 }
+
+/** How often an operation chosen as a deadlock's victim is run again before its caller is told. */
+const DEADLOCK_RETRIES = 5
 
 /**
  * Group commit. Writes from concurrent requests are committed together in one short transaction;
  * each caller's promise settles only after that commit, so no answer is sent for a write that is
  * not durable. Each operation runs inside its own savepoint: one that fails is rolled back alone
  * and rejects alone, and its neighbours commit.
+ *
+ * On PostgreSQL other processes' batches lock the same rows in another order, and the server
+ * breaks the deadlock by failing one statement. Its operation is rolled back to its savepoint and
+ * queued for the next batch: run again in this one it would wait for the same locks, which the
+ * rows its batch-mates locked before it keep held until the commit.
  */
 export interface WriteOptions {
   /**
@@ -56,14 +67,16 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
 
   const flush = async () => {
     const batch = queue.splice(0, maxBatch)
-    const outcomes: Array<(() => void) | undefined> = []
+    const outcomes: Settle[] = []
     try {
       await writeTransaction(db, async (trx) => {
         for (const item of batch) outcomes.push(await runInSavepoint(trx, item))
       })
       counts.batches++
       counts.operations += batch.length
-      for (const settle of outcomes) settle?.()
+      // Deadlocks' victims go first in the next batch, in their order.
+      queue.unshift(...batch.filter((_, i) => outcomes[i] === AGAIN))
+      for (const settle of outcomes) if (settle !== AGAIN) settle()
     } catch (error) {
       // The commit itself failed: nothing of this batch is durable.
       for (const item of batch) item.reject(error)
@@ -73,7 +86,7 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
   return {
     run<T>(operation: Operation<T>, options: WriteOptions = {}) {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ operation, resolve: resolve as (value: unknown) => void, reject })
+        queue.push({ operation, resolve: resolve as (value: unknown) => void, reject, retries: 0 })
         schedule(options.gatherMs)
       })
     },
@@ -85,13 +98,17 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
   }
 }
 
-/** Runs one operation; returns how to settle its caller once the batch is committed. */
+/** What to do for an operation's caller once its batch is committed: answer it, or run it again. */
+const AGAIN = 'again'
+type Settle = (() => void) | typeof AGAIN
+
 // Compiled once: they run twice for every write.
 const SAVEPOINT = CompiledQuery.raw('SAVEPOINT op')
 const RELEASE = CompiledQuery.raw('RELEASE op')
 const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO op')
 
-async function runInSavepoint(trx: Db, item: Pending): Promise<() => void> {
+/** Runs one operation; returns how to settle its caller once the batch is committed. */
+async function runInSavepoint(trx: Db, item: Pending): Promise<Settle> {
   await trx.executeQuery(SAVEPOINT)
   try {
     const value = await item.operation(trx)
@@ -100,6 +117,10 @@ async function runInSavepoint(trx: Db, item: Pending): Promise<() => void> {
   } catch (error) {
     await trx.executeQuery(ROLLBACK_TO)
     await trx.executeQuery(RELEASE)
+    if (isDeadlock(error) && item.retries < DEADLOCK_RETRIES) {
+      item.retries++
+      return AGAIN
+    }
     return () => item.reject(error)
   }
 }

@@ -49,7 +49,7 @@ export function createClaimKeeper(deps: KeeperDeps) {
   return {
     start() {
       tick()
-      timer = setInterval(tick, Math.max(100, Math.floor(claimant.leaseMs / 3)))
+      timer = setInterval(tick, Math.max(100, Math.floor(claimant.leaseMs / 4)))
       timer.unref()
     },
     /** Stops renewing; call `release` once the loops that claim have stopped. */

@@ -36,7 +36,7 @@ describe.skipIf(CLUSTER_SKIPPED)(`three processes sending ${ON_POSTGRES_ONLY}`, 
     const inFlight = await deliveriesInFlight(c, pid)
     expect(c.mx.received.length).toBeLessThan(COUNT)
 
-    // The other two take over what the killed one held once its claims' lease (2 s) runs out.
+    // The other two take over what the killed one held once its claims' lease (5 s) runs out.
     const states = await until(
       async () => Object.fromEntries((await c.rows<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM deliveries GROUP BY state')).map((r) => [r.state, r.n])),
       (s) => s.delivered === COUNT,

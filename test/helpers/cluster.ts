@@ -86,7 +86,7 @@ export async function createCluster(options: ClusterOptions = {}): Promise<Clust
   const flags = [
     '--database-url', databaseUrl, '--secret', SECRET, '--dns-servers', dns.address, '--dns-timeout-ms', '500', '--hostname', 'mx.mailstead.test',
     '--delivery-port', String(mx.port), '--delivery-allow-private-targets', 'true', '--send-rate-per-second', '100000', '--log-level', 'warn',
-    '--smtp-timeout-seconds', '5', '--lease-seconds', '2', '--relay-tls-port', 'off',
+    '--smtp-timeout-seconds', '5', '--lease-seconds', '5', '--relay-tls-port', 'off',
     ...(options.flags ?? []),
   ]
   const commonDir = mkdtempSync(join(tmpdir(), 'mailstead-cluster-'))

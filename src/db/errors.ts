@@ -9,6 +9,9 @@ export class DatabaseError extends Error {
 /** How the URL setting is named wherever a message points at it. */
 export const DATABASE_URL_SETTING = 'MAILSTEAD_DATABASE_URL (--database-url)'
 
+/** The setting that says where SQLite's database is, named likewise. */
+export const DATA_DIR_SETTING = 'MAILSTEAD_DATA_DIR (--data-dir)'
+
 /** PostgreSQL failed the statement to break a deadlock (SQLSTATE 40P01); SQLite, one writer, has none. */
 export const isDeadlock = (error: unknown) => (error as { code?: unknown })?.code === '40P01'
 

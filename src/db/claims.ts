@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, RawBuilder, SelectQueryBuilder, SqlBool, UpdateObject, UpdateQueryBuilder, UpdateResult } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool, type UpdateObject, type UpdateQueryBuilder, type UpdateResult } from 'kysely'
 import { dialectOf } from './client.ts'
 import { integersIn, textsIn } from './lists.ts'
 import type { DB, Db } from './schema.ts'
@@ -64,13 +64,20 @@ const GIVEN_BACK: { [T in WorkTable]: (now: number) => UpdateObject<DB, T> } = {
 export function claim<T extends WorkTable>(db: Db, table: T, claimant: Claimant, now: number, claim: Claim<T>): UpdateQueryBuilder<DB, T, T, UpdateResult> {
   const waiting = (eb: ExpressionBuilder<DB, T>) => eb.and([eb('claimed_by' as any, 'is', null), claim.still(eb)])
   const picked = idsIn(db, claim.picked)
-  const lockable =
-    dialectOf(db) === 'sqlite' ? picked : db.selectFrom(table as WorkTable).select('id').where('id', 'in', picked).where(waiting as any).forUpdate().skipLocked()
   const update = db.updateTable(table as WorkTable) as unknown as UpdateQueryBuilder<DB, T, T, UpdateResult>
-  return update
-    .set({ ...claim.set, claimed_by: claimant.owner, lease_until: now + claimant.leaseMs } as unknown as UpdateObject<DB, T>)
-    .where('id' as any, 'in', lockable)
-    .where(waiting)
+  const claimed = update.set({ ...claim.set, claimed_by: claimant.owner, lease_until: now + claimant.leaseMs } as unknown as UpdateObject<DB, T>)
+  if (dialectOf(db) === 'sqlite') return claimed.where('id' as any, 'in', picked).where(waiting)
+  // `id = ANY(ARRAY(...))`: each list is worked out once (an InitPlan) and the rows found by their
+  // keys. Written as `id IN (...)`, the planner may instead run the choice again for every row it
+  // looks at, which on a fresh table's guessed statistics took minutes for a few thousand rows.
+  const lockable = db
+    .selectFrom(table as WorkTable)
+    .select('id')
+    .where(sql<SqlBool>`id = ANY(ARRAY(${picked}))`)
+    .where(waiting as any)
+    .forUpdate()
+    .skipLocked()
+  return claimed.where(sql<SqlBool>`id = ANY(ARRAY(${lockable}))`).where(waiting)
 }
 
 /** The picked ids as the right side of `id IN (...)`: a list goes as one parameter (src/db/lists.ts). */

@@ -107,8 +107,20 @@ export function unclaim<T extends WorkTable>(db: Db, table: T, owner: string, id
 /** Moves every lease `owner` holds on to `until`: its heartbeat while it works. */
 export async function renewLeases(db: Db, owner: string, until: number): Promise<void> {
   for (const table of WORK_TABLES) {
-    await (db.updateTable(table) as any).set({ lease_until: until }).where('claimed_by', '=', owner).execute()
+    await (db.updateTable(table) as any).set({ lease_until: until }).where(unlocked(db, table, (eb) => eb('claimed_by', '=', owner))).execute()
   }
+}
+
+/**
+ * The rows of `table` that `where` holds of, for a heartbeat's statement: on PostgreSQL only those
+ * no transaction holds now (`FOR UPDATE SKIP LOCKED`). A row locked is being settled (by this
+ * process's batch, or another's claim); waiting for it could deadlock with that batch, which may
+ * wait in turn for a row the heartbeat took. Skipped, it is seen again at the next heartbeat.
+ */
+function unlocked(db: Db, table: WorkTable, where: (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>) {
+  if (dialectOf(db) === 'sqlite') return where
+  const free = (db.selectFrom(table) as any).select('id').where(where).forUpdate().skipLocked()
+  return sql<SqlBool>`id = ANY(ARRAY(${free}))`
 }
 
 /**
@@ -121,8 +133,7 @@ export async function takeOverExpired(db: Db, now: number): Promise<WorkTable[]>
   for (const table of WORK_TABLES) {
     const result = await (db.updateTable(table) as any)
       .set({ ...GIVEN_BACK[table](now), ...UNCLAIMED })
-      .where('claimed_by', 'is not', null)
-      .where('lease_until', '<=', now)
+      .where(unlocked(db, table, (eb) => eb.and([eb('claimed_by', 'is not', null), eb('lease_until', '<=', now)])))
       .executeTakeFirst()
     if (Number(result.numUpdatedRows) > 0) back.push(table)
   }

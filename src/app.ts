@@ -88,7 +88,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
   const writer = createWriter(database.db)
   /** This process, as its claims of work rows and its singleton leases name it. */
-  const claimant = { owner: processOwner(), leaseMs: config.leaseSeconds * 1000 }
+  // Claims and leases are written on their own, never behind a batch of other work that waits on locks.
+  const leaseWrite = contendedWrite(database.db, writer.run)
+  const claimant = { owner: processOwner(), leaseMs: config.leaseSeconds * 1000, write: leaseWrite }
   // Request budgets, the login throttle and send rates, shared by every process on the database.
   const rateLimits = createRateLimits({ db: database.db, write: writer.run, clock, logger })
   // Every part records into it; GET /metrics (with metricsToken) shows it.
@@ -253,8 +255,6 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   let wakeups: Listening | undefined
   const runs = (role: Role) => config.role.includes(role)
   // Singletons run in one process of those sharing the database, the one holding their lease.
-  // Leases are renewed on their own, never behind a batch of other work that waits on locks.
-  const leaseWrite = contendedWrite(database.db, writer.run)
   const leaseDeps = { write: leaseWrite, clock, logger, owner: claimant.owner, ttlMs: claimant.leaseMs }
   const singletons = {
     checker: singleton('domain-checker', checker, leaseDeps),

@@ -24,10 +24,21 @@ import type { DB, Db } from './schema.ts'
 export type WorkTable = 'deliveries' | 'webhook_deliveries' | 'workflow_executions' | 'campaigns' | 'contact_imports' | 'domains'
 export const WORK_TABLES: readonly WorkTable[] = ['deliveries', 'webhook_deliveries', 'workflow_executions', 'campaigns', 'contact_imports', 'domains']
 
-/** Who claims: a process (src/cluster/owner.ts), and how long its leases run unless renewed. */
+/** Who claims: a process (src/cluster/claim-keeper.ts), and how long its leases run unless renewed. */
 export interface Claimant {
   readonly owner: string
   readonly leaseMs: number
+}
+
+/**
+ * A process's loops claim through this: who they are, and how a claim is written. A lease counts
+ * from its claim's `now`, so a claim must commit at once, never wait in a batch behind other work
+ * (on PostgreSQL a batch may wait seconds on rows other processes hold, and its claims' leases
+ * would be spent before anyone could see them renewed). On PostgreSQL a claim is one statement
+ * committed on its own; on SQLite it goes through the one writer, which holds up nobody's locks.
+ */
+export interface Claiming extends Claimant {
+  readonly write: <T>(operation: (trx: Db) => Promise<T>) => Promise<T>
 }
 
 type Id = string | number

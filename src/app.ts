@@ -5,6 +5,7 @@ import type { Config, Role } from './config/schema.ts'
 import { createClaimKeeper, processOwner } from './cluster/claim-keeper.ts'
 import { createRateLimits } from './cluster/rate-limits.ts'
 import { singleton } from './cluster/singleton.ts'
+import { contendedWrite } from './db/locking.ts'
 import { listenToOthers } from './cluster/wakeups.ts'
 import type { Listening } from './db/notifications.ts'
 import { errorBody } from './http/errors.ts'
@@ -87,7 +88,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
   const writer = createWriter(database.db)
   /** This process, as its claims of work rows and its singleton leases name it. */
-  const claimant = { owner: processOwner(), leaseMs: config.leaseSeconds * 1000 }
+  // Claims and leases are written on their own, never behind a batch of other work that waits on locks.
+  const leaseWrite = contendedWrite(database.db, writer.run)
+  const claimant = { owner: processOwner(), leaseMs: config.leaseSeconds * 1000, write: leaseWrite }
   // Request budgets, the login throttle and send rates, shared by every process on the database.
   const rateLimits = createRateLimits({ db: database.db, write: writer.run, clock, logger })
   // Every part records into it; GET /metrics (with metricsToken) shows it.
@@ -252,7 +255,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   let wakeups: Listening | undefined
   const runs = (role: Role) => config.role.includes(role)
   // Singletons run in one process of those sharing the database, the one holding their lease.
-  const leaseDeps = { write: writer.run, clock, logger, owner: claimant.owner, ttlMs: claimant.leaseMs }
+  const leaseDeps = { write: leaseWrite, clock, logger, owner: claimant.owner, ttlMs: claimant.leaseMs }
   const singletons = {
     checker: singleton('domain-checker', checker, leaseDeps),
     memberships: singleton('membership-tracker', memberships, leaseDeps),
@@ -272,7 +275,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       campaigns: () => campaigns.wake(),
     }),
   }
-  const keeper = createClaimKeeper({ write: writer.run, clock, logger, claimant, cameBack: (tables) => tables.forEach((table) => wakeFor[table as keyof typeof wakeFor]?.()) })
+  const keeper = createClaimKeeper({ write: leaseWrite, clock, logger, claimant, cameBack: (tables) => tables.forEach((table) => wakeFor[table as keyof typeof wakeFor]?.()) })
 
   /**
    * New work stops at once: no connections, SMTP transactions, claims or rounds are taken. What

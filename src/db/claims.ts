@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, RawBuilder, SelectQueryBuilder, SqlBool, UpdateObject, UpdateQueryBuilder, UpdateResult } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool, type UpdateObject, type UpdateQueryBuilder, type UpdateResult } from 'kysely'
 import { dialectOf } from './client.ts'
 import { integersIn, textsIn } from './lists.ts'
 import type { DB, Db } from './schema.ts'
@@ -24,10 +24,21 @@ import type { DB, Db } from './schema.ts'
 export type WorkTable = 'deliveries' | 'webhook_deliveries' | 'workflow_executions' | 'campaigns' | 'contact_imports' | 'domains'
 export const WORK_TABLES: readonly WorkTable[] = ['deliveries', 'webhook_deliveries', 'workflow_executions', 'campaigns', 'contact_imports', 'domains']
 
-/** Who claims: a process (src/cluster/owner.ts), and how long its leases run unless renewed. */
+/** Who claims: a process (src/cluster/claim-keeper.ts), and how long its leases run unless renewed. */
 export interface Claimant {
   readonly owner: string
   readonly leaseMs: number
+}
+
+/**
+ * A process's loops claim through this: who they are, and how a claim is written. A lease counts
+ * from its claim's `now`, so a claim must commit at once, never wait in a batch behind other work
+ * (on PostgreSQL a batch may wait seconds on rows other processes hold, and its claims' leases
+ * would be spent before anyone could see them renewed). On PostgreSQL a claim is one statement
+ * committed on its own; on SQLite it goes through the one writer, which holds up nobody's locks.
+ */
+export interface Claiming extends Claimant {
+  readonly write: <T>(operation: (trx: Db) => Promise<T>) => Promise<T>
 }
 
 type Id = string | number
@@ -64,13 +75,20 @@ const GIVEN_BACK: { [T in WorkTable]: (now: number) => UpdateObject<DB, T> } = {
 export function claim<T extends WorkTable>(db: Db, table: T, claimant: Claimant, now: number, claim: Claim<T>): UpdateQueryBuilder<DB, T, T, UpdateResult> {
   const waiting = (eb: ExpressionBuilder<DB, T>) => eb.and([eb('claimed_by' as any, 'is', null), claim.still(eb)])
   const picked = idsIn(db, claim.picked)
-  const lockable =
-    dialectOf(db) === 'sqlite' ? picked : db.selectFrom(table as WorkTable).select('id').where('id', 'in', picked).where(waiting as any).forUpdate().skipLocked()
   const update = db.updateTable(table as WorkTable) as unknown as UpdateQueryBuilder<DB, T, T, UpdateResult>
-  return update
-    .set({ ...claim.set, claimed_by: claimant.owner, lease_until: now + claimant.leaseMs } as unknown as UpdateObject<DB, T>)
-    .where('id' as any, 'in', lockable)
-    .where(waiting)
+  const claimed = update.set({ ...claim.set, claimed_by: claimant.owner, lease_until: now + claimant.leaseMs } as unknown as UpdateObject<DB, T>)
+  if (dialectOf(db) === 'sqlite') return claimed.where('id' as any, 'in', picked).where(waiting)
+  // `id = ANY(ARRAY(...))`: each list is worked out once (an InitPlan) and the rows found by their
+  // keys. Written as `id IN (...)`, the planner may instead run the choice again for every row it
+  // looks at, which on a fresh table's guessed statistics took minutes for a few thousand rows.
+  const lockable = db
+    .selectFrom(table as WorkTable)
+    .select('id')
+    .where(sql<SqlBool>`id = ANY(ARRAY(${picked}))`)
+    .where(waiting as any)
+    .forUpdate()
+    .skipLocked()
+  return claimed.where(sql<SqlBool>`id = ANY(ARRAY(${lockable}))`).where(waiting)
 }
 
 /** The picked ids as the right side of `id IN (...)`: a list goes as one parameter (src/db/lists.ts). */
@@ -100,8 +118,20 @@ export function unclaim<T extends WorkTable>(db: Db, table: T, owner: string, id
 /** Moves every lease `owner` holds on to `until`: its heartbeat while it works. */
 export async function renewLeases(db: Db, owner: string, until: number): Promise<void> {
   for (const table of WORK_TABLES) {
-    await (db.updateTable(table) as any).set({ lease_until: until }).where('claimed_by', '=', owner).execute()
+    await (db.updateTable(table) as any).set({ lease_until: until }).where(unlocked(db, table, (eb) => eb('claimed_by', '=', owner))).execute()
   }
+}
+
+/**
+ * The rows of `table` that `where` holds of, for a heartbeat's statement: on PostgreSQL only those
+ * no transaction holds now (`FOR UPDATE SKIP LOCKED`). A row locked is being settled (by this
+ * process's batch, or another's claim); waiting for it could deadlock with that batch, which may
+ * wait in turn for a row the heartbeat took. Skipped, it is seen again at the next heartbeat.
+ */
+function unlocked(db: Db, table: WorkTable, where: (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>) {
+  if (dialectOf(db) === 'sqlite') return where
+  const free = (db.selectFrom(table) as any).select('id').where(where).forUpdate().skipLocked()
+  return sql<SqlBool>`id = ANY(ARRAY(${free}))`
 }
 
 /**
@@ -114,8 +144,7 @@ export async function takeOverExpired(db: Db, now: number): Promise<WorkTable[]>
   for (const table of WORK_TABLES) {
     const result = await (db.updateTable(table) as any)
       .set({ ...GIVEN_BACK[table](now), ...UNCLAIMED })
-      .where('claimed_by', 'is not', null)
-      .where('lease_until', '<=', now)
+      .where(unlocked(db, table, (eb) => eb.and([eb('claimed_by', 'is not', null), eb('lease_until', '<=', now)])))
       .executeTakeFirst()
     if (Number(result.numUpdatedRows) > 0) back.push(table)
   }

@@ -7,7 +7,7 @@ import type { Registry } from '../lib/metrics.ts'
 import { createPump } from '../lib/pump.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
 import { deliveryMetrics, queueDepthMetric } from './metrics.ts'
-import { giveBack, type Claimant } from '../db/claims.ts'
+import { giveBack, type Claiming } from '../db/claims.ts'
 import { claimDue, holdDeliveries, settle, type Delivery, type Settlement } from './queue.ts'
 import type { Shaper } from './sites/shaper.ts'
 import type { SiteResolver } from './sites/site-resolver.ts'
@@ -48,7 +48,7 @@ export interface LoopDeps {
   /** Each site's limits, throttles, suspensions and warm-up. */
   shaper: Shaper
   /** This process, as its claims of deliveries name it. */
-  claimant: Claimant
+  claimant: Claiming
   sendRate: SendRate
 }
 
@@ -161,7 +161,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     fresh = false
     queuedSince = false
     queuedFor = new Set()
-    const claimed = await deps.write((trx) => claimDue(trx, deps.claimant, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
+    const claimed = await deps.claimant.write((trx) => claimDue(trx, deps.claimant, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
     emptyUnder = claimed.length === 0 ? limits : undefined
     emptyAt = Date.now()
     waitingCount += claimed.length

@@ -1,7 +1,7 @@
 import type { DomainRow } from '../core/domains/domains.repository.ts'
 import { dueDomains } from '../core/domains/domains.repository.ts'
 import { abandonCheck, beginCheck, finishCheck, type DomainSettings } from '../core/domains/domains.service.ts'
-import type { Claimant } from '../db/claims.ts'
+import type { Claiming } from '../db/claims.ts'
 import { expectedRecords, judge, type ExpectedRecord, type RecordKind, type Verdict } from '../core/domains/records.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
@@ -21,7 +21,7 @@ export interface CheckerDeps {
   /** The server's own reputation checks, run on the same timer when their report is due. */
   server?: { runIfDue(): Promise<unknown> }
   /** This process, as its claims of checks name it. */
-  claimant: Claimant
+  claimant: Claiming
 }
 
 export interface CheckResult {
@@ -63,7 +63,7 @@ export function createDomainChecker(deps: CheckerDeps) {
 
   /** Checks one domain now; undefined when it is gone or already being checked. */
   async function check(id: number): Promise<CheckResult | undefined> {
-    const domain = await deps.write((trx) => beginCheck(trx, deps.claimant, id, clock.now()))
+    const domain = await deps.claimant.write((trx) => beginCheck(trx, deps.claimant, id, clock.now()))
     if (!domain) return undefined
     try {
       const verdicts = new Map(await Promise.all(expectedRecords(domain, settings.hostname).map(lookup)))

@@ -285,7 +285,7 @@ describe('the stored report', () => {
       settings: { secret: 'test-secret-test-secret-test-secret', hostname: HOST, returnPathLabel: 'mst', regions: [], graceMs: 1, pendingCheckMs: 1, verifiedCheckMs: 1 },
       metrics: createRegistry(),
       server: { runIfDue: async () => asked++ },
-      claimant: { owner: 'a test', leaseMs: 30_000 },
+      claimant: { owner: 'a test', leaseMs: 30_000, write: (work) => writeTransaction(database.db, work) },
     })
     const settle = async () => {
       for (let i = 0; i < 10; i++) await Promise.resolve()

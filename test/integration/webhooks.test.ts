@@ -355,7 +355,7 @@ describe('calls', () => {
       serverSecret: SECRET,
       call: createDeliveryCaller({ allowPrivate: true, resolve: async () => [] }, 300),
       settings: { concurrency: 4, perWebhook: 2, perFailingWebhook: 1, pollMs: 1000, keepFinishedMs: 86_400_000 },
-      claimant: { owner: 'a hasty process', leaseMs: 60_000 },
+      claimant: { owner: 'a hasty process', leaseMs: 60_000, write: w.t.app.writer.run },
     })
     const started = performance.now()
     await hasty.drain()

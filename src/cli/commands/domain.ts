@@ -134,6 +134,6 @@ function checkerFor(db: Db, config: Config, context: Context) {
     settings: domainSettingsOf(config),
     // One check, then the process ends: nobody scrapes these.
     metrics: createRegistry(),
-    claimant: { owner: processOwner(), leaseMs: config.leaseSeconds * 1000 },
+    claimant: { owner: processOwner(), leaseMs: config.leaseSeconds * 1000, write: (work) => writeTransaction(db, work) },
   })
 }

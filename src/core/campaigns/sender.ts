@@ -1,4 +1,4 @@
-import { giveBack, type Claimant } from '../../db/claims.ts'
+import { giveBack, type Claiming } from '../../db/claims.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { AppError } from '../../lib/errors.ts'
@@ -35,7 +35,7 @@ export interface SenderDeps {
   queued: (projectId: number) => void
   settings: SenderSettings
   /** This process, as its claims of the campaigns it sends name them. */
-  claimant: Claimant
+  claimant: Claiming
 }
 
 /** What a step leaves: more to do now, nothing until later, or the campaign no longer this process's to send. */
@@ -154,7 +154,7 @@ export function createCampaignSender(deps: SenderDeps) {
       )
     }
     const free = [...active.filter((c) => c.status === 'SENDING' && c.claimed_by === null).map((c) => c.id), ...due]
-    if (free.length > 0) for (const id of await deps.write((trx) => claimCampaigns(trx, deps.claimant, free, now))) inHand.add(id)
+    if (free.length > 0) for (const id of await deps.claimant.write((trx) => claimCampaigns(trx, deps.claimant, free, now))) inHand.add(id)
     let busy = false
     const done: string[] = []
     for (const id of inHand) {

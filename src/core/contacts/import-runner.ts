@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises'
 import { PRIVATE_DIR } from '../../lib/files.ts'
 import { join } from 'node:path'
-import { giveBack, type Claimant } from '../../db/claims.ts'
+import { giveBack, type Claiming } from '../../db/claims.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { AppError } from '../../lib/errors.ts'
@@ -20,7 +20,7 @@ export interface ImportRunnerDeps {
   dataDir: string
   chunkRows?: number
   /** This process, as its claims of imports name it. */
-  claimant: Claimant
+  claimant: Claiming
 }
 
 const UPLOADS = 'imports'
@@ -57,7 +57,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
 
   async function runWaiting(): Promise<void> {
     let job: ImportRow | undefined
-    while (!stopped && (job = await deps.write((trx) => claimImport(trx, deps.claimant, clock.now())))) await run(job)
+    while (!stopped && (job = await deps.claimant.write((trx) => claimImport(trx, deps.claimant, clock.now())))) await run(job)
   }
 
   async function run(job: ImportRow): Promise<void> {

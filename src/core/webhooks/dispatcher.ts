@@ -1,4 +1,4 @@
-import { giveBack, unclaim, type Claimant } from '../../db/claims.ts'
+import { giveBack, unclaim, type Claiming } from '../../db/claims.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
@@ -32,7 +32,7 @@ export interface DispatcherDeps {
   call: CallWebhook
   settings: DispatcherSettings
   /** This process, as its claims of webhook deliveries name it. */
-  claimant: Claimant
+  claimant: Claiming
 }
 
 const describe = (error: unknown) => String((error as Error)?.stack ?? error)
@@ -103,7 +103,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const now = clock.now()
     const picked = pickDeliveries(await dueWork(deps.db, now, settings.perWebhook), underWay, room, settings)
     if (picked.length === 0) return 0
-    const claimed = await deps.write((trx) => claimDeliveries(trx, deps.claimant, picked, now))
+    const claimed = await deps.claimant.write((trx) => claimDeliveries(trx, deps.claimant, picked, now))
     // The calls start in the order picked (a webhook's deliveries in the order they were made),
     // each at once: their targets are read together first, so that none waits on a read of its
     // own, which several connections (PostgreSQL's) would answer in any order.

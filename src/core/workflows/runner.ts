@@ -1,4 +1,4 @@
-import { unclaim, type Claimant } from '../../db/claims.ts'
+import { unclaim, type Claiming } from '../../db/claims.ts'
 import type { ContactRow, Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { coalesce } from '../../lib/coalesce.ts'
@@ -19,7 +19,7 @@ export interface RunnerDeps extends StepDeps {
   /** Runs in hand at once. */
   concurrency: number
   /** This process, as its claims of runs name it. */
-  claimant: Claimant
+  claimant: Claiming
 }
 
 /** Someone else moved the run while its step ran: what the step wrote is rolled back. */
@@ -144,7 +144,7 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     if (room <= 0) return 0
     const due = await dueExecutions(deps.db, clock.now(), room)
     if (due.length === 0) return 0
-    const claimed = await deps.write((trx) => claimExecutions(trx, deps.claimant, due.map((row) => row.id), clock.now()))
+    const claimed = await deps.claimant.write((trx) => claimExecutions(trx, deps.claimant, due.map((row) => row.id), clock.now()))
     for (const id of claimed) start(id)
     return claimed.length
   }, () => stopped)

@@ -53,7 +53,10 @@ describe.skipIf(CLUSTER_SKIPPED)(`PostgreSQL restarting mid-run ${ON_POSTGRES_ON
     expect(proxy.connections).toBeGreaterThan(connectionsBefore)
     const expected = [...before, ...after].map((e) => e.to)
     const got = await until(async () => receipts(c.mx), (r) => expected.every((to) => r.has(to)), 60_000, 250)
-    expect(expected.filter((to) => !got.has(to))).toEqual([])
+    const missing = expected.filter((to) => !got.has(to))
+    // What became of them, should any be missing.
+    const rows = missing.length === 0 ? [] : await c.rows(`SELECT recipient, state, claimed_by, attempts, last_response FROM deliveries WHERE recipient IN ('${missing.join("','")}')`)
+    expect({ missing, rows }).toEqual({ missing: [], rows: [] })
     expect([...got.keys()].filter((to) => to.startsWith('during'))).toEqual([])
     expect(duplicates(c.mx)).toBeLessThanOrEqual(inFlight)
     const states = await until(

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from './client.ts'
-import { DatabaseError } from './errors.ts'
+import { DATA_DIR_SETTING, DATABASE_URL_SETTING, DatabaseError } from './errors.ts'
 import type { Db } from './schema.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -67,8 +67,9 @@ export async function unknownMigrations(db: Db, migrations: readonly Migration[]
 async function refuseNewer(db: Db, migrations: readonly Migration[]) {
   const unknown = await unknownMigrations(db, migrations)
   if (unknown.length === 0) return
+  const setting = dialectOf(db) === 'postgres' ? DATABASE_URL_SETTING : DATA_DIR_SETTING
   throw new DatabaseError(
-    `The database was migrated by a newer Mailstead: migration ${unknown.at(-1)} is unknown to this one, whose last is ${migrations.at(-1)?.name}. ` +
+    `${setting}: the database was migrated by a newer Mailstead: migration ${unknown.at(-1)} is unknown to this one, whose last is ${migrations.at(-1)?.name}. ` +
       'Run that version or a newer one; nothing was changed.',
   )
 }

@@ -34,6 +34,10 @@ export async function openPostgres(url: string): Promise<Database> {
   // An idle connection that the server closes (a restart) is reported here; without a listener it
   // would end the process. The pool replaces it at the next query.
   pool.on('error', () => {})
+  // A connection lost while a query holds it fails that query, and pg emits the error on the
+  // client too; pg-pool listens to a client only while it is idle, and an unheard error event
+  // would end the process.
+  pool.on('connect', (client) => client.on('error', () => {}))
   try {
     const { rows } = await pool.query<{ version: number }>(`SELECT current_setting('server_version_num')::int AS version`)
     if (rows[0]!.version < MIN_SERVER_VERSION) {

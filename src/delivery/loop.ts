@@ -1,3 +1,4 @@
+import { isUnavailable } from '../db/errors.ts'
 import type { Db } from '../db/schema.ts'
 import type { WriteOptions } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
@@ -68,6 +69,8 @@ const BUFFER_TOTAL = 1000
 const EMPTY_CLAIM_PAUSE_MS = 50
 /** How long a delivery's outcome waits for others to commit with it (real time). */
 const SETTLE_GATHER_MS = 10
+/** How long a delivery waits when the database did not answer during its attempt. */
+const DATABASE_RETRY_MS = 5000
 /** How often the sites' shaping state is written down (real time). */
 const FLUSH_SITES_MS = 2000
 
@@ -277,14 +280,29 @@ export function createDeliveryLoop(deps: LoopDeps) {
     running.add(run)
   }
 
+  /**
+   * An attempt that threw before it had an outcome. The database not answering (PostgreSQL
+   * restarting) is no fault of the message: it waits a moment, unaged, and is tried again. Anything
+   * else is a fault here, and the message fails rather than meet it at every retry.
+   */
+  function unattempted(delivery: Delivery, error: unknown): Settlement {
+    const data = { startedAt: clock.now() }
+    if (isUnavailable(error)) {
+      logger.warn('DEFERRED[database]', 'the database did not answer during an attempt; it is tried again', { deliveryId: delivery.id, error: String(error) })
+      const response = `The database did not answer: ${(error as Error)?.message ?? error}`
+      return { kind: 'deferred', data: { ...data, response }, nextAttemptAt: data.startedAt + DATABASE_RETRY_MS, category: 'database', held: true }
+    }
+    logger.error('FAILED', 'attempt failed unexpectedly', { deliveryId: delivery.id, error: String((error as Error)?.stack ?? error) })
+    return { kind: 'failed', data, reason: 'Internal error' }
+  }
+
   async function deliver(delivery: Delivery, site: string, limits: SiteLimits, release: () => void) {
     const began = performance.now()
     let outcome: Settlement
     try {
       outcome = shaped(site, await deps.attempt(delivery, { messagesPerConnection: limits.messagesPerConnection }))
     } catch (error) {
-      logger.error('FAILED', 'attempt failed unexpectedly', { deliveryId: delivery.id, error: String((error as Error)?.stack ?? error) })
-      outcome = { kind: 'failed', data: { startedAt: clock.now() }, reason: 'Internal error' }
+      outcome = unattempted(delivery, error)
     }
     const seconds = (performance.now() - began) / 1000
     release()

@@ -7,7 +7,7 @@ afterEach(async () => {
   cluster = undefined
 })
 
-const CONTACTS = 200
+const CONTACTS = 120
 
 describe.skipIf(CLUSTER_SKIPPED)(`workflows run by three processes ${ON_POSTGRES_ONLY}`, () => {
   test('each contact\'s event tracked on all three at once: one run per contact, each step run once', async () => {

@@ -4,8 +4,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort, SOURCE_COMMAND } from './child.ts'
 import { mailsteadChild } from './cli-child.ts'
-import type { DataPlace } from './direct-db.ts'
-import { readRows } from './direct-db.ts'
+import { readRows, type DataPlace } from './direct-db.ts'
 import { publishRecords } from './domains.ts'
 import { FakeDns } from './fake-dns.ts'
 import { FakeMx, type FakeMxOptions } from './fake-mx.ts'
@@ -74,7 +73,9 @@ const SECRET = 'cluster-test-secret-cluster-test-secret-0'
 /**
  * Several `mailstead serve` processes, each in a child process with its own HTTP and SMTP ports
  * and data directory, on one fresh PostgreSQL database, delivering to one fake MX and asking one
- * fake DNS: what a cluster behind a load balancer is, on one machine.
+ * fake DNS: what a cluster behind a load balancer is, on one machine. Leases last 5 s, so a
+ * killed process's work is taken over soon. `MAILSTEAD_TEST_CLUSTER_LOGS=1` prints each process's
+ * log when the cluster is closed.
  */
 export async function createCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const dns = await new FakeDns().start()
@@ -91,7 +92,10 @@ export async function createCluster(options: ClusterOptions = {}): Promise<Clust
   ]
   const commonDir = mkdtempSync(join(tmpdir(), 'mailstead-cluster-'))
   const created = await mailsteadChild(['project', 'create', '--name', 'Cluster', '--json', '--data-dir', commonDir, ...flags])
-  if (created.code !== 0) throw new Error(`project create failed: ${created.err}`)
+  if (created.code !== 0) {
+    await Promise.all([mx.stop(), dns.stop(), database.drop()])
+    throw new Error(`project create failed: ${created.err}`)
+  }
   const project = JSON.parse(created.out)
   const nodes: ClusterNode[] = []
   for (let index = 0; index < (options.processes ?? 3); index++) {
@@ -147,13 +151,21 @@ export async function createCluster(options: ClusterOptions = {}): Promise<Clust
     async close() {
       for (const node of nodes) node.child?.kill('SIGKILL')
       await Promise.all(nodes.map((node) => node.child?.exited))
+      if (process.env.MAILSTEAD_TEST_CLUSTER_LOGS) {
+        for (const node of nodes) process.stderr.write(`--- process ${node.index} ---\n${node.output.join('')}\n`)
+      }
       await mx.stop()
       await dns.stop()
       rmSync(commonDir, { recursive: true, force: true })
       await database.drop()
     },
   }
-  await Promise.all(nodes.map((node) => startNode(node, flags)))
+  try {
+    await Promise.all(nodes.map((node) => startNode(node, flags)))
+  } catch (error) {
+    await cluster.close()
+    throw error
+  }
   return cluster
 }
 
@@ -209,14 +221,11 @@ export function receipts(mx: FakeMx): Map<string, string[]> {
 export const duplicates = (mx: FakeMx) => [...receipts(mx).values()].reduce((sum, ids) => sum + ids.length - 1, 0)
 
 /**
- * Deliveries that process `pid` had taken and not settled: its claims (`claimed_by`) when the
- * schema names the claimant, else every delivery in flight (an upper bound of its own). Read at
- * once after a kill, before the lease runs out and another process takes them, it bounds the
- * messages that process may have handed to the MX without recording it.
+ * Deliveries that process `pid` holds (its owner, src/cluster/claim-keeper.ts, names its pid).
+ * Read at once after a kill, before their lease runs out and another process takes them, it
+ * bounds the messages that process may have handed to the MX without recording it.
  */
 export async function deliveriesInFlight(cluster: Cluster, pid: number): Promise<number> {
-  const named = await cluster.rows<{ n: number }>(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'deliveries' AND column_name = 'claimed_by'`)
-  const mine = named[0]!.n > 0 ? ` AND claimed_by LIKE '%/${pid}/%'` : ''
-  const rows = await cluster.rows<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE state = 'sending'${mine}`)
+  const rows = await cluster.rows<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE claimed_by LIKE '%/${pid}/%'`)
   return rows[0]!.n
 }

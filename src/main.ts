@@ -20,7 +20,7 @@ const stopSignal = new Promise<string>((resolve) => {
     process.on(signal, () => {
       if (signals++ === 0) return resolve(signal)
       // A second signal while stopping: whoever sent it will not wait. Nothing is lost: what was
-      // in flight is released at the next start, as after a crash.
+      // in flight is taken over once its claims' leases run out, as after a crash.
       process.stderr.write(`${signal} received again: exiting at once\n`)
       process.exit(SIGNAL_EXIT[signal])
     })

@@ -1,6 +1,6 @@
 import type { ComposedEmail } from '../core/campaigns/message.ts'
 import { keepContent } from '../core/emails/emails.repository.ts'
-import { PROJECT_DISABLED_HOLD } from '../core/emails/held-mail.ts'
+import { PROJECT_DISABLED_HOLD } from '../core/emails/deliveries.repository.ts'
 import { isSuppressed } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'
 import type { Db } from '../db/schema.ts'

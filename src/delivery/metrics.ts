@@ -1,7 +1,8 @@
 import { sql } from 'kysely'
+import { WAITING } from '../core/emails/deliveries.repository.ts'
 import type { Db, DeliveryState } from '../db/schema.ts'
 import { boundedLabel, type Registry } from '../lib/metrics.ts'
-import { WAITING, type Delivery, type Settlement } from './queue.ts'
+import type { Delivery, Settlement } from './queue.ts'
 
 /** Destination domains named in labels; every later one is counted as `other`. */
 export const DOMAIN_LABELS = 100

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { cancelWaitingDelivery, requeueDeliveries } from '../core/emails/deliveries.repository.ts'
 import { addEmailEvent } from '../core/emails/email-events.ts'
 import type { Db, DeliveryState } from '../db/schema.ts'
 import { AppError, notFound } from '../lib/errors.ts'
@@ -32,9 +33,7 @@ export async function listQueue(db: Db, state: DeliveryState | undefined, limit:
 /** Sends a deferred or failed delivery (or every deferred one) at the next round. */
 export async function retryDeliveries(db: Db, target: number | 'all-deferred', now: number) {
   if (target !== 'all-deferred') await refusePruned(db, target)
-  let query = db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now })
-  query = target === 'all-deferred' ? query.where('state', '=', 'deferred') : query.where('id', '=', target).where('state', 'in', ['deferred', 'failed'])
-  const result = await query.executeTakeFirst()
+  const result = await requeueDeliveries(db, target, now)
   if (target !== 'all-deferred' && result.numUpdatedRows === 0n) await explainNoChange(db, target, 'retried', ['deferred', 'failed'])
   return Number(result.numUpdatedRows)
 }
@@ -59,13 +58,7 @@ async function refusePruned(db: Db, id: number): Promise<void> {
 
 /** Takes a delivery that has not left yet out of the queue. */
 export async function cancelDelivery(db: Db, id: number, now: number) {
-  const result = await db
-    .updateTable('deliveries')
-    .set({ state: 'cancelled', updated_at: now })
-    .where('id', '=', id)
-    .where('state', 'in', ['scheduled', 'queued', 'deferred'])
-    .returning(['email_id', 'recipient'])
-    .executeTakeFirst()
+  const result = await cancelWaitingDelivery(db, id, now)
   if (!result) return explainNoChange(db, id, 'cancelled', ['scheduled', 'queued', 'deferred'])
   await addEmailEvent(db, result.email_id, 'CANCELLED', { recipient: result.recipient }, now)
 }

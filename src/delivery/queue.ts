@@ -1,56 +1,18 @@
-import { sql, type Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
+import { holdClaimedDelivery, updateDelivery } from '../core/emails/deliveries.repository.ts'
 import { addEmailEvents, type NewEmailEvent } from '../core/emails/email-events.ts'
-import { holdClaimedDelivery } from '../core/emails/held-mail.ts'
 import { countOutcome } from '../core/guardrails/counters.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
-import { claim, UNCLAIMED, type Claimant } from '../db/claims.ts'
 import { prepared } from '../db/prepared.ts'
-import type { DB, Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
+import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
 import type { SmtpReply } from './classify.ts'
 import type { TlsDetails } from './smtp-client.ts'
 import type { MtaStsOutcome } from './transfer.ts'
 
 export type Delivery = Selectable<DeliveryTable>
 
-/** Waiting deliveries, written as the partial index `deliveries_waiting` is, so SQLite uses it. */
-export const WAITING = sql<boolean>`state IN ('queued', 'deferred', 'scheduled')`
-
-/** How many of the oldest due rows one claim looks at. */
-const CLAIM_WINDOW = 2000
-
-/**
- * Claims up to `limit` due deliveries in one statement: the oldest first, at most `perDomain` for
- * any one destination domain (so one domain's backlog cannot take every free slot), skipping
- * destination domains and projects that are at their limits. Claimed rows are `sending` and count
- * an attempt. Processes sharing a PostgreSQL database each claim rows the others have not.
- */
-export async function claimDue(
-  db: Db,
-  claimant: Claimant,
-  now: number,
-  limit: number,
-  perDomain: number,
-  skip: { domains: string[]; projects: number[] },
-): Promise<Delivery[]> {
-  let window = db
-    .selectFrom('deliveries')
-    .select(['id', 'recipient_domain', 'next_attempt_at'])
-    .where(WAITING)
-    .where('next_attempt_at', '<=', now)
-  if (skip.domains.length > 0) window = window.where('recipient_domain', 'not in', skip.domains)
-  if (skip.projects.length > 0) window = window.where('project_id', 'not in', skip.projects)
-  const ranked = db
-    .selectFrom(window.orderBy('next_attempt_at').limit(CLAIM_WINDOW).as('due'))
-    .select((eb) => ['due.id', eb.fn.agg<number>('row_number').over((over) => over.partitionBy('due.recipient_domain').orderBy('due.next_attempt_at')).as('rank')])
-  const picked = db.selectFrom(ranked.as('ranked')).select('ranked.id').where('ranked.rank', '<=', perDomain).limit(limit)
-  return claim(db, 'deliveries', claimant, now, {
-    picked,
-    still: (eb) => eb.and([WAITING, eb('next_attempt_at', '<=', now)]),
-    set: { state: 'sending', attempts: sql`attempts + 1`, updated_at: now },
-  })
-    .returningAll()
-    .execute()
-}
+// Statements of the table's owner module, named here too: the delivery loop takes them from its queue.
+export { claimDue, holdDeliveries } from '../core/emails/deliveries.repository.ts'
 
 /** What an attempt recorded, for the email's events: {recipient, mx, ip, tls, smtpCode, enhancedCode, response, attempt}. */
 export interface AttemptData {
@@ -81,52 +43,6 @@ export type Settlement =
   | { kind: 'suppressed'; data: AttemptData }
   /** Not attempted: its project is disabled. It waits, uncounted, until the project is enabled. */
   | { kind: 'held'; data: AttemptData; reason: string }
-
-/**
- * Claimed deliveries whose site holds its mail back (suspended, or at the day's warm-up cap) go
- * back to wait until `until`, in one statement: not attempted, so no attempt counts and no event
- * is written (a held campaign of 100,000 would be 100,000 events a day); the wait does not age
- * them, and `last_response` says why they wait.
- */
-export function holdDeliveries(db: Db, owner: string, ids: readonly number[], until: number, reason: string, now: number) {
-  return db
-    .updateTable('deliveries')
-    .set((eb) => ({
-      state: 'deferred',
-      attempts: eb('attempts', '-', 1),
-      expires_at: eb('expires_at', '+', Math.max(0, until - now)),
-      next_attempt_at: until,
-      last_response: reason,
-      updated_at: now,
-      ...UNCLAIMED,
-    }))
-    .where('id', 'in', ids)
-    .where('claimed_by', '=', owner)
-    .execute()
-}
-
-type DeliveryUpdate = Pick<Delivery, 'id' | 'claimed_by' | 'state' | 'attempts' | 'next_attempt_at' | 'expires_at' | 'last_mx' | 'last_ip' | 'last_tls' | 'last_response' | 'updated_at'>
-
-// Prepared: it runs for every attempt.
-const updateDelivery = prepared((db, p: DeliveryUpdate) =>
-  db
-    .updateTable('deliveries')
-    .set({
-      state: p.state,
-      attempts: p.attempts,
-      next_attempt_at: p.next_attempt_at,
-      expires_at: p.expires_at,
-      last_mx: p.last_mx,
-      last_ip: p.last_ip,
-      last_tls: p.last_tls,
-      last_response: p.last_response,
-      updated_at: p.updated_at,
-      ...UNCLAIMED,
-    })
-    .where('id', '=', p.id)
-    .where('claimed_by', '=', p.claimed_by)
-    .returning('id'),
-)
 
 const storeSignature = prepared((db, p: { emailId: string; header: string }) =>
   db.updateTable('emails').set({ dkim_header: p.header }).where('id', '=', p.emailId).where('dkim_header', 'is', null),

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
+import { moveCampaignDeliveries } from '../emails/deliveries.repository.ts'
 import { cancelEmails } from '../emails/email-events.ts'
 import { sendingDomain } from '../emails/send.ts'
 import { requireUnderGuardrails, type GuardrailSettings } from '../guardrails/guard.ts'
@@ -53,7 +54,7 @@ export async function pauseCampaign(db: Db, projectId: number, id: string, now: 
  * get campaign.paused. By its user, or by the sender when a guardrail stops it.
  */
 export async function holdCampaign(db: Db, row: CampaignRow, pause: PauseFacts, now: number): Promise<CampaignRow> {
-  await repo.moveCampaignDeliveries(db, row.id, 'queued', 'paused', {}, now)
+  await moveCampaignDeliveries(db, row.id, 'queued', 'paused', {}, now)
   const paused = await repo.updateCampaignRow(db, row.id, { status: 'PAUSED', error: pause.message, updated_at: now })
   await campaignPaused(db, paused, pause, now)
   return paused
@@ -69,7 +70,7 @@ export async function resumeCampaign(db: Db, projectId: number, id: string, sett
   requireAllowed(row.status, 'resume')
   const domain = await sendingDomain(db, projectId, row.from_address)
   await requireUnderGuardrails(db, projectId, domain, settings.guardrails, now)
-  await repo.moveCampaignDeliveries(db, id, 'paused', 'queued', { next_attempt_at: now, expires_at: now + settings.maxAgeMs }, now)
+  await moveCampaignDeliveries(db, id, 'paused', 'queued', { next_attempt_at: now, expires_at: now + settings.maxAgeMs }, now)
   return repo.updateCampaignRow(db, id, { status: resumedStatus(row, now), error: null, updated_at: now })
 }
 
@@ -84,8 +85,8 @@ export async function cancelCampaign(db: Db, projectId: number, id: string, now:
   const row = await requireCampaign(db, projectId, id)
   requireAllowed(row.status, 'cancel')
   const moved = [
-    ...(await repo.moveCampaignDeliveries(db, id, 'queued', 'cancelled', {}, now)),
-    ...(await repo.moveCampaignDeliveries(db, id, 'paused', 'cancelled', {}, now)),
+    ...(await moveCampaignDeliveries(db, id, 'queued', 'cancelled', {}, now)),
+    ...(await moveCampaignDeliveries(db, id, 'paused', 'cancelled', {}, now)),
   ]
   await cancelEmails(db, [...new Set(moved.map((d) => d.email_id))], now)
   return repo.updateCampaignRow(db, id, { status: 'CANCELLED', updated_at: now })

@@ -1,10 +1,11 @@
 import { sql, type Insertable, type Updateable } from 'kysely'
 import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
 import { dialectOf } from '../../db/client.ts'
-import type { CampaignStatus, CampaignTable, Db, DeliveryState } from '../../db/schema.ts'
+import type { CampaignStatus, CampaignTable, Db } from '../../db/schema.ts'
 import { pageOf } from '../../db/paging.ts'
 import { claim, unclaim, type Claimant } from '../../db/claims.ts'
 import { lockedRow } from '../../db/locking.ts'
+import { campaignDeliveries } from '../emails/deliveries.repository.ts'
 import type { CampaignRow } from './campaign.ts'
 
 export const insertCampaign = (db: Db, row: Insertable<CampaignTable>) => db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow()
@@ -71,38 +72,8 @@ export async function handedCount(db: Db, campaignId: string): Promise<number> {
   return Number(n)
 }
 
-/**
- * The campaign's deliveries in `from`, found through partial indexes (the waiting ones, or the
- * paused ones), never by walking all its recipients: a pause or a round of the sender costs what
- * is in the queue, not what the campaign has sent.
- */
-function campaignDeliveries(campaignId: string, from: 'queued' | 'paused') {
-  const indexed = from === 'queued' ? sql`state IN ('queued', 'deferred', 'scheduled') AND state = 'queued'` : sql`state = 'paused'`
-  return sql<boolean>`${indexed} AND EXISTS (SELECT 1 FROM campaign_recipients r WHERE r.email_id = deliveries.email_id AND r.campaign_id = ${campaignId})`
-}
-
 /** Whether any of the campaign's deliveries still waits for its first attempt. */
 export async function hasWaitingDeliveries(db: Db, campaignId: string): Promise<boolean> {
   const row = await db.selectFrom('deliveries').select('id').where(campaignDeliveries(campaignId, 'queued')).limit(1).executeTakeFirst()
   return row !== undefined
-}
-
-/**
- * Moves the campaign's deliveries from one state to another and says which emails they belong
- * to: holding them on pause, releasing them on resume, cancelling them.
- */
-export function moveCampaignDeliveries(
-  db: Db,
-  campaignId: string,
-  from: 'queued' | 'paused',
-  to: DeliveryState,
-  changes: { next_attempt_at?: number; expires_at?: number },
-  now: number,
-) {
-  return db
-    .updateTable('deliveries')
-    .set({ state: to, ...changes, updated_at: now })
-    .where(campaignDeliveries(campaignId, from))
-    .returning(['email_id', 'recipient'])
-    .execute()
 }

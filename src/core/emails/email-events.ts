@@ -1,6 +1,7 @@
 import type { Db, EmailStatus } from '../../db/schema.ts'
 import { campaignEmailsQueued, emailEventsAdded, emailsEventAdded } from '../reactions.ts'
-import { insertEmailEvents, insertEventForEach, insertQueuedEmails, type NewDelivery, type NewEmailEvent, type QueuedEmail } from './emails.repository.ts'
+import type { NewDelivery } from './deliveries.repository.ts'
+import { insertEmailEvents, insertEventForEach, insertQueuedEmails, type NewEmailEvent, type QueuedEmail } from './emails.repository.ts'
 
 /*
  * The one way an email's history grows, whoever adds to it (a send, the delivery loop, a report,

@@ -1,7 +1,7 @@
-import type { Insertable } from 'kysely'
 import { insertMany, updateMany } from '../../db/bulk.ts'
-import type { DeliveryState, DeliveryTable, Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
+import type { Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
+import { insertManyDeliveries, type NewDelivery } from './deliveries.repository.ts'
 
 export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
   await insertEmailRow(db, row)
@@ -38,26 +38,6 @@ export async function keepContent(db: Db, content: EmailContentTable): Promise<U
   return row.mime
 }
 
-export async function insertDeliveries(db: Db, rows: NewDelivery[]) {
-  for (const row of rows) await insertDelivery(db, row)
-}
-
-export type NewDelivery = Omit<Insertable<DeliveryTable>, 'id' | 'attempts' | 'last_mx' | 'last_response'>
-
-const insertDelivery = prepared((db, p: NewDelivery) =>
-  db.insertInto('deliveries').values({
-    email_id: p.email_id,
-    project_id: p.project_id,
-    recipient: p.recipient,
-    recipient_domain: p.recipient_domain,
-    state: p.state,
-    next_attempt_at: p.next_attempt_at,
-    expires_at: p.expires_at,
-    created_at: p.created_at,
-    updated_at: p.updated_at,
-  }),
-)
-
 export interface NewEmailEvent {
   status: EmailStatus
   data: Record<string, unknown> | null
@@ -83,12 +63,11 @@ export type QueuedEmail = Pick<EmailTable, 'id' | 'project_id' | 'domain_id' | '
 }
 
 const QUEUED_EMAIL_COLUMNS = ['id', 'project_id', 'domain_id', 'contact_id', 'from_address', 'recipients', 'subject', 'message_id', 'status', 'created_at', 'updated_at'] as const
-const DELIVERY_COLUMNS = ['email_id', 'project_id', 'recipient', 'recipient_domain', 'state', 'next_attempt_at', 'expires_at', 'created_at', 'updated_at'] as const
 
 /** Many queued emails with their deliveries and QUEUED events, a few statements however many there are. */
 export async function insertQueuedEmails(db: Db, emails: readonly QueuedEmail[], deliveries: readonly NewDelivery[], at: number) {
   await insertMany(db, 'emails', QUEUED_EMAIL_COLUMNS, emails)
-  await insertMany(db, 'deliveries', DELIVERY_COLUMNS, deliveries)
+  await insertManyDeliveries(db, deliveries)
   await insertMany(db, 'email_events', ['email_id', 'status', 'created_at'], emails.map((e) => ({ email_id: e.id, status: 'QUEUED', created_at: at })))
 }
 
@@ -116,6 +95,3 @@ export const dkimHeaderOf = async (db: Db, emailId: string) =>
 
 export const deliveriesOf = (db: Db, emailId: string) =>
   db.selectFrom('deliveries').selectAll().where('email_id', '=', emailId).orderBy('id').execute()
-
-export const setDeliveriesOf = (db: Db, emailId: string, from: DeliveryState, changes: { state?: DeliveryState; next_attempt_at?: number; expires_at?: number }, now: number) =>
-  db.updateTable('deliveries').set({ ...changes, updated_at: now }).where('email_id', '=', emailId).where('state', '=', from).execute()

@@ -2,7 +2,8 @@ import type { Db, EmailEventTable, EmailTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { addEmailEvent } from './email-events.ts'
-import { deliveriesOf, dkimHeaderOf, emailEvents, findEmail, setDeliveriesOf, withBodies } from './emails.repository.ts'
+import { setDeliveriesOf } from './deliveries.repository.ts'
+import { deliveriesOf, dkimHeaderOf, emailEvents, findEmail, withBodies } from './emails.repository.ts'
 import { deliveryDetail } from './delivery-detail.ts'
 
 type EmailSummary = Omit<EmailTable, 'dkim_header'> & { html: string | null; text: string | null }

@@ -5,6 +5,7 @@ import { checkAddress } from '../../lib/address.ts'
 import { returnPathHost } from '../domains/records.ts'
 import { countFeedback } from '../guardrails/counters.ts'
 import { suppressRecipient } from '../suppressions/suppressions.service.ts'
+import { markBounced } from './deliveries.repository.ts'
 import { addEmailEvent } from './email-events.ts'
 
 export type DeliveryRow = Selectable<DeliveryTable>
@@ -87,7 +88,7 @@ export const addressKey = (address: string) => {
  */
 export async function applyBounce(db: Db, delivery: DeliveryRow, facts: ReportFacts, hard: boolean, now: number) {
   if (hard && !(await hasHardBounced(db, delivery))) await countFeedback(db, delivery, 'hard_bounce', now)
-  await db.updateTable('deliveries').set({ state: 'bounced', last_response: facts.diagnostic ?? facts.status ?? null, updated_at: now }).where('id', '=', delivery.id).execute()
+  await markBounced(db, delivery.id, facts.diagnostic ?? facts.status ?? null, now)
   await addEmailEvent(db, delivery.email_id, 'BOUNCED', { recipient: delivery.recipient, hard, ...facts }, now)
   if (hard) await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', facts.diagnostic ?? facts.status ?? null, now)
 }

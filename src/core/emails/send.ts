@@ -10,7 +10,8 @@ import { findTemplate } from '../templates/templates.service.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { checkAttachments, checkHeaders, checkSubject, type Attachment } from './checks.ts'
 import { addEmailEvent } from './email-events.ts'
-import { insertDeliveries, insertEmail } from './emails.repository.ts'
+import { insertDeliveries } from './deliveries.repository.ts'
+import { insertEmail } from './emails.repository.ts'
 import { buildMessage, type Mailbox, type MessageParts } from './message.ts'
 
 /** One email to send, whichever API it came from. */

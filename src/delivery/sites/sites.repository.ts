@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
+import { WAITING } from '../../core/emails/deliveries.repository.ts'
 import type { Db } from '../../db/schema.ts'
-import { WAITING } from '../queue.ts'
 import type { SiteRow } from './site-state.ts'
 
 const COLUMNS = [

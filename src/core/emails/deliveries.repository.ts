@@ -1,0 +1,250 @@
+import { sql, type Insertable, type Selectable } from 'kysely'
+import { insertMany } from '../../db/bulk.ts'
+import { claim, UNCLAIMED, type Claimant } from '../../db/claims.ts'
+import { prepared } from '../../db/prepared.ts'
+import type { Db, DeliveryState, DeliveryTable } from '../../db/schema.ts'
+
+/*
+ * The owner of the `deliveries` table: every statement that inserts, updates or deletes its rows
+ * is here, whoever makes the change (a send, a campaign, the delivery loop, a report, the queue's
+ * admin, a project disabled). Reads stay with the modules that make them. The generic claim
+ * mechanism shared by every work table (renewing, taking over, giving back) is src/db/claims.ts.
+ */
+
+type Delivery = Selectable<DeliveryTable>
+
+/** Waiting deliveries, written as the partial index `deliveries_waiting` is, so SQLite uses it. */
+export const WAITING = sql<boolean>`state IN ('queued', 'deferred', 'scheduled')`
+
+export type NewDelivery = Omit<Insertable<DeliveryTable>, 'id' | 'attempts' | 'last_mx' | 'last_response'>
+
+export async function insertDeliveries(db: Db, rows: NewDelivery[]) {
+  for (const row of rows) await insertDelivery(db, row)
+}
+
+// Prepared: it runs for every recipient of every email accepted.
+const insertDelivery = prepared((db, p: NewDelivery) =>
+  db.insertInto('deliveries').values({
+    email_id: p.email_id,
+    project_id: p.project_id,
+    recipient: p.recipient,
+    recipient_domain: p.recipient_domain,
+    state: p.state,
+    next_attempt_at: p.next_attempt_at,
+    expires_at: p.expires_at,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+  }),
+)
+
+const DELIVERY_COLUMNS = ['email_id', 'project_id', 'recipient', 'recipient_domain', 'state', 'next_attempt_at', 'expires_at', 'created_at', 'updated_at'] as const
+
+/** Many deliveries (a campaign's queued emails'), a few statements however many there are. */
+export const insertManyDeliveries = (db: Db, rows: readonly NewDelivery[]) => insertMany(db, 'deliveries', DELIVERY_COLUMNS, rows)
+
+/** How many of the oldest due rows one claim looks at. */
+const CLAIM_WINDOW = 2000
+
+/**
+ * Claims up to `limit` due deliveries in one statement: the oldest first, at most `perDomain` for
+ * any one destination domain (so one domain's backlog cannot take every free slot), skipping
+ * destination domains and projects that are at their limits. Claimed rows are `sending` and count
+ * an attempt. Processes sharing a PostgreSQL database each claim rows the others have not.
+ */
+export async function claimDue(
+  db: Db,
+  claimant: Claimant,
+  now: number,
+  limit: number,
+  perDomain: number,
+  skip: { domains: string[]; projects: number[] },
+): Promise<Delivery[]> {
+  let window = db
+    .selectFrom('deliveries')
+    .select(['id', 'recipient_domain', 'next_attempt_at'])
+    .where(WAITING)
+    .where('next_attempt_at', '<=', now)
+  if (skip.domains.length > 0) window = window.where('recipient_domain', 'not in', skip.domains)
+  if (skip.projects.length > 0) window = window.where('project_id', 'not in', skip.projects)
+  const ranked = db
+    .selectFrom(window.orderBy('next_attempt_at').limit(CLAIM_WINDOW).as('due'))
+    .select((eb) => ['due.id', eb.fn.agg<number>('row_number').over((over) => over.partitionBy('due.recipient_domain').orderBy('due.next_attempt_at')).as('rank')])
+  const picked = db.selectFrom(ranked.as('ranked')).select('ranked.id').where('ranked.rank', '<=', perDomain).limit(limit)
+  return claim(db, 'deliveries', claimant, now, {
+    picked,
+    still: (eb) => eb.and([WAITING, eb('next_attempt_at', '<=', now)]),
+    set: { state: 'sending', attempts: sql`attempts + 1`, updated_at: now },
+  })
+    .returningAll()
+    .execute()
+}
+
+/**
+ * Claimed deliveries whose site holds its mail back (suspended, or at the day's warm-up cap) go
+ * back to wait until `until`, in one statement: not attempted, so no attempt counts and no event
+ * is written (a held campaign of 100,000 would be 100,000 events a day); the wait does not age
+ * them, and `last_response` says why they wait.
+ */
+export function holdDeliveries(db: Db, owner: string, ids: readonly number[], until: number, reason: string, now: number) {
+  return db
+    .updateTable('deliveries')
+    .set((eb) => ({
+      state: 'deferred',
+      attempts: eb('attempts', '-', 1),
+      expires_at: eb('expires_at', '+', Math.max(0, until - now)),
+      next_attempt_at: until,
+      last_response: reason,
+      updated_at: now,
+      ...UNCLAIMED,
+    }))
+    .where('id', 'in', ids)
+    .where('claimed_by', '=', owner)
+    .execute()
+}
+
+export type DeliveryUpdate = Pick<Delivery, 'id' | 'claimed_by' | 'state' | 'attempts' | 'next_attempt_at' | 'expires_at' | 'last_mx' | 'last_ip' | 'last_tls' | 'last_response' | 'updated_at'>
+
+/**
+ * An attempt's outcome on its delivery, the claim cleared; written only while `claimed_by` still
+ * holds it. Answers the row's id, or nothing when another process holds it now. Prepared: it
+ * runs for every attempt.
+ */
+export const updateDelivery = prepared((db, p: DeliveryUpdate) =>
+  db
+    .updateTable('deliveries')
+    .set({
+      state: p.state,
+      attempts: p.attempts,
+      next_attempt_at: p.next_attempt_at,
+      expires_at: p.expires_at,
+      last_mx: p.last_mx,
+      last_ip: p.last_ip,
+      last_tls: p.last_tls,
+      last_response: p.last_response,
+      updated_at: p.updated_at,
+      ...UNCLAIMED,
+    })
+    .where('id', '=', p.id)
+    .where('claimed_by', '=', p.claimed_by)
+    .returning('id'),
+)
+
+/**
+ * Why a disabled project's mail waits. It is also what tells the deliveries a disabled project
+ * holds from those of a paused campaign: both are `paused`, and enabling the project releases
+ * only its own.
+ */
+export const PROJECT_DISABLED_HOLD = 'Held: the project is disabled; it is sent once the project is enabled again'
+
+// Spelled as the partial indexes are (deliveries_waiting, deliveries_paused), so SQLite uses them.
+const WAITING_FOR_ATTEMPT = sql<boolean>`state IN ('queued', 'deferred', 'scheduled') AND state IN ('queued', 'deferred')`
+const PAUSED = sql<boolean>`state = 'paused'`
+
+/**
+ * Holds the project's mail that waits for an attempt: `paused`, out of the delivery loop's sight,
+ * with the reason as its last response. Scheduled mail stays scheduled (it can still be
+ * cancelled); if its time comes while the project is disabled, its attempt holds it.
+ */
+export const holdProjectMail = (db: Db, projectId: number, now: number) =>
+  db
+    .updateTable('deliveries')
+    .set({ state: 'paused', last_response: PROJECT_DISABLED_HOLD, updated_at: now })
+    .where(WAITING_FOR_ATTEMPT)
+    .where('project_id', '=', projectId)
+    .execute()
+
+/**
+ * Sends the project's held mail on: queued again, its expiry moved on by the time it was held,
+ * so that a project disabled for longer than mail is retried bounces none of it.
+ */
+export const releaseProjectMail = (db: Db, projectId: number, now: number) =>
+  db
+    .updateTable('deliveries')
+    .set((eb) => ({
+      state: 'queued',
+      expires_at: eb('expires_at', '+', eb(eb.val(now), '-', eb.ref('updated_at'))),
+      last_response: null,
+      updated_at: now,
+    }))
+    .where(PAUSED)
+    .where('project_id', '=', projectId)
+    .where('last_response', '=', PROJECT_DISABLED_HOLD)
+    .execute()
+
+/**
+ * A claimed delivery whose project turned out to be disabled when its attempt began: held with
+ * the others, its attempt not counted. Should the project have been enabled since, it goes back
+ * to the queue instead, so that nothing is left held with no one to release it.
+ */
+export async function holdClaimedDelivery(db: Db, delivery: { id: number; project_id: number; claimed_by: string | null }, now: number) {
+  const project = await db.selectFrom('projects').select('disabled').where('id', '=', delivery.project_id).executeTakeFirst()
+  const held = project?.disabled === 1
+  await db
+    .updateTable('deliveries')
+    .set((eb) => ({
+      state: held ? 'paused' : 'queued',
+      attempts: eb('attempts', '-', 1),
+      last_response: held ? PROJECT_DISABLED_HOLD : eb.ref('last_response'),
+      ...(!held && { next_attempt_at: now }),
+      updated_at: now,
+      ...UNCLAIMED,
+    }))
+    .where('id', '=', delivery.id)
+    .where('claimed_by', '=', delivery.claimed_by)
+    .execute()
+}
+
+/** Changes the email's deliveries that are in `from`: a scheduled email moved or cancelled. */
+export const setDeliveriesOf = (db: Db, emailId: string, from: DeliveryState, changes: { state?: DeliveryState; next_attempt_at?: number; expires_at?: number }, now: number) =>
+  db.updateTable('deliveries').set({ ...changes, updated_at: now }).where('email_id', '=', emailId).where('state', '=', from).execute()
+
+/**
+ * The campaign's deliveries in `from`, found through partial indexes (the waiting ones, or the
+ * paused ones), never by walking all its recipients: a pause or a round of the sender costs what
+ * is in the queue, not what the campaign has sent.
+ */
+export function campaignDeliveries(campaignId: string, from: 'queued' | 'paused') {
+  const indexed = from === 'queued' ? sql`state IN ('queued', 'deferred', 'scheduled') AND state = 'queued'` : sql`state = 'paused'`
+  return sql<boolean>`${indexed} AND EXISTS (SELECT 1 FROM campaign_recipients r WHERE r.email_id = deliveries.email_id AND r.campaign_id = ${campaignId})`
+}
+
+/**
+ * Moves the campaign's deliveries from one state to another and says which emails they belong
+ * to: holding them on pause, releasing them on resume, cancelling them.
+ */
+export function moveCampaignDeliveries(
+  db: Db,
+  campaignId: string,
+  from: 'queued' | 'paused',
+  to: DeliveryState,
+  changes: { next_attempt_at?: number; expires_at?: number },
+  now: number,
+) {
+  return db
+    .updateTable('deliveries')
+    .set({ state: to, ...changes, updated_at: now })
+    .where(campaignDeliveries(campaignId, from))
+    .returning(['email_id', 'recipient'])
+    .execute()
+}
+
+/** Queues a deferred or failed delivery (or every deferred one) for the next round; answers the update's result. */
+export function requeueDeliveries(db: Db, target: number | 'all-deferred', now: number) {
+  let query = db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now })
+  query = target === 'all-deferred' ? query.where('state', '=', 'deferred') : query.where('id', '=', target).where('state', 'in', ['deferred', 'failed'])
+  return query.executeTakeFirst()
+}
+
+/** Cancels a delivery that has not left yet: its email and recipient, or nothing when it is in no state to be cancelled. */
+export const cancelWaitingDelivery = (db: Db, id: number, now: number) =>
+  db
+    .updateTable('deliveries')
+    .set({ state: 'cancelled', updated_at: now })
+    .where('id', '=', id)
+    .where('state', 'in', ['scheduled', 'queued', 'deferred'])
+    .returning(['email_id', 'recipient'])
+    .executeTakeFirst()
+
+/** A delivery a report says bounced after the fact, with what the report said as its last response. */
+export const markBounced = (db: Db, id: number, lastResponse: string | null, now: number) =>
+  db.updateTable('deliveries').set({ state: 'bounced', last_response: lastResponse, updated_at: now }).where('id', '=', id).execute()

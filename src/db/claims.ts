@@ -98,9 +98,6 @@ function idsIn(db: Db, picked: Picked): any {
   return typeof ids[0] === 'number' ? integersIn(db, ids as number[]) : textsIn(db, ids as string[])
 }
 
-/** The rows of `table` that `owner` holds: what its settling statements add to their `where`. */
-export const heldBy = (owner: string) => (eb: ExpressionBuilder<any, any>) => eb('claimed_by', '=', owner)
-
 /** What a settling statement also writes: the claim cleared. */
 export const UNCLAIMED = { claimed_by: null, lease_until: null } as const
 

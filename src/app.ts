@@ -1,15 +1,9 @@
-import { randomUUID } from 'node:crypto'
 import type { Server } from 'bun'
 import { migrationsFor } from '../migrations/index.ts'
 import type { Config, Role } from './config/schema.ts'
-import { createClaimKeeper, processOwner } from './cluster/claim-keeper.ts'
+import { joinCluster, processClaimant } from './cluster/membership.ts'
 import { createRateLimits } from './cluster/rate-limits.ts'
-import { singleton } from './cluster/singleton.ts'
-import { contendedWrite } from './db/locking.ts'
-import { listenToOthers } from './cluster/wakeups.ts'
-import type { Listening } from './db/notifications.ts'
-import { errorBody } from './http/errors.ts'
-import { AppError } from './lib/errors.ts'
+import { healthOnly, stopHttp } from './http/serving.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
 import { createCampaignSender } from './core/campaigns/sender.ts'
 import { createImportRunner } from './core/contacts/import-runner.ts'
@@ -89,8 +83,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const writer = createWriter(database.db)
   /** This process, as its claims of work rows and its singleton leases name it. */
   // Claims and leases are written on their own, never behind a batch of other work that waits on locks.
-  const leaseWrite = contendedWrite(database.db, writer.run)
-  const claimant = { owner: processOwner(), leaseMs: config.leaseSeconds * 1000, write: leaseWrite }
+  const claimant = processClaimant(database.db, writer.run, config.leaseSeconds)
   // Request budgets, the login throttle and send rates, shared by every process on the database.
   const rateLimits = createRateLimits({ db: database.db, write: writer.run, clock, logger })
   // Every part records into it; GET /metrics (with metricsToken) shows it.
@@ -252,30 +245,27 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   })
   let server: Server<undefined> | undefined
   let stopMaintenance = () => {}
-  let wakeups: Listening | undefined
   const runs = (role: Role) => config.role.includes(role)
-  // Singletons run in one process of those sharing the database, the one holding their lease.
-  const leaseDeps = { write: leaseWrite, clock, logger, owner: claimant.owner, ttlMs: claimant.leaseMs }
-  const singletons = {
-    checker: singleton('domain-checker', checker, leaseDeps),
-    memberships: singleton('membership-tracker', memberships, leaseDeps),
-    pruner: singleton('body-pruner', pruner, leaseDeps),
-    guardrails: singleton('guardrail-monitor', guardrails, leaseDeps),
-  }
-  /** The loops the scheduler role runs (started in this order; delivery and its MTA-STS cache are the delivery role's). */
-  const schedulerParts = [singletons.checker, imports, campaigns, workflows, webhooks, singletons.memberships, singletons.pruner, singletons.guardrails]
   let stopping: Promise<void> | undefined
-  /** Who to wake when rows of a work table are waiting: queued by another process, or given back after a lease ran out. */
-  const wakeFor = {
-    ...(runs('delivery') && { deliveries: () => deliveries.queued() }),
-    ...(runs('scheduler') && {
-      webhook_deliveries: () => webhooks.wake(),
-      workflow_executions: () => workflows.wake(),
-      contact_imports: () => imports.queued(),
-      campaigns: () => campaigns.wake(),
-    }),
-  }
-  const keeper = createClaimKeeper({ write: leaseWrite, clock, logger, claimant, cameBack: (tables) => tables.forEach((table) => wakeFor[table as keyof typeof wakeFor]?.()) })
+  // Singletons run in one process of those sharing the database, the one holding their lease.
+  // Loops are woken when rows of their work table wait: queued by another process, or given back
+  // after a lease ran out.
+  const cluster = joinCluster(
+    { databaseUrl: config.databaseUrl, db: database.db, clock, logger, claimant },
+    { 'domain-checker': checker, 'membership-tracker': memberships, 'body-pruner': pruner, 'guardrail-monitor': guardrails },
+    {
+      ...(runs('delivery') && { deliveries: () => deliveries.queued() }),
+      ...(runs('scheduler') && {
+        webhook_deliveries: () => webhooks.wake(),
+        workflow_executions: () => workflows.wake(),
+        contact_imports: () => imports.queued(),
+        campaigns: () => campaigns.wake(),
+      }),
+    },
+  )
+  const { singletons, keeper } = cluster
+  /** The loops the scheduler role runs (started in this order; delivery and its MTA-STS cache are the delivery role's). */
+  const schedulerParts = [singletons['domain-checker'], imports, campaigns, workflows, webhooks, singletons['membership-tracker'], singletons['body-pruner'], singletons['guardrail-monitor']]
 
   /**
    * New work stops at once: no connections, SMTP transactions, claims or rounds are taken. What
@@ -289,7 +279,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     const graceMs = config.stopGraceSeconds * 1000
     const failed = (error: unknown) => logger.error('STOP', 'a part failed to stop', { error: String((error as Error)?.stack ?? error) })
     stopMaintenance()
-    await wakeups?.close()
+    await cluster.stopListening()
     processGauges.stop()
     mtaSts.stop()
     const parts = [...(runs('scheduler') ? schedulerParts : []), ...(runs('delivery') ? [deliveries] : [])]
@@ -359,8 +349,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         mtaSts.start()
       }
       if (runs('scheduler')) for (const part of schedulerParts) await part.start()
-      keeper.start()
-      wakeups = listenToOthers(config.databaseUrl, database.db, wakeFor, logger)
+      cluster.start()
       if (runs('smtp')) {
         smtp = await startSmtpListeners(
           config,
@@ -383,21 +372,3 @@ export async function createApp(config: Config, options: AppOptions = {}) {
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>
-
-/** A process without the http role: /health and /metrics as usual, and a 404 that says why for the rest. */
-function healthOnly(fetch: (request: Request) => Response | Promise<Response>) {
-  return (request: Request) => {
-    const { pathname } = new URL(request.url)
-    if (pathname === '/health' || pathname === '/metrics') return fetch(request)
-    const refused = new AppError(404, 'NOT_FOUND', 'This Mailstead process does not serve the API: its role setting (MAILSTEAD_ROLE) leaves out http')
-    return Response.json(errorBody(randomUUID(), refused), { status: 404 })
-  }
-}
-
-/** Lets requests in progress answer within `graceMs`, then closes what is left; answers whether it had to. */
-async function stopHttp(server: Server<undefined> | undefined, graceMs: number): Promise<boolean> {
-  if (!server) return false
-  if (await settlesWithin(server.stop(), graceMs, () => {})) return false
-  await server.stop(true)
-  return true
-}

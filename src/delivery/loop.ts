@@ -1,4 +1,3 @@
-import { isUnavailable } from '../db/errors.ts'
 import type { Db } from '../db/schema.ts'
 import type { WriteOptions } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
@@ -8,7 +7,9 @@ import { createPump } from '../lib/pump.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
 import { deliveryMetrics, queueDepthMetric } from './metrics.ts'
 import { giveBack, type Claiming } from '../db/claims.ts'
-import { claimDue, holdDeliveries, settle, type Delivery, type Settlement } from './queue.ts'
+import { createOutcomeRecorder } from './outcomes.ts'
+import { claimDue, holdDeliveries } from '../core/emails/deliveries.repository.ts'
+import type { Delivery, Settlement } from './queue.ts'
 import type { Shaper } from './sites/shaper.ts'
 import type { SiteResolver } from './sites/site-resolver.ts'
 import type { SiteLimits } from './sites/rules.ts'
@@ -52,25 +53,12 @@ export interface LoopDeps {
   sendRate: SendRate
 }
 
-const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
-  delivered: () => 'DELIVERED',
-  deferred: (s) => `DEFERRED[${(s as { category: string }).category}]`,
-  bounced: (s) => `BOUNCED[${(s as { category: string }).category}]`,
-  failed: () => 'FAILED',
-  suppressed: () => 'SUPPRESSED',
-  held: () => 'HELD[project-disabled]',
-}
-
 /** Claimed deliveries held in memory per destination, as a multiple of its in-flight limit. */
 const BUFFER_PER_DOMAIN = 4
 /** Claimed deliveries held in memory in all. */
 const BUFFER_TOTAL = 1000
 /** After a claim found nothing, new mail alone triggers another only after this long (real time). */
 const EMPTY_CLAIM_PAUSE_MS = 50
-/** How long a delivery's outcome waits for others to commit with it (real time). */
-const SETTLE_GATHER_MS = 10
-/** How long a delivery waits when the database did not answer during its attempt. */
-const DATABASE_RETRY_MS = 5000
 /** How often the sites' shaping state is written down (real time). */
 const FLUSH_SITES_MS = 2000
 
@@ -113,9 +101,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
   /** The projects whose mail was queued since that claim, when every caller said (null: unknown). */
   let queuedFor: Set<number> | null = new Set()
   let retry: ReturnType<typeof setTimeout> | undefined
-  /** Outcomes of attempts that could not be recorded when they came: recorded at a later round. */
-  const unsettled: Array<{ delivery: Delivery; outcome: Settlement }> = []
-  const metrics = deliveryMetrics(deps.metrics)
+  const outcomes = createOutcomeRecorder({ write: deps.write, clock, logger, metrics: deliveryMetrics(deps.metrics) })
   // Claimed rows are `sending` until settled, whether still buffered or in flight.
   queueDepthMetric(deps.metrics, deps.db, () => waitingCount + activeCount)
 
@@ -280,51 +266,17 @@ export function createDeliveryLoop(deps: LoopDeps) {
     running.add(run)
   }
 
-  /**
-   * An attempt that threw before it had an outcome. The database not answering (PostgreSQL
-   * restarting) is no fault of the message: it waits a moment, unaged, and is tried again. Anything
-   * else is a fault here, and the message fails rather than meet it at every retry.
-   */
-  function unattempted(delivery: Delivery, error: unknown): Settlement {
-    const data = { startedAt: clock.now() }
-    if (isUnavailable(error)) {
-      logger.warn('DEFERRED[database]', 'the database did not answer during an attempt; it is tried again', { deliveryId: delivery.id, error: String(error) })
-      const response = `The database did not answer: ${(error as Error)?.message ?? error}`
-      return { kind: 'deferred', data: { ...data, response }, nextAttemptAt: data.startedAt + DATABASE_RETRY_MS, category: 'database', held: true }
-    }
-    logger.error('FAILED', 'attempt failed unexpectedly', { deliveryId: delivery.id, error: String((error as Error)?.stack ?? error) })
-    return { kind: 'failed', data, reason: 'Internal error' }
-  }
-
   async function deliver(delivery: Delivery, site: string, limits: SiteLimits, release: () => void) {
     const began = performance.now()
     let outcome: Settlement
     try {
       outcome = shaped(site, await deps.attempt(delivery, { messagesPerConnection: limits.messagesPerConnection }))
     } catch (error) {
-      outcome = unattempted(delivery, error)
+      outcome = outcomes.unattempted(delivery, error)
     }
     const seconds = (performance.now() - began) / 1000
     release()
-    try {
-      // Outcomes arrive one reply at a time: gathered for a few ms, they commit together.
-      await deps.write((trx) => settle(trx, delivery, outcome, clock.now()), { gatherMs: SETTLE_GATHER_MS })
-    } catch (error) {
-      // Still claimed by this process: recorded at a later round, once the database answers
-      // again, rather than attempted a second time.
-      logger.error('QUEUE', 'could not record an outcome; it is recorded again later', { deliveryId: delivery.id, error: String(error) })
-      unsettled.push({ delivery, outcome })
-      return
-    }
-    metrics.settled(delivery, outcome, seconds)
-    const level = outcome.kind === 'delivered' || outcome.kind === 'deferred' ? 'info' : 'warn'
-    logger[level](LOG_TAGS[outcome.kind](outcome), delivery.recipient, {
-      deliveryId: delivery.id,
-      emailId: delivery.email_id,
-      mx: outcome.data.mx,
-      // A deferral's reason is what happened to each host and address: all of it.
-      response: outcome.kind === 'deferred' ? outcome.data.response : outcome.data.response?.slice(0, 200),
-    })
+    await outcomes.record(delivery, outcome, seconds)
   }
 
   /**
@@ -355,25 +307,10 @@ export function createDeliveryLoop(deps: LoopDeps) {
     }
   }
 
-  /** Records the outcomes that the database did not take when they came (it was restarting). */
-  async function settleLeftovers() {
-    const left = unsettled.splice(0)
-    if (left.length === 0) return
-    try {
-      await deps.write(async (trx) => {
-        for (const { delivery, outcome } of left) await settle(trx, delivery, outcome, clock.now())
-      })
-      logger.info('QUEUE', 'outcomes recorded late, once the database answered', { count: left.length })
-    } catch (error) {
-      unsettled.unshift(...left)
-      throw error
-    }
-  }
-
   /** A round of claiming and starting; answers whether another should follow at once. */
   async function round(): Promise<boolean> {
     try {
-      await settleLeftovers()
+      await outcomes.recordLeftovers()
       const full = await fill()
       await startReady()
       return full
@@ -423,7 +360,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
       clearTimeout(retry)
       await pump.stop()
       while (running.size > 0) await Promise.all(running)
-      await settleLeftovers().catch((error) => logger.error('QUEUE', 'outcomes left unrecorded at stop', { error: String(error) }))
+      await outcomes.recordLeftovers().catch((error) => logger.error('QUEUE', 'outcomes left unrecorded at stop', { error: String(error) }))
       await deps.write((trx) => giveBack(trx, 'deliveries', deps.claimant.owner, clock.now()))
       await flushSites()
       waiting.clear()

@@ -3,7 +3,7 @@ import { onPostgres, openTestDatabase } from '../../test/helpers/postgres.ts'
 import type { Database } from '../db/client.ts'
 import type { Db, DeliveryState } from '../db/schema.ts'
 import { writeTransaction } from '../db/transaction.ts'
-import { claimDue } from './queue.ts'
+import { claimDue } from '../core/emails/deliveries.repository.ts'
 
 const NOW = Date.parse('2026-11-01T12:00:00Z')
 const NONE = { domains: [], projects: [] }

@@ -11,9 +11,6 @@ import type { MtaStsOutcome } from './transfer.ts'
 
 export type Delivery = Selectable<DeliveryTable>
 
-// Statements of the table's owner module, named here too: the delivery loop takes them from its queue.
-export { claimDue, holdDeliveries } from '../core/emails/deliveries.repository.ts'
-
 /** What an attempt recorded, for the email's events: {recipient, mx, ip, tls, smtpCode, enhancedCode, response, attempt}. */
 export interface AttemptData {
   /** The MX host that answered, and the address it was reached at. */

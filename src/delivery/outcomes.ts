@@ -1,0 +1,90 @@
+import { isUnavailable } from '../db/errors.ts'
+import type { Db } from '../db/schema.ts'
+import type { WriteOptions } from '../db/writer.ts'
+import type { Clock } from '../lib/clock.ts'
+import type { Logger } from '../lib/logger.ts'
+import type { DeliveryMetrics } from './metrics.ts'
+import { settle, type Delivery, type Settlement } from './queue.ts'
+
+const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
+  delivered: () => 'DELIVERED',
+  deferred: (s) => `DEFERRED[${(s as { category: string }).category}]`,
+  bounced: (s) => `BOUNCED[${(s as { category: string }).category}]`,
+  failed: () => 'FAILED',
+  suppressed: () => 'SUPPRESSED',
+  held: () => 'HELD[project-disabled]',
+}
+
+/** How long a delivery's outcome waits for others to commit with it (real time). */
+const SETTLE_GATHER_MS = 10
+/** How long a delivery waits when the database did not answer during its attempt. */
+const DATABASE_RETRY_MS = 5000
+
+export interface OutcomeDeps {
+  write: <T>(work: (trx: Db) => Promise<T>, options?: WriteOptions) => Promise<T>
+  clock: Clock
+  logger: Logger
+  metrics: DeliveryMetrics
+}
+
+/**
+ * Records the delivery loop's outcomes: each committed with those that arrive within a few ms,
+ * counted and logged. An outcome the database does not take (it is restarting) is kept, still
+ * claimed by this process, and recorded at a later round rather than attempted a second time.
+ */
+export function createOutcomeRecorder(deps: OutcomeDeps) {
+  const { clock, logger } = deps
+  const unsettled: Array<{ delivery: Delivery; outcome: Settlement }> = []
+
+  async function record(delivery: Delivery, outcome: Settlement, seconds: number): Promise<void> {
+    try {
+      await deps.write((trx) => settle(trx, delivery, outcome, clock.now()), { gatherMs: SETTLE_GATHER_MS })
+    } catch (error) {
+      logger.error('QUEUE', 'could not record an outcome; it is recorded again later', { deliveryId: delivery.id, error: String(error) })
+      unsettled.push({ delivery, outcome })
+      return
+    }
+    deps.metrics.settled(delivery, outcome, seconds)
+    const level = outcome.kind === 'delivered' || outcome.kind === 'deferred' ? 'info' : 'warn'
+    logger[level](LOG_TAGS[outcome.kind](outcome), delivery.recipient, {
+      deliveryId: delivery.id,
+      emailId: delivery.email_id,
+      mx: outcome.data.mx,
+      // A deferral's reason is what happened to each host and address: all of it.
+      response: outcome.kind === 'deferred' ? outcome.data.response : outcome.data.response?.slice(0, 200),
+    })
+  }
+
+  /** Records the outcomes that the database did not take when they came. */
+  async function recordLeftovers(): Promise<void> {
+    const left = unsettled.splice(0)
+    if (left.length === 0) return
+    try {
+      await deps.write(async (trx) => {
+        for (const { delivery, outcome } of left) await settle(trx, delivery, outcome, clock.now())
+      })
+      logger.info('QUEUE', 'outcomes recorded late, once the database answered', { count: left.length })
+    } catch (error) {
+      unsettled.unshift(...left)
+      throw error
+    }
+  }
+
+  /**
+   * The outcome of an attempt that threw before it had one. The database not answering
+   * (PostgreSQL restarting) is no fault of the message: it waits a moment, unaged, and is tried
+   * again. Anything else is a fault here, and the message fails rather than meet it at every retry.
+   */
+  function unattempted(delivery: Delivery, error: unknown): Settlement {
+    const data = { startedAt: clock.now() }
+    if (isUnavailable(error)) {
+      logger.warn('DEFERRED[database]', 'the database did not answer during an attempt; it is tried again', { deliveryId: delivery.id, error: String(error) })
+      const response = `The database did not answer: ${(error as Error)?.message ?? error}`
+      return { kind: 'deferred', data: { ...data, response }, nextAttemptAt: data.startedAt + DATABASE_RETRY_MS, category: 'database', held: true }
+    }
+    logger.error('FAILED', 'attempt failed unexpectedly', { deliveryId: delivery.id, error: String((error as Error)?.stack ?? error) })
+    return { kind: 'failed', data, reason: 'Internal error' }
+  }
+
+  return { record, recordLeftovers, unattempted }
+}

@@ -1,34 +1,12 @@
-import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { sql, type SelectQueryBuilder } from 'kysely'
 import { dialectOf } from './client.ts'
-import type { DB, Db } from './schema.ts'
+import type { Db } from './schema.ts'
 
 /*
  * The locks a read-then-write takes where several processes write at once (PostgreSQL). SQLite's
  * write transactions each hold the whole database from their start (BEGIN IMMEDIATE), so there
- * each of these is the statement as it was, or nothing.
+ * each of these is the statement as it was, or nothing. Work rows are claimed in src/db/claims.ts.
  */
-
-/** A query of the ids of rows chosen to be claimed. */
-export type PickedIds = SelectQueryBuilder<DB, any, { id: number }>
-
-/**
- * The ids a claiming statement (`UPDATE table SET ... WHERE id IN (these) RETURNING ...`) may take
- * of those `picked` chose from `table`.
- *
- * On SQLite, `picked` as it is: the claim runs in the one writer's transaction, which holds the
- * whole database, so nobody else can take a row between the choice and the update.
- *
- * On PostgreSQL several processes claim at once. The chosen rows are read again and locked
- * (`FOR UPDATE SKIP LOCKED`: a row another transaction holds is skipped, not waited for), and a
- * row is kept only if `still` holds of it: PostgreSQL checks it again on the row's newest version
- * once it has the lock, which leaves out a row that another process claimed and committed after
- * `picked` read it. The locks last until the claim's transaction ends. A claim may so take fewer
- * rows than were chosen, never a row twice.
- */
-export function claimable(db: Db, table: 'deliveries', picked: PickedIds, still: Expression<SqlBool>): PickedIds {
-  if (dialectOf(db) === 'sqlite') return picked
-  return db.selectFrom(table).select('id').where('id', 'in', picked).where(still).forUpdate().skipLocked()
-}
 
 /**
  * Holds the lock named `name` until the transaction `trx` ends, so that a read-then-write keyed by

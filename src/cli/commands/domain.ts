@@ -14,7 +14,7 @@ import { systemClock } from '../../lib/clock.ts'
 import { createRegistry } from '../../lib/metrics.ts'
 import { CliError } from '../args.ts'
 import { commandLogger, confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command, type Context } from '../command.ts'
-import { processOwner } from '../../cluster/claim-keeper.ts'
+import { processClaimant } from '../../cluster/membership.ts'
 
 const projectFlag = { project: { description: 'Project ID (needed when several projects have the domain)' } }
 
@@ -134,6 +134,6 @@ function checkerFor(db: Db, config: Config, context: Context) {
     settings: domainSettingsOf(config),
     // One check, then the process ends: nobody scrapes these.
     metrics: createRegistry(),
-    claimant: { owner: processOwner(), leaseMs: config.leaseSeconds * 1000, write: (work) => writeTransaction(db, work) },
+    claimant: processClaimant(db, (work) => writeTransaction(db, work), config.leaseSeconds),
   })
 }

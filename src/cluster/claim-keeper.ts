@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { releaseAllOf, renewLeases, takeOverExpired, type Claimant, type WorkTable } from '../db/claims.ts'
+import { releaseAllOf, renewLeases, takeOverExpired, type Claiming, type WorkTable } from '../db/claims.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
@@ -12,15 +12,15 @@ export interface KeeperDeps {
   write: <T>(operation: (trx: Db) => Promise<T>) => Promise<T>
   clock: Clock
   logger: Logger
-  claimant: Claimant
+  claimant: Claiming
   /** Rows of these tables came back to wait: their loops may look now rather than at their next round. */
   cameBack: (tables: WorkTable[]) => void
 }
 
 /**
- * The heartbeat of a process's claims (src/db/claims.ts). Every third of a lease it renews the
- * leases of everything the process holds and gives back rows whose holders stopped renewing
- * theirs, in one write. At its stop it gives back what the process still holds, so that other
+ * The heartbeat of a process's claims (src/db/claims.ts). Every quarter of a lease it renews the
+ * leases of the rows its loops hold and gives back rows whose holders stopped renewing theirs, in
+ * one write. At its stop it gives back what the process still holds, so that other
  * processes need not wait for those leases to run out.
  */
 export function createClaimKeeper(deps: KeeperDeps) {
@@ -31,7 +31,7 @@ export function createClaimKeeper(deps: KeeperDeps) {
   async function keep(): Promise<void> {
     const now = clock.now()
     const back = await deps.write(async (trx) => {
-      await renewLeases(trx, claimant.owner, now + claimant.leaseMs)
+      await renewLeases(trx, claimant.owner, claimant.held, now + claimant.leaseMs)
       return takeOverExpired(trx, now)
     })
     if (back.length > 0) {

@@ -1,4 +1,4 @@
-import type { Claiming, WorkTable } from '../db/claims.ts'
+import { Holdings, type Claiming, type WorkTable } from '../db/claims.ts'
 import { contendedWrite, type Write } from '../db/locking.ts'
 import type { Listening } from '../db/notifications.ts'
 import type { Db } from '../db/schema.ts'
@@ -19,7 +19,7 @@ import { listenToOthers } from './wakeups.ts'
  * written on their own, never behind a batch of other work that waits on locks.
  */
 export function processClaimant(db: Db, write: Write, leaseSeconds: number): Claiming {
-  return { owner: processOwner(), leaseMs: leaseSeconds * 1000, write: contendedWrite(db, write) }
+  return { owner: processOwner(), leaseMs: leaseSeconds * 1000, write: contendedWrite(db, write), held: new Holdings() }
 }
 
 export interface ClusterDeps {

@@ -39,9 +39,44 @@ export interface Claimant {
  */
 export interface Claiming extends Claimant {
   readonly write: <T>(operation: (trx: Db) => Promise<T>) => Promise<T>
+  /** The rows the process's loops hold: each loop says so once its claim answered, and lets go once it settled them. */
+  readonly held: Holdings
 }
 
 type Id = string | number
+
+/**
+ * The rows a process's loops hold in memory, by table: from the answer of the claim that took
+ * them until the statement that settles them, or gives them back, has committed. A process's
+ * heartbeat renews these leases and no others. A claim that committed but whose answer never came
+ * (the connection was cut as it committed) took rows that no loop holds: their lease runs out and
+ * they are given back as a stopped process's would be, instead of being renewed for as long as
+ * the process lives.
+ */
+export class Holdings {
+  private readonly byTable = new Map<WorkTable, Set<Id>>()
+
+  hold(table: WorkTable, ids: Iterable<Id>): void {
+    let held = this.byTable.get(table)
+    if (!held) this.byTable.set(table, (held = new Set()))
+    for (const id of ids) held.add(id)
+  }
+
+  letGo(table: WorkTable, ids: Iterable<Id>): void {
+    const held = this.byTable.get(table)
+    if (!held) return
+    for (const id of ids) held.delete(id)
+  }
+
+  /** Lets go of every row of `table`: its loop gave back all it held. */
+  clear(table: WorkTable): void {
+    this.byTable.delete(table)
+  }
+
+  ids(table: WorkTable): Id[] {
+    return [...(this.byTable.get(table) ?? [])]
+  }
+}
 /** The ids of rows chosen to be claimed: a query, or a list. */
 export type Picked = SelectQueryBuilder<DB, any, { id: any }> | RawBuilder<unknown> | readonly Id[]
 
@@ -112,10 +147,15 @@ export function unclaim<T extends WorkTable>(db: Db, table: T, owner: string, id
     .then((result: { numUpdatedRows: bigint }) => Number(result.numUpdatedRows))
 }
 
-/** Moves every lease `owner` holds on to `until`: its heartbeat while it works. */
-export async function renewLeases(db: Db, owner: string, until: number): Promise<void> {
+/** Moves on to `until` the leases of the rows `owner`'s loops hold: its heartbeat while it works. */
+export async function renewLeases(db: Db, owner: string, held: Holdings, until: number): Promise<void> {
   for (const table of WORK_TABLES) {
-    await (db.updateTable(table) as any).set({ lease_until: until }).where(unlocked(db, table, (eb) => eb('claimed_by', '=', owner))).execute()
+    const ids = held.ids(table)
+    if (ids.length === 0) continue
+    await (db.updateTable(table) as any)
+      .set({ lease_until: until })
+      .where(unlocked(db, table, (eb) => eb.and([eb('id', 'in', idsIn(db, ids)), eb('claimed_by', '=', owner)])))
+      .execute()
   }
 }
 

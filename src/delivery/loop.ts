@@ -101,7 +101,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
   /** The projects whose mail was queued since that claim, when every caller said (null: unknown). */
   let queuedFor: Set<number> | null = new Set()
   let retry: ReturnType<typeof setTimeout> | undefined
-  const outcomes = createOutcomeRecorder({ write: deps.write, clock, logger, metrics: deliveryMetrics(deps.metrics) })
+  const held = deps.claimant.held
+  const outcomes = createOutcomeRecorder({ write: deps.write, clock, logger, metrics: deliveryMetrics(deps.metrics), letGo: (ids) => held.letGo('deliveries', ids) })
   // Claimed rows are `sending` until settled, whether still buffered or in flight.
   queueDepthMetric(deps.metrics, deps.db, () => waitingCount + activeCount)
 
@@ -148,6 +149,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     queuedSince = false
     queuedFor = new Set()
     const claimed = await deps.claimant.write((trx) => claimDue(trx, deps.claimant, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
+    held.hold('deliveries', claimed.map((delivery) => delivery.id))
     emptyUnder = claimed.length === 0 ? limits : undefined
     emptyAt = Date.now()
     waitingCount += claimed.length
@@ -232,6 +234,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
       .write((trx) => holdDeliveries(trx, deps.claimant.owner, ids, hold.until, hold.reason, now))
       .then(() => logger.info(`DEFERRED[${hold.category}]`, `${deliveries.length} messages wait until ${new Date(hold.until).toISOString()}: ${hold.reason}`))
       .catch((error) => logger.error('QUEUE', 'could not hold deliveries back', { error: String(error) }))
+      // Held back, or not: if the write failed, their leases run out and they wait again.
+      .finally(() => held.letGo('deliveries', ids))
     running.add(writing)
     writing.finally(() => running.delete(writing))
   }
@@ -361,7 +365,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
       await pump.stop()
       while (running.size > 0) await Promise.all(running)
       await outcomes.recordLeftovers().catch((error) => logger.error('QUEUE', 'outcomes left unrecorded at stop', { error: String(error) }))
-      await deps.write((trx) => giveBack(trx, 'deliveries', deps.claimant.owner, clock.now()))
+      await deps.write((trx) => giveBack(trx, 'deliveries', deps.claimant.owner, clock.now())).finally(() => held.clear('deliveries'))
       await flushSites()
       waiting.clear()
       unplaced.clear()

@@ -25,12 +25,15 @@ export interface OutcomeDeps {
   clock: Clock
   logger: Logger
   metrics: DeliveryMetrics
+  /** The deliveries' outcomes are written: the loop no longer holds them. */
+  letGo: (ids: number[]) => void
 }
 
 /**
  * Records the delivery loop's outcomes: each committed with those that arrive within a few ms,
  * counted and logged. An outcome the database does not take (it is restarting) is kept, still
- * claimed by this process, and recorded at a later round rather than attempted a second time.
+ * claimed and held by this process, and recorded at a later round rather than attempted a second
+ * time.
  */
 export function createOutcomeRecorder(deps: OutcomeDeps) {
   const { clock, logger } = deps
@@ -44,6 +47,7 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
       unsettled.push({ delivery, outcome })
       return
     }
+    deps.letGo([delivery.id])
     deps.metrics.settled(delivery, outcome, seconds)
     const level = outcome.kind === 'delivered' || outcome.kind === 'deferred' ? 'info' : 'warn'
     logger[level](LOG_TAGS[outcome.kind](outcome), delivery.recipient, {
@@ -63,6 +67,7 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
       await deps.write(async (trx) => {
         for (const { delivery, outcome } of left) await settle(trx, delivery, outcome, clock.now())
       })
+      deps.letGo(left.map(({ delivery }) => delivery.id))
       logger.info('QUEUE', 'outcomes recorded late, once the database answered', { count: left.length })
     } catch (error) {
       unsettled.unshift(...left)

@@ -65,6 +65,7 @@ export function createDomainChecker(deps: CheckerDeps) {
   async function check(id: number): Promise<CheckResult | undefined> {
     const domain = await deps.claimant.write((trx) => beginCheck(trx, deps.claimant, id, clock.now()))
     if (!domain) return undefined
+    deps.claimant.held.hold('domains', [id])
     try {
       const verdicts = new Map(await Promise.all(expectedRecords(domain, settings.hostname).map(lookup)))
       const checked = await deps.write((trx) => finishCheck(trx, id, verdicts, settings, clock.now()))
@@ -77,6 +78,9 @@ export function createDomainChecker(deps: CheckerDeps) {
       checks.inc({ status: 'error' })
       await deps.write((trx) => abandonCheck(trx, id))
       throw error
+    } finally {
+      // Its end written, or its lease left to run out.
+      deps.claimant.held.letGo('domains', [id])
     }
   }
 

@@ -15,6 +15,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { ManualClock } from '../helpers/clock.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
+import { Holdings } from '../../src/db/claims.ts'
 
 const HOST = 'mx.mailstead.test'
 const GOOD_V4 = '203.0.113.5'
@@ -285,7 +286,7 @@ describe('the stored report', () => {
       settings: { secret: 'test-secret-test-secret-test-secret', hostname: HOST, returnPathLabel: 'mst', regions: [], graceMs: 1, pendingCheckMs: 1, verifiedCheckMs: 1 },
       metrics: createRegistry(),
       server: { runIfDue: async () => asked++ },
-      claimant: { owner: 'a test', leaseMs: 30_000, write: (work) => writeTransaction(database.db, work) },
+      claimant: { owner: 'a test', leaseMs: 30_000, write: (work) => writeTransaction(database.db, work), held: new Holdings() },
     })
     const settle = async () => {
       for (let i = 0; i < 10; i++) await Promise.resolve()

@@ -9,6 +9,7 @@ import { ManualClock } from '../helpers/clock.ts'
 import { SECRET } from '../helpers/sending.ts'
 import { createHook, startHookServer, until, type HookServer } from '../helpers/webhooks.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { Holdings } from '../../src/db/claims.ts'
 
 const MINUTE = 60_000
 const clock = new ManualClock(Date.parse('2026-11-05T10:00:00Z'))
@@ -355,7 +356,7 @@ describe('calls', () => {
       serverSecret: SECRET,
       call: createDeliveryCaller({ allowPrivate: true, resolve: async () => [] }, 300),
       settings: { concurrency: 4, perWebhook: 2, perFailingWebhook: 1, pollMs: 1000, keepFinishedMs: 86_400_000 },
-      claimant: { owner: 'a hasty process', leaseMs: 60_000, write: w.t.app.writer.run },
+      claimant: { owner: 'a hasty process', leaseMs: 60_000, write: w.t.app.writer.run, held: new Holdings() },
     })
     const started = performance.now()
     await hasty.drain()

@@ -154,7 +154,11 @@ export function createCampaignSender(deps: SenderDeps) {
       )
     }
     const free = [...active.filter((c) => c.status === 'SENDING' && c.claimed_by === null).map((c) => c.id), ...due]
-    if (free.length > 0) for (const id of await deps.claimant.write((trx) => claimCampaigns(trx, deps.claimant, free, now))) inHand.add(id)
+    if (free.length > 0) {
+      const claimed = await deps.claimant.write((trx) => claimCampaigns(trx, deps.claimant, free, now))
+      deps.claimant.held.hold('campaigns', claimed)
+      for (const id of claimed) inHand.add(id)
+    }
     let busy = false
     const done: string[] = []
     for (const id of inHand) {
@@ -164,6 +168,7 @@ export function createCampaignSender(deps: SenderDeps) {
     }
     if (done.length > 0) {
       await deps.write((trx) => unclaimCampaigns(trx, deps.claimant.owner, done))
+      deps.claimant.held.letGo('campaigns', done)
       for (const id of done) inHand.delete(id)
     }
     return busy
@@ -182,7 +187,7 @@ export function createCampaignSender(deps: SenderDeps) {
     async stop() {
       clearInterval(timer)
       await pump.stop()
-      await deps.write((trx) => giveBack(trx, 'campaigns', deps.claimant.owner, clock.now()))
+      await deps.write((trx) => giveBack(trx, 'campaigns', deps.claimant.owner, clock.now())).finally(() => deps.claimant.held.clear('campaigns'))
       inHand.clear()
     },
     /** Runs rounds until none has more to do, whether or not the sender is started: for tests. */

@@ -57,7 +57,11 @@ export function createImportRunner(deps: ImportRunnerDeps) {
 
   async function runWaiting(): Promise<void> {
     let job: ImportRow | undefined
-    while (!stopped && (job = await deps.claimant.write((trx) => claimImport(trx, deps.claimant, clock.now())))) await run(job)
+    while (!stopped && (job = await deps.claimant.write((trx) => claimImport(trx, deps.claimant, clock.now())))) {
+      deps.claimant.held.hold('contact_imports', [job.id])
+      // Settled or not: an import whose end could not be written is given back once its lease runs out.
+      await run(job).finally(() => deps.claimant.held.letGo('contact_imports', [job!.id]))
+    }
   }
 
   async function run(job: ImportRow): Promise<void> {
@@ -115,7 +119,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
       stopped = true
       abort.abort()
       while (running) await running
-      await deps.write((trx) => giveBack(trx, 'contact_imports', deps.claimant.owner, clock.now()))
+      await deps.write((trx) => giveBack(trx, 'contact_imports', deps.claimant.owner, clock.now())).finally(() => deps.claimant.held.clear('contact_imports'))
     },
   }
 }

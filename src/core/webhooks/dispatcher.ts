@@ -83,10 +83,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const run = attempt(delivery, target)
       .catch(async (error) => {
         logger.error('WEBHOOK', 'a delivery could not be made or recorded; it is made again', { deliveryId: delivery.id, error: describe(error) })
-        // Not left claimed (and so renewed) by this process: due again, the call repeats with the same id.
+        // Due again, the call repeats with the same id; if even this write fails, the claim's lease runs out.
         await deps.write((trx) => unclaim(trx, 'webhook_deliveries', deps.claimant.owner, [delivery.id])).catch(() => {})
       })
       .finally(() => {
+        deps.claimant.held.letGo('webhook_deliveries', [delivery.id])
         const left = underWay.get(webhook)! - 1
         if (left === 0) underWay.delete(webhook)
         else underWay.set(webhook, left)
@@ -104,6 +105,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const picked = pickDeliveries(await dueWork(deps.db, now, settings.perWebhook), underWay, room, settings)
     if (picked.length === 0) return 0
     const claimed = await deps.claimant.write((trx) => claimDeliveries(trx, deps.claimant, picked, now))
+    deps.claimant.held.hold('webhook_deliveries', claimed.map((delivery) => delivery.id))
     // The calls start in the order picked (a webhook's deliveries in the order they were made),
     // each at once: their targets are read together first, so that none waits on a read of its
     // own, which several connections (PostgreSQL's) would answer in any order.
@@ -177,7 +179,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       await committed
       await pump.stop()
       await settle()
-      await deps.write((trx) => giveBack(trx, 'webhook_deliveries', deps.claimant.owner, clock.now()))
+      await deps.write((trx) => giveBack(trx, 'webhook_deliveries', deps.claimant.owner, clock.now())).finally(() => deps.claimant.held.clear('webhook_deliveries'))
       await pruning?.catch(() => {})
     },
     /** Deletes the finished deliveries older than they are kept (hourly once started); answers how many. */

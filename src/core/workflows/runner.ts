@@ -115,6 +115,7 @@ export function createWorkflowRunner(deps: RunnerDeps) {
   async function giveBackRuns(ids: string[]) {
     try {
       await deps.write((trx) => unclaim(trx, 'workflow_executions', deps.claimant.owner, ids))
+      deps.claimant.held.letGo('workflow_executions', ids)
       for (const id of ids) toGiveBack.delete(id)
     } catch (error) {
       for (const id of ids) toGiveBack.add(id)
@@ -145,6 +146,7 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     const due = await dueExecutions(deps.db, clock.now(), room)
     if (due.length === 0) return 0
     const claimed = await deps.claimant.write((trx) => claimExecutions(trx, deps.claimant, due.map((row) => row.id), clock.now()))
+    deps.claimant.held.hold('workflow_executions', claimed)
     for (const id of claimed) start(id)
     return claimed.length
   }, () => stopped)

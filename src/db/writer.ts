@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely'
+import { dialectOf } from './client.ts'
 import type { Db } from './schema.ts'
 import { isDeadlock } from './errors.ts'
 import { writeTransaction } from './transaction.ts'
@@ -70,7 +71,8 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
     const outcomes: Settle[] = []
     try {
       await writeTransaction(db, async (trx) => {
-        for (const item of batch) outcomes.push(await runInSavepoint(trx, item))
+        const savepoints = savepointsOf(trx)
+        for (const item of batch) outcomes.push(await runInSavepoint(trx, item, savepoints))
       })
       counts.batches++
       counts.operations += batch.length
@@ -102,21 +104,42 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
 const AGAIN = 'again'
 type Settle = (() => void) | typeof AGAIN
 
-// Compiled once: they run twice for every write.
+// Compiled once: they run for every write.
 const SAVEPOINT = CompiledQuery.raw('SAVEPOINT op')
 const RELEASE = CompiledQuery.raw('RELEASE op')
 const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO op')
+// A query without parameters goes by PostgreSQL's simple protocol, which takes several statements.
+const NEXT_SAVEPOINT = CompiledQuery.raw('RELEASE op; SAVEPOINT op')
+
+/**
+ * How a batch's operations take and let go of their savepoints. SQLite's statements cost no
+ * round trip: each is run on its own. On PostgreSQL each is one: an operation lets go of the one
+ * before it as it takes its own, in one query, and COMMIT lets go of the last (one round trip an
+ * operation instead of two).
+ */
+function savepointsOf(trx: Db) {
+  if (dialectOf(trx) === 'sqlite') {
+    return { take: () => trx.executeQuery(SAVEPOINT), letGo: () => trx.executeQuery(RELEASE) }
+  }
+  let first = true
+  return {
+    take: () => trx.executeQuery(first ? ((first = false), SAVEPOINT) : NEXT_SAVEPOINT),
+    letGo: async () => {},
+  }
+}
+
+type Savepoints = ReturnType<typeof savepointsOf>
 
 /** Runs one operation; returns how to settle its caller once the batch is committed. */
-async function runInSavepoint(trx: Db, item: Pending): Promise<Settle> {
-  await trx.executeQuery(SAVEPOINT)
+async function runInSavepoint(trx: Db, item: Pending, savepoints: Savepoints): Promise<Settle> {
+  await savepoints.take()
   try {
     const value = await item.operation(trx)
-    await trx.executeQuery(RELEASE)
+    await savepoints.letGo()
     return () => item.resolve(value)
   } catch (error) {
     await trx.executeQuery(ROLLBACK_TO)
-    await trx.executeQuery(RELEASE)
+    await savepoints.letGo()
     if (isDeadlock(error) && item.retries < DEADLOCK_RETRIES) {
       item.retries++
       return AGAIN

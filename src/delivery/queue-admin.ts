@@ -1,40 +1,45 @@
-import { sql } from 'kysely'
-import { cancelWaitingDelivery, requeueDeliveries } from '../core/emails/deliveries.repository.ts'
+import { cancelWaitingDelivery, countQueue, findDeliveryIn, listDeliveries, requeueDeliveries, type QueueScope } from '../core/emails/deliveries.repository.ts'
 import { addEmailEvent } from '../core/emails/email-events.ts'
 import type { Db, DeliveryState } from '../db/schema.ts'
-import { AppError, notFound } from '../lib/errors.ts'
+import { AppError, invalid, notFound } from '../lib/errors.ts'
+
+/*
+ * The queue as operators see it: counted, listed, a delivery retried or cancelled. The CLI acts on
+ * every project's deliveries; the HTTP API on its caller's project only (`scope`), where another
+ * project's delivery is one that does not exist.
+ */
+
+export type { QueueScope }
 
 /** States a delivery can still leave: the queue proper. */
 export const PENDING_STATES: DeliveryState[] = ['scheduled', 'queued', 'sending', 'deferred', 'paused']
+/** Destination domains a count names, most pending first. */
+const DOMAINS_COUNTED = 50
 
-/** Counts by state, and by destination domain for what is still pending. */
-export async function queueStats(db: Db) {
-  const byState = await db.selectFrom('deliveries').select(['state', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('state').execute()
-  const byDomain = await db
-    .selectFrom('deliveries')
-    .select(['recipient_domain as domain', (eb) => eb.fn.countAll<number>().as('count')])
-    .where('state', 'in', PENDING_STATES)
-    .groupBy('recipient_domain')
-    .orderBy(sql`count(*)`, 'desc')
-    .limit(50)
-    .execute()
+/**
+ * Counts by state, and by destination domain for what is still pending. `pendingOnly` counts the
+ * pending states alone: what a project's queue page needs, without counting its whole history.
+ */
+export async function queueStats(db: Db, scope: QueueScope = {}, pendingOnly = false) {
+  const { byState, byDomain } = await countQueue(db, scope, PENDING_STATES, pendingOnly ? PENDING_STATES : undefined, DOMAINS_COUNTED)
   return {
-    byState: Object.fromEntries(byState.map((r) => [r.state, Number(r.count)])),
+    byState: Object.fromEntries(byState.map((r) => [r.state, Number(r.count)])) as Partial<Record<DeliveryState, number>>,
     byDomain: byDomain.map((r) => ({ domain: r.domain, count: Number(r.count) })),
   }
 }
 
-export async function listQueue(db: Db, state: DeliveryState | undefined, limit: number) {
-  let query = db.selectFrom('deliveries').selectAll().orderBy('next_attempt_at').limit(limit)
-  query = state ? query.where('state', '=', state) : query.where('state', 'in', PENDING_STATES)
-  return query.execute()
-}
+/** Pending deliveries (or those in `state`), soonest first; `after` is the last of the page before. */
+export const listQueue = (db: Db, options: { state?: DeliveryState; limit: number; after?: { at: number; id: number } }, scope: QueueScope = {}) =>
+  listDeliveries(db, options.state ? [options.state] : PENDING_STATES, scope, options.limit, options.after)
 
-/** Sends a deferred or failed delivery (or every deferred one) at the next round. */
-export async function retryDeliveries(db: Db, target: number | 'all-deferred', now: number) {
-  if (target !== 'all-deferred') await refusePruned(db, target)
-  const result = await requeueDeliveries(db, target, now)
-  if (target !== 'all-deferred' && result.numUpdatedRows === 0n) await explainNoChange(db, target, 'retried', ['deferred', 'failed'])
+/** Sends a deferred or failed delivery (or every deferred one in scope) at the next round. */
+export async function retryDeliveries(db: Db, target: number | 'all-deferred', now: number, scope: QueueScope = {}) {
+  if (target !== 'all-deferred') {
+    if (!(await findDeliveryIn(db, target, scope))) throw notFound(`Delivery ${target}`)
+    await refusePruned(db, target)
+  }
+  const result = await requeueDeliveries(db, target, now, scope)
+  if (target !== 'all-deferred' && result.numUpdatedRows === 0n) await explainNoChange(db, target, scope, 'retried', ['deferred', 'failed'])
   return Number(result.numUpdatedRows)
 }
 
@@ -57,14 +62,24 @@ async function refusePruned(db: Db, id: number): Promise<void> {
 }
 
 /** Takes a delivery that has not left yet out of the queue. */
-export async function cancelDelivery(db: Db, id: number, now: number) {
-  const result = await cancelWaitingDelivery(db, id, now)
-  if (!result) return explainNoChange(db, id, 'cancelled', ['scheduled', 'queued', 'deferred'])
+export async function cancelDelivery(db: Db, id: number, now: number, scope: QueueScope = {}) {
+  const result = await cancelWaitingDelivery(db, id, now, scope)
+  if (!result) return explainNoChange(db, id, scope, 'cancelled', ['scheduled', 'queued', 'deferred'])
   await addEmailEvent(db, result.email_id, 'CANCELLED', { recipient: result.recipient }, now)
 }
 
-async function explainNoChange(db: Db, id: number, verb: string, allowed: DeliveryState[]): Promise<never> {
-  const row = await db.selectFrom('deliveries').select('state').where('id', '=', id).executeTakeFirst()
+async function explainNoChange(db: Db, id: number, scope: QueueScope, verb: string, allowed: DeliveryState[]): Promise<never> {
+  const row = await findDeliveryIn(db, id, scope)
   if (!row) throw notFound(`Delivery ${id}`)
   throw new AppError(409, 'CONFLICT', `Delivery ${id} is ${row.state}; only ${allowed.join(', ')} deliveries can be ${verb}`)
+}
+
+/** A page's cursor is opaque to clients: the next attempt and id of its last delivery, wrapped. */
+export const encodeQueueCursor = (last: { next_attempt_at: number; id: number }) => Buffer.from(`q1:${last.next_attempt_at}:${last.id}`).toString('base64url')
+
+export function decodeQueueCursor(cursor: string): { at: number; id: number } {
+  const text = /^[A-Za-z0-9_-]{1,60}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : ''
+  const match = /^q1:(\d{1,16}):(\d{1,16})$/.exec(text)
+  if (!match) throw invalid('cursor', 'is not a cursor returned by a previous page')
+  return { at: Number(match[1]), id: Number(match[2]) }
 }

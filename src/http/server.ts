@@ -11,6 +11,7 @@ import { contactBookRoutes } from './routes/contact-books.ts'
 import { contactImportRoutes } from './routes/contact-imports.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { domainRoutes } from './routes/domains.ts'
+import { queueRoutes } from './routes/queue.ts'
 import { domainStatsRoutes } from './routes/domain-stats.ts'
 import { emailRoutes } from './routes/emails.ts'
 import { healthRoutes } from './routes/health.ts'
@@ -72,6 +73,7 @@ export function createHttpApp(deps: HttpDeps) {
     .use(siteRoutes(deps))
     .use(templateRoutes(deps))
     .use(suppressionRoutes(deps))
+    .use(queueRoutes(deps))
     .use(segmentRoutes(deps))
     .use(contactBookRoutes(deps))
     .use(campaignRoutes(deps))

@@ -110,6 +110,10 @@ export async function createFixtures(w: World, template: string, n: number): Pro
       return workflowIds(w, n)
     case 'webhooks':
       return { id: (await call('POST', '/webhooks', SEEDS['post /webhooks'])).id }
+    case 'queue': {
+      await call('POST', '/api/v1/emails', { to: `queued${n}@example.net`, from: FROM, subject: 'Later', text: 'x', scheduledAt: inOneDay() })
+      return { id: String((await call('GET', '/api/v1/queue/deliveries?state=scheduled&limit=1')).deliveries[0].id) }
+    }
     default:
       throw new Error(`no fixture for ${template}`)
   }

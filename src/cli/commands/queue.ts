@@ -31,7 +31,7 @@ export const queueListCommand: Command = {
     const state = context.flags.state
     if (state !== undefined && !STATES.includes(state as DeliveryState)) throw new CliError(`--state must be one of ${STATES.join(', ')}`)
     const limit = typeof context.flags.limit === 'string' ? idArg(context.flags.limit, '--limit') : 100
-    const rows = await context.withDb((db) => listQueue(db, state as DeliveryState | undefined, limit))
+    const rows = await context.withDb((db) => listQueue(db, { state: state as DeliveryState | undefined, limit }))
     print(context, rows, () =>
       rows.length === 0
         ? ['Nothing to show']

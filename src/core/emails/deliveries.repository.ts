@@ -11,7 +11,8 @@ import type { Db, DeliveryState, DeliveryTable } from '../../db/schema.ts'
  * mechanism shared by every work table (renewing, taking over, giving back) is src/db/claims.ts.
  */
 
-type Delivery = Selectable<DeliveryTable>
+export type DeliveryRow = Selectable<DeliveryTable>
+type Delivery = DeliveryRow
 
 /** Waiting deliveries, written as the partial index `deliveries_waiting` is, so SQLite uses it. */
 export const WAITING = sql<boolean>`state IN ('queued', 'deferred', 'scheduled')`
@@ -229,21 +230,61 @@ export function moveCampaignDeliveries(
 }
 
 /** Queues a deferred or failed delivery (or every deferred one) for the next round; answers the update's result. */
-export function requeueDeliveries(db: Db, target: number | 'all-deferred', now: number) {
-  let query = db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now })
-  query = target === 'all-deferred' ? query.where('state', '=', 'deferred') : query.where('id', '=', target).where('state', 'in', ['deferred', 'failed'])
-  return query.executeTakeFirst()
+/** Which deliveries an operator's action reaches: a project's (the HTTP API), or every project's (the CLI); one destination domain's, or all. */
+export interface QueueScope {
+  projectId?: number
+  domain?: string
+}
+
+const inScope = <Q extends { where: (...args: any[]) => Q }>(query: Q, scope: QueueScope): Q => {
+  let scoped = scope.projectId === undefined ? query : query.where('project_id', '=', scope.projectId)
+  if (scope.domain !== undefined) scoped = scoped.where('recipient_domain', '=', scope.domain.toLowerCase())
+  return scoped
+}
+
+/** Queues again, due now, one deferred or failed delivery, or every deferred one in scope. */
+export function requeueDeliveries(db: Db, target: number | 'all-deferred', now: number, scope: QueueScope = {}) {
+  const query = inScope(db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now }), scope)
+  return (target === 'all-deferred' ? query.where('state', '=', 'deferred') : query.where('id', '=', target).where('state', 'in', ['deferred', 'failed'])).executeTakeFirst()
 }
 
 /** Cancels a delivery that has not left yet: its email and recipient, or nothing when it is in no state to be cancelled. */
-export const cancelWaitingDelivery = (db: Db, id: number, now: number) =>
-  db
-    .updateTable('deliveries')
-    .set({ state: 'cancelled', updated_at: now })
+export const cancelWaitingDelivery = (db: Db, id: number, now: number, scope: QueueScope = {}) =>
+  inScope(db.updateTable('deliveries').set({ state: 'cancelled', updated_at: now }), scope)
     .where('id', '=', id)
     .where('state', 'in', ['scheduled', 'queued', 'deferred'])
     .returning(['email_id', 'recipient'])
     .executeTakeFirst()
+
+/**
+ * Deliveries in scope by state (those in `counted`, or all), and the pending ones (`pending`) by
+ * destination domain, most first.
+ */
+export async function countQueue(db: Db, scope: QueueScope, pending: readonly DeliveryState[], counted: readonly DeliveryState[] | undefined, domains: number) {
+  let states = inScope(db.selectFrom('deliveries'), scope)
+  if (counted) states = states.where('state', 'in', counted)
+  const byState = await states.select(['state', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('state').execute()
+  const byDomain = await inScope(db.selectFrom('deliveries'), scope)
+    .select(['recipient_domain as domain', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('state', 'in', pending)
+    .groupBy('recipient_domain')
+    .orderBy(sql`count(*)`, 'desc')
+    .orderBy('recipient_domain')
+    .limit(domains)
+    .execute()
+  return { byState, byDomain }
+}
+
+/** Deliveries in scope in `states`, soonest first, after the (next attempt, id) of the previous page's last. */
+export function listDeliveries(db: Db, states: readonly DeliveryState[], scope: QueueScope, limit: number, after?: { at: number; id: number }) {
+  let query = inScope(db.selectFrom('deliveries').selectAll(), scope).where('state', 'in', states)
+  if (after) query = query.where((eb) => eb.or([eb('next_attempt_at', '>', after.at), eb.and([eb('next_attempt_at', '=', after.at), eb('id', '>', after.id)])]))
+  return query.orderBy('next_attempt_at').orderBy('id').limit(limit).execute()
+}
+
+/** The delivery's project and state, if it is in scope. */
+export const findDeliveryIn = (db: Db, id: number, scope: QueueScope) =>
+  inScope(db.selectFrom('deliveries').select(['id', 'state']), scope).where('id', '=', id).executeTakeFirst()
 
 /** A delivery a report says bounced after the fact, with what the report said as its last response. */
 export const markBounced = (db: Db, id: number, lastResponse: string | null, now: number) =>

@@ -118,6 +118,7 @@ describe('OpenAPI', () => {
     ['delete', '/webhooks/{id}'],
     ['post', '/webhooks/{id}/rotate-secret'],
     ['get', '/webhooks/{id}/deliveries'],
+    ['post', '/webhooks/{id}/deliveries/{deliveryId}/replay'],
     ['get', '/api/v1/server/checks'],
   ] as const
 
@@ -131,7 +132,7 @@ describe('OpenAPI', () => {
       expect(operation.summary).toBeTruthy()
       expect(operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202']).toBeTruthy()
       // Actions on a resource named in the path take no body.
-      if ((method === 'post' || method === 'patch') && !/verify|cancel|pause|resume|retry/.test(path)) expect(operation.requestBody).toBeTruthy()
+      if ((method === 'post' || method === 'patch') && !/verify|cancel|pause|resume|retry|replay/.test(path)) expect(operation.requestBody).toBeTruthy()
     }
     const documented = Object.entries(body.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`))
     expect(documented.sort()).toEqual(ROUTES.map(([m, p]) => `${m} ${p}`).sort())

@@ -281,6 +281,33 @@ describe('calls', () => {
     expect((await api(await newProject(), 'GET', `/webhooks/${hook.id}/deliveries`)).status).toBe(404)
   })
 
+  test('a delivered or failed delivery replayed is called again with the same payload and id; a waiting one, a disabled webhook or another project refuse', async () => {
+    const key = await newProject()
+    const hook = await createHook(w, key, `${hooks.base}/ok/replayed`, ['contact.created'])
+    await addContact(key, 'replayed@example.net')
+    await drain()
+    const [delivered] = (await deliveriesOf(key, hook.id)).deliveries
+    const replay = (k = key, id = delivered.id, webhookId = hook.id) => api(k, 'POST', `/webhooks/${webhookId}/deliveries/${id}/replay`)
+    const replayed = await replay()
+    expect(replayed.status).toBe(200)
+    expect(replayed.body).toMatchObject({ id: delivered.id, eventId: delivered.eventId, state: 'pending', attempts: 0 })
+    // Waiting to be called: a second replay has nothing to do.
+    expect((await replay()).status).toBe(409)
+    await drain()
+    const calls = hooks.to('/ok/replayed')
+    expect(calls).toHaveLength(2)
+    expect(calls[1]!.body).toBe(calls[0]!.body)
+    expect(calls[1]!.headers.get('x-mailstead-id')).toBe(delivered.eventId)
+    expect((await deliveriesOf(key, hook.id)).deliveries[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 })
+    expect((await replay(await newProject())).status).toBe(404)
+    expect((await replay(key, 'no-such-delivery')).status).toBe(404)
+    await api(key, 'PATCH', `/webhooks/${hook.id}`, { enabled: false })
+    const disabled = await replay()
+    expect(disabled.status).toBe(409)
+    expect(disabled.body.message).toContain('disabled')
+    expect(hooks.to('/ok/replayed')).toHaveLength(2)
+  })
+
   test('a webhook takes only the types it asked for; "*" takes all; a disabled one takes none', async () => {
     const key = await newProject()
     await createHook(w, key, `${hooks.base}/ok/only-updates`, ['contact.updated'])

@@ -90,6 +90,25 @@ export const pauseDeliveries = (db: Db, webhookId: string, now: number) =>
 export const resumeDeliveries = (db: Db, webhookId: string, now: number) =>
   db.updateTable('webhook_deliveries').set({ state: 'pending', next_attempt_at: now, updated_at: now }).where('webhook_id', '=', webhookId).where(sql<boolean>`state = 'paused'`).execute()
 
+/**
+ * A finished delivery (delivered or failed) made due again at once, its attempts counted afresh:
+ * the same payload and event id, so a receiver that already has it can tell. Answers the row, or
+ * nothing when it was not finished.
+ */
+export const replayFinished = (db: Db, webhookId: string, id: string, now: number) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set({ state: 'pending', attempts: 0, next_attempt_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('webhook_id', '=', webhookId)
+    .where(sql<boolean>`state IN ('delivered', 'failed')`)
+    .returningAll()
+    .executeTakeFirst()
+
+/** One of a webhook's deliveries. */
+export const findDelivery = (db: Db, webhookId: string, id: string) =>
+  db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('webhook_id', '=', webhookId).executeTakeFirst()
+
 /** A claimed delivery whose webhook turned out to be disabled: it waits with the others, unclaimed. */
 export const pauseDelivery = (db: Db, delivery: Pick<Claimed, 'id' | 'claimed_by'>, now: number) =>
   unclaim(db, 'webhook_deliveries', delivery.claimed_by!, [delivery.id], { state: 'paused', next_attempt_at: null, updated_at: now })

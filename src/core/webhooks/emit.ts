@@ -53,6 +53,11 @@ export async function deliverEvents(db: Db, webhookIds: readonly string[], type:
   }
   if (rows.length === 0) return 0
   await insertDeliveries(db, rows)
-  for (const listener of listeners) listener()
+  deliveriesWaiting()
   return rows.length
+}
+
+/** Deliveries were written, or made due again: the dispatchers may look. */
+export function deliveriesWaiting(): void {
+  for (const listener of listeners) listener()
 }

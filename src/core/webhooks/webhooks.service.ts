@@ -3,7 +3,8 @@ import { conflict, invalid, notFound } from '../../lib/errors.ts'
 import { newId, randomToken } from '../../lib/ids.ts'
 import { checkTarget, type TargetOptions } from '../../lib/outbound/target.ts'
 import { seal, unseal } from '../../lib/sealed.ts'
-import { pageDeliveries, pauseDeliveries, resumeDeliveries } from './deliveries.repository.ts'
+import { findDelivery, pageDeliveries, pauseDeliveries, replayFinished, resumeDeliveries } from './deliveries.repository.ts'
+import { deliveriesWaiting } from './emit.ts'
 import { checkEvents } from './event-types.ts'
 import { toDelivery, toWebhook } from './webhook-view.ts'
 import * as repo from './webhooks.repository.ts'
@@ -120,6 +121,23 @@ export function signingSecrets(serverSecret: string, row: Pick<repo.WebhookRow, 
 export async function disableWebhook(db: Db, id: string, reason: string, now: number): Promise<void> {
   await repo.updateWebhookRow(db, id, { enabled: 0, disabled_reason: reason, updated_at: now })
   await pauseDeliveries(db, id, now)
+}
+
+/**
+ * Calls a finished delivery again (replay): the same payload, signed afresh, with a full round of
+ * retries. A disabled webhook replays nothing, and a delivery still waiting is already to be called.
+ */
+export async function replayDelivery(db: Db, projectId: number, webhookId: string, deliveryId: string, now: number) {
+  const webhook = await requireWebhook(db, projectId, webhookId)
+  if (webhook.enabled !== 1) throw conflict('The webhook is disabled: enable it to replay its deliveries')
+  const replayed = await replayFinished(db, webhook.id, deliveryId, now)
+  if (!replayed) {
+    const row = await findDelivery(db, webhook.id, deliveryId)
+    if (!row) throw notFound('Delivery')
+    throw conflict(`The delivery is ${row.state}: it is called without a replay`)
+  }
+  deliveriesWaiting()
+  return toDelivery(replayed)
 }
 
 export async function listDeliveries(db: Db, projectId: number, id: string, page: number, pageSize: number) {

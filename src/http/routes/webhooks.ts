@@ -129,4 +129,13 @@ export const webhookRoutes = (deps: HttpDeps) => {
       response: { 200: t.Object({ deliveries: t.Array(DeliverySchema), page: t.Integer(), pageSize: t.Integer(), total: t.Integer() }), ...errors },
       detail: { summary: "A page of the webhook's deliveries, newest first", tags },
     })
+    .post(
+      '/:id/deliveries/:deliveryId/replay',
+      ({ params, caller }) => write((trx, at) => webhooks.replayDelivery(trx, caller.project.id, params.id, params.deliveryId, at)),
+      {
+        params: t.Object({ id: t.String(), deliveryId: t.String() }),
+        response: { 200: DeliverySchema, ...errors },
+        detail: { summary: 'Call a delivered or failed delivery again: the same payload and event id, with a full round of retries', tags },
+      },
+    )
 }

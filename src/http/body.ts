@@ -4,17 +4,21 @@ import { findJsonFlaw } from '../lib/json-check.ts'
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 export const SEND_BODY_LIMIT = 10 * 1024 * 1024
 export const IMPORT_BODY_LIMIT = 512 * 1024 * 1024
+/** A suppression list is read whole: this is far more addresses than any list holds. */
+export const SUPPRESSION_IMPORT_LIMIT = 5 * 1024 * 1024
 /** Objects and arrays inside each other: no request needs more, and deeper ones can crash a parser. */
 export const MAX_BODY_DEPTH = 64
 
 /** Routes that carry attachments take larger bodies. */
 const SEND_ROUTES = new Set(['/v1/send', '/api/v1/emails', '/api/v1/emails/batch'])
 
-/** Routes that stream their body themselves (to disk): it is not parsed for them. */
-const STREAMED_ROUTES = new Set(['/contacts/import'])
+/** Routes that stream their body themselves (to disk), and the most each takes: it is not parsed for them. */
+const STREAMED_ROUTES = new Map([
+  ['/contacts/import', IMPORT_BODY_LIMIT],
+  ['/api/v1/suppressions/import', SUPPRESSION_IMPORT_LIMIT],
+])
 
-export const bodyLimitFor = (path: string) =>
-  STREAMED_ROUTES.has(path) ? IMPORT_BODY_LIMIT : SEND_ROUTES.has(path) ? SEND_BODY_LIMIT : DEFAULT_BODY_LIMIT
+export const bodyLimitFor = (path: string) => STREAMED_ROUTES.get(path) ?? (SEND_ROUTES.has(path) ? SEND_BODY_LIMIT : DEFAULT_BODY_LIMIT)
 
 export const streamsItsBody = (path: string) => STREAMED_ROUTES.has(path)
 

@@ -28,7 +28,7 @@ export async function receiveCsvUpload(request: Request, target: string, limit: 
   const type = request.headers.get('content-type') ?? ''
   const multipart = MULTIPART.test(type)
   if (!multipart && !CSV_TYPES.test(type)) {
-    throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `A contacts import takes a CSV file, not ${type ? type.split(';')[0] : 'a body without a Content-Type'}`, {
+    throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `An import takes a CSV file, not ${type ? type.split(';')[0] : 'a body without a Content-Type'}`, {
       suggestion: 'Send the CSV as the body with Content-Type: text/csv, or as the field "file" of a multipart/form-data form.',
     })
   }

@@ -51,6 +51,7 @@ describe('OpenAPI', () => {
     ['get', '/api/v1/suppressions'],
     ['post', '/api/v1/suppressions'],
     ['delete', '/api/v1/suppressions/{email}'],
+    ['post', '/api/v1/suppressions/import'],
     ['get', '/api/v1/queue'],
     ['get', '/api/v1/queue/deliveries'],
     ['post', '/api/v1/queue/deliveries/{id}/retry'],

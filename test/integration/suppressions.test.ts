@@ -51,6 +51,17 @@ describe('/api/v1/suppressions', () => {
     expect((await api('GET', '?limit=100')).body.data.map((s: any) => s.email)).not.toContain('p0@example.net')
   })
 
+  test('search keeps the addresses that hold the text, in any case', async () => {
+    const project = await w.t.project('Searched')
+    for (const email of ['alice@shop.example', 'bob@shop.example', 'carol@other.example', 'under_score@x.example']) await api('POST', '', { email }, project.secretKey)
+    const search = async (text: string) => (await api('GET', `?search=${encodeURIComponent(text)}`, undefined, project.secretKey)).body
+    expect((await search('SHOP.example')).data.map((s: any) => s.email).sort()).toEqual(['alice@shop.example', 'bob@shop.example'])
+    expect((await search('SHOP.example')).count).toBe(2)
+    // LIKE's wildcards are plain characters in a search.
+    expect((await search('_')).data.map((s: any) => s.email)).toEqual(['under_score@x.example'])
+    expect((await search('%')).data).toEqual([])
+  })
+
   test.each([
     ['POST', '', { email: 'not-an-email' }, 422],
     ['POST', '', {}, 422],
@@ -58,9 +69,59 @@ describe('/api/v1/suppressions', () => {
     ['POST', '', { email: 'a@example.net', reason: 'complaint' }, 422],
     ['GET', '?limit=101', undefined, 422],
     ['GET', '?page=0', undefined, 422],
+    ['GET', `?search=${'x'.repeat(255)}`, undefined, 422],
     ['DELETE', '/never@example.net', undefined, 404],
   ])('%s %s %j is a %d', async (method, path, body, status) => {
     expect((await api(method, path, body)).status).toBe(status)
+  })
+})
+
+describe('POST /api/v1/suppressions/import', () => {
+  const upload = (body: string, key: string, type = 'text/csv') =>
+    w.t.app.handle(new Request('http://localhost/api/v1/suppressions/import', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body }))
+
+  test('a file with a header suppresses each address with its detail; bad lines are listed by number and the rest still added', async () => {
+    const project = await w.t.project('Imported')
+    await api('POST', '', { email: 'known@example.net', detail: 'first' }, project.secretKey)
+    const file = ['Email,Reason', 'one@example.net,bounced elsewhere', 'TWO@Example.net,', 'not an address,x', '', 'known@example.net,second', 'one@example.net,again', '"unclosed'].join('\r\n')
+    const answer = await upload(file, project.secretKey)
+    expect({ status: answer.status, body: await answer.clone().json() }).toMatchObject({ status: 200 })
+    expect(await answer.json()).toEqual({
+      added: 2,
+      alreadySuppressed: 1,
+      failedCount: 2,
+      failed: [
+        { line: 4, error: expect.stringContaining('"not an address" is not an address') },
+        { line: 8, error: expect.stringContaining('quoted field') },
+      ],
+    })
+    const listed = (await api('GET', '?limit=100', undefined, project.secretKey)).body.data
+    expect(listed.map((s: any) => [s.email, s.reason, s.detail]).sort()).toEqual([
+      ['TWO@Example.net', 'manual', null],
+      ['known@example.net', 'manual', 'first'],
+      ['one@example.net', 'manual', 'bounced elsewhere'],
+    ])
+  })
+
+  test('a file without a header takes the first column; a browser form upload works as well', async () => {
+    const project = await w.t.project('Headerless')
+    const form = new FormData()
+    form.append('file', new Blob(['first@example.net\nsecond@example.net,ignored\n'], { type: 'text/csv' }), 'list.csv')
+    const encoded = new Response(form)
+    const type = encoded.headers.get('content-type')!
+    const body = await encoded.arrayBuffer()
+    const headers = { authorization: `Bearer ${project.secretKey}`, 'content-type': type, 'content-length': String(body.byteLength) }
+    const answer = await w.t.app.handle(new Request('http://localhost/api/v1/suppressions/import', { method: 'POST', headers, body }))
+    expect(await answer.json()).toMatchObject({ added: 2, failedCount: 0 })
+    expect((await api('GET', '', undefined, project.secretKey)).body.count).toBe(2)
+  })
+
+  test('another content type is a 415 and too large a file a 413; nothing is added', async () => {
+    const project = await w.t.project('Refused')
+    expect((await upload('{"email":"a@example.net"}', project.secretKey, 'application/json')).status).toBe(415)
+    const big = 'x@example.net\n'.repeat(400_000)
+    expect((await upload(big, project.secretKey)).status).toBe(413)
+    expect((await api('GET', '', undefined, project.secretKey)).body.count).toBe(0)
   })
 })
 

@@ -1,4 +1,6 @@
 import { sql } from 'kysely'
+import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
+import { dialectOf } from '../../db/client.ts'
 import type { ContactRow, Db } from '../../db/schema.ts'
 import { jsonFromPatch, jsonMergePatch, jsonText } from '../../db/json.ts'
 import { textsIn } from '../../db/lists.ts'
@@ -128,8 +130,7 @@ function filtered(db: Db, projectId: number, filter: ContactFilter) {
   let query = db.selectFrom('contacts as c').where('c.project_id', '=', projectId)
   if (filter.subscribed !== undefined) query = query.where('c.subscribed', '=', filter.subscribed ? 1 : 0)
   if (filter.search) {
-    const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`
-    query = query.where(sql<boolean>`c.email_key LIKE ${pattern} ESCAPE '\\'`)
+    query = query.where(likeIgnoringCase(dialectOf(db), sql.ref('c.email_key'), likePattern(filter.search, 'contains')))
   }
   return query
 }

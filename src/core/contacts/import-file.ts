@@ -4,7 +4,7 @@ import type { Db } from '../../db/schema.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { findProject } from '../projects/projects.repository.ts'
 import { planColumns, readRow, type ColumnPlan, type CsvContact } from './csv-columns.ts'
-import { CsvReader, type CsvItem, type CsvPosition } from './csv-reader.ts'
+import { CsvReader, type CsvItem, type CsvPosition } from '../../lib/csv-reader.ts'
 import { upsertChunk } from './import-chunk.ts'
 
 /** A record (a CSV row) longer than this is reported as failed instead of read. */

@@ -1,3 +1,7 @@
+import { sql } from 'kysely'
+import { insertMany } from '../../db/bulk.ts'
+import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
+import { dialectOf } from '../../db/client.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, SuppressionTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
@@ -6,6 +10,7 @@ import { checkAddress } from '../../lib/address.ts'
 import { requireAddress } from '../contacts/contact.ts'
 import { unsubscribeAddress } from '../contacts/contacts.service.ts'
 import { pageOf } from '../../db/paging.ts'
+import { readSuppressionCsv } from './csv.ts'
 
 export type SuppressionReason = SuppressionTable['reason']
 
@@ -48,9 +53,51 @@ export async function unsuppress(db: Db, projectId: number, email: string) {
   return { email: address.address, success: true, message: 'Removed from the suppression list' }
 }
 
-export async function listSuppressions(db: Db, projectId: number, page: number, limit: number) {
-  const { rows, total } = await pageOf(db.selectFrom('suppressions').where('project_id', '=', projectId), page, limit)
+/** A page of the project's suppressions, newest first; `search` keeps those whose address holds it. */
+export async function listSuppressions(db: Db, projectId: number, page: number, limit: number, search?: string) {
+  let query = db.selectFrom('suppressions').where('project_id', '=', projectId)
+  if (search) query = query.where(likeIgnoringCase(dialectOf(db), sql.ref('email_key'), likePattern(search, 'contains')))
+  const { rows, total } = await pageOf(query, page, limit)
   return { data: rows.map(toSuppression), count: total }
+}
+
+/** Rows a statement of an import inserts at most. */
+const IMPORT_CHUNK = 1000
+/** Unreadable lines an import's answer lists at most (it counts them all). */
+const FAILURES_LISTED = 100
+
+/**
+ * Suppresses every address of a CSV file (csv.ts says what it may look like), as a manual
+ * suppression each: an address already suppressed keeps its first reason. Lines that are not
+ * addresses are reported with their line numbers, and the others are suppressed all the same.
+ */
+export async function importSuppressions(db: Db, projectId: number, file: Uint8Array, now: number) {
+  const { listed, unreadable } = readSuppressionCsv(file)
+  // An address listed twice is suppressed once, as its first line says.
+  const firsts = new Map<string, (typeof listed)[number]>()
+  for (const entry of listed) if (!firsts.has(entry.address.key)) firsts.set(entry.address.key, entry)
+  const unique = [...firsts.values()]
+  let added = 0
+  for (let i = 0; i < unique.length; i += IMPORT_CHUNK) {
+    const rows = unique.slice(i, i + IMPORT_CHUNK).map(({ address, detail }) => ({
+      project_id: projectId,
+      email: address.address,
+      email_key: address.key,
+      reason: 'manual',
+      detail,
+      created_at: now,
+    }))
+    const inserted = await insertMany(db, 'suppressions', ['project_id', 'email', 'email_key', 'reason', 'detail', 'created_at'], rows, {
+      then: sql`ON CONFLICT (project_id, email_key) DO NOTHING RETURNING email_key`,
+    })
+    added += inserted.length
+  }
+  return {
+    added,
+    alreadySuppressed: unique.length - added,
+    failedCount: unreadable.length,
+    failed: unreadable.slice(0, FAILURES_LISTED),
+  }
 }
 
 /**

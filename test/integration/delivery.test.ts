@@ -118,8 +118,11 @@ describe('an internal failure', () => {
     const { publishRecords } = await import('../helpers/domains.ts')
     publishRecords(w.dns, domain.body.dnsRecords)
     await w.t.app.checker.check(domain.body.id)
+    // The loop waits meanwhile: started, it could send the email before the domain goes.
+    await w.t.app.deliveries.stop()
     const sent = await w.t.request('POST', '/api/v1/emails', { key: other.secretKey, body: { from: 'a@gone.example.com', to: 'left@example.net', subject: 'x', text: 'y' } })
     await w.t.request('DELETE', `/api/v1/domains/${domain.body.id}`, { key: other.secretKey })
+    await w.t.app.deliveries.start()
     await w.deliver()
     const email = (await w.t.request('GET', `/api/v1/emails/${sent.body.emailId}`, { key: other.secretKey })).body
     expect(statuses(email)).toEqual(['QUEUED', 'FAILED'])
@@ -148,5 +151,35 @@ describe('an email read back', () => {
     })
     expect(byRecipient['unknown2@strict.example']).toMatchObject({ state: 'bounced', attempts: 1, lastResponse: expect.stringContaining('5.1.1'), mx: 'mx.strict.example' })
     expect(byRecipient['later@nowhere-yet.example']).toMatchObject({ state: 'bounced', mx: null, ip: null, tls: null })
+  })
+})
+
+describe('an email downloaded (GET /api/v1/emails/{id}/raw)', () => {
+  const raw = (id: string, key = w.key) => w.t.app.handle(new Request(`http://localhost/api/v1/emails/${id}/raw`, { headers: { authorization: `Bearer ${key}` } }))
+
+  test('is the bytes its recipients got: the DKIM signature, then the message', async () => {
+    const sent = await send({ to: 'raw@example.net' })
+    const before = await raw(sent.body.emailId)
+    expect(before.status).toBe(200)
+    expect(before.headers.get('content-type')).toBe('message/rfc822')
+    expect(before.headers.get('content-disposition')).toBe(`attachment; filename="${sent.body.emailId}.eml"`)
+    // Not signed before its first attempt.
+    expect(await before.text()).not.toContain('DKIM-Signature')
+    await w.deliver()
+    const after = Buffer.from(await (await raw(sent.body.emailId)).arrayBuffer())
+    const received = w.mx.received.find((m) => m.to.includes('raw@example.net'))!
+    expect(after.toString()).toStartWith('DKIM-Signature:')
+    // What arrived is what the download holds, after the lines the receiving side adds.
+    expect(received.raw.toString().endsWith(after.toString())).toBe(true)
+  })
+
+  test("another project's email or none is a 404; one whose body retention deleted is a 410", async () => {
+    const sent = await send({ to: 'gone@example.net' })
+    expect((await raw(sent.body.emailId, (await w.t.project('Other')).secretKey)).status).toBe(404)
+    expect((await raw('no-such-email')).status).toBe(404)
+    await w.t.app.db.deleteFrom('email_contents').where('email_id', '=', sent.body.emailId).execute()
+    const gone = await raw(sent.body.emailId)
+    expect(gone.status).toBe(410)
+    expect((await gone.json()).message).toContain('retention')
   })
 })

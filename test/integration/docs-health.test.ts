@@ -43,6 +43,7 @@ describe('OpenAPI', () => {
     ['get', '/api/v1/emails/{emailId}'],
     ['patch', '/api/v1/emails/{emailId}'],
     ['post', '/api/v1/emails/{emailId}/cancel'],
+    ['get', '/api/v1/emails/{emailId}/raw'],
     ['get', '/templates'],
     ['post', '/templates'],
     ['get', '/templates/{id}'],

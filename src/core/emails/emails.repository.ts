@@ -93,5 +93,9 @@ export const emailEvents = (db: Db, emailId: string) =>
 export const dkimHeaderOf = async (db: Db, emailId: string) =>
   (await db.selectFrom('emails').select('dkim_header').where('id', '=', emailId).executeTakeFirst())?.dkim_header ?? null
 
+/** The email's message as built (unsigned), and its signature once the first attempt made one; nothing once retention deleted the body. */
+export const rawMessageOf = (db: Db, emailId: string) =>
+  db.selectFrom('emails').innerJoin('email_contents', 'email_contents.email_id', 'emails.id').select(['email_contents.mime', 'emails.dkim_header']).where('emails.id', '=', emailId).executeTakeFirst()
+
 export const deliveriesOf = (db: Db, emailId: string) =>
   db.selectFrom('deliveries').selectAll().where('email_id', '=', emailId).orderBy('id').execute()

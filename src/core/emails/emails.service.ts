@@ -3,7 +3,7 @@ import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { addEmailEvent } from './email-events.ts'
 import { setDeliveriesOf } from './deliveries.repository.ts'
-import { deliveriesOf, dkimHeaderOf, emailEvents, findEmail, withBodies } from './emails.repository.ts'
+import { deliveriesOf, dkimHeaderOf, emailEvents, findEmail, rawMessageOf, withBodies } from './emails.repository.ts'
 import { deliveryDetail } from './delivery-detail.ts'
 
 type EmailSummary = Omit<EmailTable, 'dkim_header'> & { html: string | null; text: string | null }
@@ -42,6 +42,17 @@ export async function getEmail(db: Db, projectId: number, id: string) {
   if (!row) throw notFound('Email')
   const [events, deliveries, signature] = await Promise.all([emailEvents(db, id), deliveriesOf(db, id), dkimHeaderOf(db, id)])
   return { ...toEmail(row, events), deliveries: deliveries.map((delivery) => deliveryDetail(delivery, signature)) }
+}
+
+/**
+ * The message as its recipients got it: the DKIM signature made at the first attempt (none before
+ * it), then the message as built. Gone once retention deleted the body.
+ */
+export async function getRawMessage(db: Db, projectId: number, id: string): Promise<Uint8Array> {
+  if (!(await findEmail(db, projectId, id))) throw notFound('Email')
+  const raw = await rawMessageOf(db, id)
+  if (!raw) throw new AppError(410, 'GONE', "The email's message was deleted by retention (MAILSTEAD_RETENTION_DAYS)")
+  return raw.dkim_header ? Buffer.concat([Buffer.from(raw.dkim_header), raw.mime]) : raw.mime
 }
 
 /** A page of the project's emails, newest first, without their events. */

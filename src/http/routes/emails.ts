@@ -173,3 +173,24 @@ export const emailRoutes = (deps: HttpDeps) =>
         detail: { summary: 'Cancel a scheduled email', tags },
       },
     )
+    .get(
+      '/:emailId/raw',
+      async ({ params, caller, set }) => {
+        const raw = await emails.getRawMessage(deps.db, caller.project.id, params.emailId)
+        set.headers['content-type'] = 'message/rfc822'
+        set.headers['content-disposition'] = `attachment; filename="${params.emailId.replace(/[^\w-]/g, '')}.eml"`
+        return raw
+      },
+      {
+        params: EmailIdParams,
+        detail: {
+          summary: 'Download the message as its recipients got it (message/rfc822): its DKIM signature, once its first attempt made one, then the message',
+          tags,
+          responses: {
+            200: { description: 'The message', content: { 'message/rfc822': { schema: { type: 'string', format: 'binary' } } } },
+            404: { description: 'No such email in the project (the error body)' },
+            410: { description: 'Retention deleted the message (the error body)' },
+          },
+        },
+      },
+    )

@@ -1,6 +1,7 @@
 import { insertMany, updateMany } from '../../db/bulk.ts'
 import type { Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
+import type { Tally } from '../analytics/counters.ts'
 import { insertManyDeliveries, type NewDelivery } from './deliveries.repository.ts'
 
 export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
@@ -42,6 +43,8 @@ export interface NewEmailEvent {
   status: EmailStatus
   data: Record<string, unknown> | null
   at: number
+  /** What it adds to the sending counters, when its status alone does not say (a report's outcome); not stored. */
+  counts?: Tally
 }
 
 /** Records an email's events in order; the last one's status becomes the email's. */

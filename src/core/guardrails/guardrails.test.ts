@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../../test/helpers/clock.ts'
+import { insertDomain as seedDomain, insertProject as seedProject } from '../../../test/helpers/seed-rows.ts'
 import { openTestDatabase } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
@@ -78,43 +79,8 @@ let db: Db
 let clock: ManualClock
 const write = <T>(work: (trx: Db) => Promise<T>) => writeTransaction(db, work)
 
-async function insertProject(name: string): Promise<number> {
-  const row = await db
-    .insertInto('projects')
-    .values({ name, disabled: 0, rate_limit_per_minute: null, default_sender: null, send_rate_per_second: null, created_at: START, updated_at: START })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return row.id
-}
-
-async function insertDomain(projectId: number, name: string): Promise<number> {
-  const row = await db
-    .insertInto('domains')
-    .values({
-      project_id: projectId,
-      name,
-      region: 'us-east-1',
-      status: 'SUCCESS',
-      return_path_label: 'mst',
-      dkim_selector: 's',
-      dkim_public_key: 'k',
-      dkim_private_key: 'k',
-      ed25519_selector: 'e',
-      ed25519_public_key: 'k',
-      ed25519_private_key: 'k',
-      findings: null,
-      error_message: null,
-      last_checked_at: null,
-      next_check_at: START,
-      verified_at: START,
-      failing_since: null,
-      created_at: START,
-      updated_at: START,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return row.id
-}
+const insertProject = (name: string) => seedProject(db, name, START)
+const insertDomain = (projectId: number, name: string) => seedDomain(db, projectId, name, START)
 
 let emails = 0
 /** An email from the domain (null: none) with one delivery to `recipient`; answers the delivery. */

@@ -24,6 +24,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       .execute()
   }
   await backfill(db, sqlite)
+  // A project's range over all its domains reads its rows in range only, not every hour kept of each domain.
+  await db.schema.createIndex('sending_counters_project_hour').on('sending_counters').columns(['project_id', 'hour']).execute()
   await db.schema.dropIndex('emails_project_id').execute()
   await db.schema.createIndex('emails_project_created').on('emails').columns(['project_id', 'created_at', 'id']).execute()
   await db.schema.createIndex('emails_domain_created').on('emails').columns(['domain_id', 'created_at', 'id']).execute()

@@ -17,9 +17,9 @@ import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts
  * the function here that names the change, in the same transaction: sending and campaign
  * counters, webhook deliveries and segment membership follow every change the same way, whichever
  * path made it (the HTTP API, the SMTP relay and report listener, the delivery loop, campaigns,
- * workflows, the CLI, contact imports). A service that makes several changes in one transaction (a tracked event
- * and its contact; contacts and their listing) reports them once, after the last, so that each
- * reaction sees the whole change.
+ * workflows, the CLI, contact imports). A service that makes several changes in one transaction
+ * (a tracked event and its contact; contacts and their listing) reports them once, after the
+ * last, so that each reaction sees the whole change.
  *
  * Two reactions are not called from here: they read what was written, past a cursor of their own.
  * - Workflow triggers. The scanner (workflows/scanner.ts) reads `events` and `email_events` and

@@ -69,7 +69,7 @@ const EmailSchema = t.Object({
   cc: t.Array(t.String()),
   bcc: t.Array(t.String()),
   status: t.String(),
-  latestStatus: t.String({ description: 'useSend\'s name of status: the last event\'s' }),
+  latestStatus: t.String({ description: "useSend's name of status: the last event's" }),
   domainId: t.Union([t.Integer(), t.Null()], { description: 'The sending domain; null once it is removed' }),
   messageId: t.String(),
   scheduledAt: t.Union([t.String(), t.Null()]),
@@ -108,6 +108,7 @@ function domainIdOf(text: string): number {
   if (!/^[0-9]{1,16}$/.test(text) || Number(text) < 1) throw invalid('domainId', 'must be a whole number from 1 up')
   return Number(text)
 }
+
 const tags = ['Sending']
 
 export const emailRoutes = (deps: HttpDeps) =>

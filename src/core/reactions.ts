@@ -1,4 +1,5 @@
 import type { ContactRow, Db, EmailStatus } from '../db/schema.ts'
+import { countEmailEvents } from './analytics/counters.ts'
 import { activityOf, countActivity } from './campaigns/activity.ts'
 import type { CampaignRow } from './campaigns/campaign.ts'
 import { contactsByIds } from './contacts/contacts.repository.ts'
@@ -13,12 +14,12 @@ import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts
 
 /*
  * What follows a change, in one place. The module that owns a table makes its write, then calls
- * the function here that names the change, in the same transaction: campaign counters, webhook
- * deliveries and segment membership follow every change the same way, whichever path made it
- * (the HTTP API, the SMTP relay and report listener, the delivery loop, campaigns, workflows, the
- * CLI, contact imports). A service that makes several changes in one transaction (a tracked event
- * and its contact; contacts and their listing) reports them once, after the last, so that each
- * reaction sees the whole change.
+ * the function here that names the change, in the same transaction: sending and campaign
+ * counters, webhook deliveries and segment membership follow every change the same way, whichever
+ * path made it (the HTTP API, the SMTP relay and report listener, the delivery loop, campaigns,
+ * workflows, the CLI, contact imports). A service that makes several changes in one transaction
+ * (a tracked event and its contact; contacts and their listing) reports them once, after the
+ * last, so that each reaction sees the whole change.
  *
  * Two reactions are not called from here: they read what was written, past a cursor of their own.
  * - Workflow triggers. The scanner (workflows/scanner.ts) reads `events` and `email_events` and
@@ -31,10 +32,12 @@ import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts
  */
 
 /**
- * Events were recorded for one email: its campaign counts them (each recipient once, however
- * many times it opens or clicks) and its project's webhooks hear of them.
+ * Events were recorded for one email: the sending counters of its project, domain and hour count
+ * them (what the guardrails and analytics read), its campaign counts them (each recipient once,
+ * however many times it opens or clicks) and its project's webhooks hear of them.
  */
 export async function emailEventsAdded(db: Db, emailId: string, events: readonly NewEmailEvent[]): Promise<void> {
+  await countEmailEvents(db, emailId, events)
   for (const { status, data, at } of events) {
     const activity = activityOf(status)
     if (activity) await countActivity(db, emailId, activity, at, data?.hard === true)

@@ -233,12 +233,20 @@ export interface SendingCounterTable {
   domain_id: number
   /** Hours since the epoch (UTC). */
   hour: number
+  /** First attempts that reached a server (SENT events). */
+  sent: number
   delivered: number
+  /** Attempts deferred, and delays reported (DELIVERY_DELAYED events). */
+  deferred: number
   /** Bounced at an attempt, hard or soft. */
   bounced: number
+  /** Bounces reported afterwards (a DSN), once per recipient. */
+  reported_bounced: number
   /** Hard bounces, at an attempt or reported afterwards. */
   hard_bounced: number
   complained: number
+  opened: number
+  clicked: number
 }
 
 export interface MigrationTable {

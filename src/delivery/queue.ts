@@ -1,7 +1,6 @@
 import type { Selectable } from 'kysely'
 import { holdClaimedDelivery, updateDelivery } from '../core/emails/deliveries.repository.ts'
 import { addEmailEvents, type NewEmailEvent } from '../core/emails/email-events.ts'
-import { countOutcome } from '../core/guardrails/counters.ts'
 import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
@@ -107,7 +106,6 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
   }
   events.push({ status: STATUS[outcome.kind], data: eventData, at: now })
   await addEmailEvents(db, delivery.email_id, events)
-  await countOutcome(db, delivery, outcome, now)
   if (outcome.kind === 'bounced' && outcome.hard) {
     await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)
   }

@@ -5,6 +5,7 @@ import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
 import { observeRequests } from './observe.ts'
 import { requestIdFor } from './request-id.ts'
+import { analyticsRoutes } from './routes/analytics.ts'
 import { campaignRoutes } from './routes/campaigns.ts'
 import { campaignV1Routes } from './routes/campaigns-v1.ts'
 import { contactBookRoutes } from './routes/contact-books.ts'
@@ -70,6 +71,7 @@ export function createHttpApp(deps: HttpDeps) {
     .use(domainStatsRoutes(deps))
     .use(sendRoutes(deps))
     .use(emailRoutes(deps))
+    .use(analyticsRoutes(deps))
     .use(siteRoutes(deps))
     .use(templateRoutes(deps))
     .use(suppressionRoutes(deps))

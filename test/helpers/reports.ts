@@ -19,9 +19,9 @@ export interface Sent {
 }
 
 /** Sends one email to several recipients (so they share its Message-ID), delivers it, and says what went out. */
-export async function sendToAll(w: World, recipients: string[]) {
+export async function sendToAll(w: World, recipients: string[], html = '<p>Hi</p>') {
   for (const email of recipients) await w.t.request('POST', '/contacts', { key: w.key, body: { email, subscribed: true } })
-  const sent = await w.t.request('POST', '/api/v1/emails', { key: w.key, body: { from: 'ada@sender.example.com', to: recipients, subject: 'Hi', html: '<p>Hi</p>' } })
+  const sent = await w.t.request('POST', '/api/v1/emails', { key: w.key, body: { from: 'ada@sender.example.com', to: recipients, subject: 'Hi', html } })
   if (sent.status !== 200) throw new Error(`send failed: ${JSON.stringify(sent.body)}`)
   await w.deliver()
   const emailId: string = sent.body.emailId

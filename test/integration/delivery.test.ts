@@ -180,6 +180,6 @@ describe('an email downloaded (GET /api/v1/emails/{id}/raw)', () => {
     await w.t.app.db.deleteFrom('email_contents').where('email_id', '=', sent.body.emailId).execute()
     const gone = await raw(sent.body.emailId)
     expect(gone.status).toBe(410)
-    expect((await gone.json()).message).toContain('retention')
+    expect(((await gone.json()) as { message: string }).message).toContain('retention')
   })
 })

@@ -1,6 +1,7 @@
 import { insertMany, updateMany } from '../../db/bulk.ts'
 import type { Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
+import type { Tally } from '../analytics/counters.ts'
 import { insertManyDeliveries, type NewDelivery } from './deliveries.repository.ts'
 
 export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
@@ -42,6 +43,8 @@ export interface NewEmailEvent {
   status: EmailStatus
   data: Record<string, unknown> | null
   at: number
+  /** What it adds to the sending counters, when its status alone does not say (a report's outcome); not stored. */
+  counts?: Tally
 }
 
 /** Records an email's events in order; the last one's status becomes the email's. */
@@ -85,6 +88,41 @@ export const findEmail = (db: Db, projectId: number, id: string) =>
 
 export const withBodies = (db: Db) =>
   db.selectFrom('emails').leftJoin('email_contents', 'email_contents.email_id', 'emails.id').selectAll('emails').select(['email_contents.html', 'email_contents.text'])
+
+/** Which of a project's emails a list shows: created from `from` to `to` (ms, both included), from some sending domains. */
+export interface EmailFilter {
+  projectId: number
+  from?: number
+  to?: number
+  domainIds?: readonly number[]
+}
+
+const filtered = (db: Db, filter: EmailFilter) =>
+  db
+    .selectFrom('emails')
+    .where('emails.project_id', '=', filter.projectId)
+    .$if(filter.from !== undefined, (qb) => qb.where('emails.created_at', '>=', filter.from!))
+    .$if(filter.to !== undefined, (qb) => qb.where('emails.created_at', '<=', filter.to!))
+    .$if(filter.domainIds !== undefined, (qb) => qb.where('emails.domain_id', 'in', filter.domainIds!))
+
+/**
+ * A page of the emails, newest first, with their bodies: read in the order of the index
+ * (project_id, created_at, id), or (domain_id, created_at, id) for one domain, so that a page
+ * costs its offset and its rows, never a sort of every email the filter keeps.
+ */
+export const emailPage = (db: Db, filter: EmailFilter, page: number, limit: number) =>
+  filtered(db, filter)
+    .leftJoin('email_contents', 'email_contents.email_id', 'emails.id')
+    .selectAll('emails')
+    .select(['email_contents.html', 'email_contents.text'])
+    .orderBy('emails.created_at', 'desc')
+    .orderBy('emails.id', 'desc')
+    .limit(limit)
+    .offset((page - 1) * limit)
+
+/** How many emails the filter keeps: a count over the same index. */
+export const countEmails = async (db: Db, filter: EmailFilter) =>
+  Number((await filtered(db, filter).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count)
 
 export const emailEvents = (db: Db, emailId: string) =>
   db.selectFrom('email_events').selectAll().where('email_id', '=', emailId).orderBy('created_at').orderBy('id').execute()

@@ -3,7 +3,8 @@ import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { addEmailEvent } from './email-events.ts'
 import { setDeliveriesOf } from './deliveries.repository.ts'
-import { deliveriesOf, dkimHeaderOf, emailEvents, findEmail, rawMessageOf, withBodies } from './emails.repository.ts'
+import { getDomain } from '../domains/domains.service.ts'
+import { countEmails, deliveriesOf, dkimHeaderOf, emailEvents, emailPage, findEmail, rawMessageOf, type EmailFilter } from './emails.repository.ts'
 import { deliveryDetail } from './delivery-detail.ts'
 
 type EmailSummary = Omit<EmailTable, 'dkim_header'> & { html: string | null; text: string | null }
@@ -31,6 +32,8 @@ export function toEmail(row: EmailSummary, events: Omit<EmailEventTable, 'id'>[]
     cc: recipients.cc,
     bcc: recipients.bcc,
     status: row.status,
+    latestStatus: row.status,
+    domainId: row.domain_id,
     messageId: row.message_id,
     scheduledAt: row.scheduled_at === null ? null : isoTime(row.scheduled_at),
   }
@@ -55,25 +58,36 @@ export async function getRawMessage(db: Db, projectId: number, id: string): Prom
   return raw.dkim_header ? Buffer.concat([Buffer.from(raw.dkim_header), raw.mime]) : raw.mime
 }
 
-/** A page of the project's emails, newest first, without their events. */
-export async function listEmails(db: Db, projectId: number, page: number, limit: number) {
-  const rows = await withBodies(db)
-    .where('emails.project_id', '=', projectId)
-    .orderBy('emails.id', 'desc')
-    .limit(limit)
-    .offset((page - 1) * limit)
-    .execute()
-  const { count } = await db
-    .selectFrom('emails')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('project_id', '=', projectId)
-    .executeTakeFirstOrThrow()
+/** What a list of emails asks for: a page, and optionally a time range (ms, both ends included) and sending domains. */
+export interface EmailListQuery {
+  page: number
+  limit: number
+  startDate?: number
+  endDate?: number
+  domainIds?: readonly number[]
+}
+
+/** Domains one list may name: more is not a filter but a scan. */
+export const MAX_LIST_DOMAINS = 50
+
+/**
+ * A page of the project's emails, newest first, without their events, and how many the filters
+ * keep. A domain that is not the project's is a 404, as everywhere.
+ */
+export async function listEmails(db: Db, projectId: number, query: EmailListQuery) {
+  const { startDate, endDate, domainIds } = query
+  if (startDate !== undefined && endDate !== undefined && endDate < startDate) throw invalid('endDate', 'must not be before startDate')
+  const domains = domainIds && [...new Set(domainIds)]
+  if (domains && domains.length > MAX_LIST_DOMAINS) throw invalid('domainId', `names at most ${MAX_LIST_DOMAINS} domains`)
+  for (const id of domains ?? []) await getDomain(db, projectId, id)
+  const filter: EmailFilter = { projectId, from: startDate, to: endDate, domainIds: domains }
+  const [rows, count] = await Promise.all([emailPage(db, filter, query.page, query.limit).execute(), countEmails(db, filter)])
   return {
     data: rows.map((row) => {
       const { emailEvents: _, ...summary } = toEmail(row, [])
       return summary
     }),
-    count: Number(count),
+    count,
   }
 }
 

@@ -3,10 +3,9 @@ import addressparser from 'nodemailer/lib/addressparser'
 import type { Db, DeliveryTable } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { returnPathHost } from '../domains/records.ts'
-import { countFeedback } from '../guardrails/counters.ts'
 import { suppressRecipient } from '../suppressions/suppressions.service.ts'
 import { markBounced } from './deliveries.repository.ts'
-import { addEmailEvent } from './email-events.ts'
+import { addEmailEvent, addEmailEvents } from './email-events.ts'
 
 export type DeliveryRow = Selectable<DeliveryTable>
 
@@ -82,14 +81,16 @@ export const addressKey = (address: string) => {
 }
 
 /**
- * A bounce that came back after the fact: the delivery failed; a hard one suppresses the address,
- * and counts for the guardrails unless an attempt or a report already counted it as a hard
- * bounce (a soft one before it, at an attempt or in a report, did not).
+ * A bounce that came back after the fact: the delivery failed; a hard one suppresses the address.
+ * The sending counters count the recipient's bounce once, unless an attempt or a report already
+ * bounced it, and a hard one once, unless one was already hard (a soft one before it, at an
+ * attempt or in a report, was not).
  */
 export async function applyBounce(db: Db, delivery: DeliveryRow, facts: ReportFacts, hard: boolean, now: number) {
-  if (hard && !(await hasHardBounced(db, delivery))) await countFeedback(db, delivery, 'hard_bounce', now)
+  const before = await recipientEvents(db, delivery, 'BOUNCED')
+  const counts = { reportedBounced: before.length === 0 ? 1 : 0, hardBounced: hard && !before.some((data) => data.hard === true) ? 1 : 0 }
   await markBounced(db, delivery.id, facts.diagnostic ?? facts.status ?? null, now)
-  await addEmailEvent(db, delivery.email_id, 'BOUNCED', { recipient: delivery.recipient, hard, ...facts }, now)
+  await addEmailEvents(db, delivery.email_id, [{ status: 'BOUNCED', data: { recipient: delivery.recipient, hard, ...facts }, at: now, counts }])
   if (hard) await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', facts.diagnostic ?? facts.status ?? null, now)
 }
 
@@ -98,23 +99,20 @@ export async function applyDelay(db: Db, delivery: DeliveryRow, facts: ReportFac
   await addEmailEvent(db, delivery.email_id, 'DELIVERY_DELAYED', { recipient: delivery.recipient, ...facts }, now)
 }
 
-/** The recipient reported the email as abuse (or fraud, virus, ...); the guardrails count it once per recipient. */
+/**
+ * The recipient reported the email as abuse (or fraud, virus, ...); the sending counters count it
+ * once per recipient: a second report is not a second complaint.
+ */
 export async function applyComplaint(db: Db, delivery: DeliveryRow, facts: ReportFacts, now: number) {
-  if (!(await hasComplained(db, delivery))) await countFeedback(db, delivery, 'complaint', now)
-  await addEmailEvent(db, delivery.email_id, 'COMPLAINED', { recipient: delivery.recipient, ...facts }, now)
+  const counts = { complained: (await recipientEvents(db, delivery, 'COMPLAINED')).length === 0 ? 1 : 0 }
+  await addEmailEvents(db, delivery.email_id, [{ status: 'COMPLAINED', data: { recipient: delivery.recipient, ...facts }, at: now, counts }])
   await suppressRecipient(db, delivery.project_id, delivery.recipient, 'complaint', facts.feedbackType ?? null, now)
 }
 
-/** Whether the recipient already complained about this email: a second report is not a second complaint. */
-const hasComplained = (db: Db, delivery: DeliveryRow) => hasEvent(db, delivery, 'COMPLAINED', () => true)
-
-/** Whether the delivery already bounced hard, at an attempt or in a report. */
-const hasHardBounced = (db: Db, delivery: DeliveryRow) => hasEvent(db, delivery, 'BOUNCED', (data) => data.hard === true)
-
-async function hasEvent(db: Db, delivery: DeliveryRow, status: 'COMPLAINED' | 'BOUNCED', test: (data: { hard?: unknown }) => boolean): Promise<boolean> {
+/** The data of the email's events of this status about the delivery's recipient, at an attempt or in a report. */
+async function recipientEvents(db: Db, delivery: DeliveryRow, status: 'COMPLAINED' | 'BOUNCED'): Promise<Array<{ hard?: unknown }>> {
   const events = await db.selectFrom('email_events').select('data').where('email_id', '=', delivery.email_id).where('status', '=', status).execute()
-  return events.some((event) => {
-    const data = event.data === null ? null : (JSON.parse(event.data) as { recipient?: string; hard?: unknown })
-    return data?.recipient === delivery.recipient && test(data)
-  })
+  return events
+    .map((event) => (event.data === null ? null : (JSON.parse(event.data) as { recipient?: string; hard?: unknown })))
+    .filter((data): data is { recipient?: string; hard?: unknown } => data?.recipient === delivery.recipient)
 }

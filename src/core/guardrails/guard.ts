@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError } from '../../lib/errors.ts'
-import { windowCounts, type Counts } from './counters.ts'
+import { windowCounts, type Counts } from '../analytics/counters.ts'
 
 /**
  * The sending guardrails of Gmail's and Yahoo's bulk-sender rules (2024): per project and
@@ -58,16 +58,16 @@ const percent = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((
 /** `part` is more than `limit` per cent of `whole`, compared without the rounding of the shown rates. */
 const over = (part: number, whole: number, limit: number) => whole > 0 && part * 100 > limit * whole * (1 + 1e-12)
 
+/** What was sent (delivered or bounced at an attempt) and the rates the limits are about, in per cent. */
+export function ratesOf(counts: Counts): Pick<Rates, 'sent' | 'complaintRate' | 'hardBounceRate'> {
+  const sent = counts.delivered + counts.bounced
+  return { sent, complaintRate: percent(counts.complained, counts.delivered), hardBounceRate: percent(counts.hardBounced, sent) }
+}
+
 /** Judges a window's counts against the limits. */
 export function judge(counts: Counts, settings: GuardrailSettings): Judgement {
-  const sent = counts.delivered + counts.bounced
-  const rates: Rates = {
-    windowHours: settings.windowHours,
-    ...counts,
-    sent,
-    complaintRate: percent(counts.complained, counts.delivered),
-    hardBounceRate: percent(counts.hardBounced, sent),
-  }
+  const rates: Rates = { windowHours: settings.windowHours, ...counts, ...ratesOf(counts) }
+  const { sent } = rates
   const judged = sent >= settings.minDeliveries
   const breaches: Breach[] = []
   if (judged && over(counts.complained, counts.delivered, settings.complaintPercent)) breaches.push('complaint_rate')

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../../test/helpers/clock.ts'
+import { insertDomain as seedDomain, insertProject as seedProject } from '../../../test/helpers/seed-rows.ts'
 import { openTestDatabase } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
@@ -8,7 +9,7 @@ import { ConfigError, loadConfig } from '../../config/load.ts'
 import { createLogger } from '../../lib/logger.ts'
 import { addEmailEvent } from '../emails/email-events.ts'
 import { applyBounce, applyComplaint, findDelivery } from '../emails/feedback.ts'
-import { countFeedback, countOutcome, HOUR_MS, NO_COUNTS, pruneCounters, hourOf, windowCounts, type Counts } from './counters.ts'
+import { HOUR_MS, NO_COUNTS, pruneCounters, hourOf, rangeCounts, windowCounts, type Counts } from '../analytics/counters.ts'
 import { DEFAULT_GUARDRAILS, guardrailSettingsOf, guardrailVerdict, judge, type GuardrailSettings } from './guard.ts'
 import { createGuardrailMonitor } from './monitor.ts'
 
@@ -78,43 +79,8 @@ let db: Db
 let clock: ManualClock
 const write = <T>(work: (trx: Db) => Promise<T>) => writeTransaction(db, work)
 
-async function insertProject(name: string): Promise<number> {
-  const row = await db
-    .insertInto('projects')
-    .values({ name, disabled: 0, rate_limit_per_minute: null, default_sender: null, send_rate_per_second: null, created_at: START, updated_at: START })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return row.id
-}
-
-async function insertDomain(projectId: number, name: string): Promise<number> {
-  const row = await db
-    .insertInto('domains')
-    .values({
-      project_id: projectId,
-      name,
-      region: 'us-east-1',
-      status: 'SUCCESS',
-      return_path_label: 'mst',
-      dkim_selector: 's',
-      dkim_public_key: 'k',
-      dkim_private_key: 'k',
-      ed25519_selector: 'e',
-      ed25519_public_key: 'k',
-      ed25519_private_key: 'k',
-      findings: null,
-      error_message: null,
-      last_checked_at: null,
-      next_check_at: START,
-      verified_at: START,
-      failing_since: null,
-      created_at: START,
-      updated_at: START,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return row.id
-}
+const insertProject = (name: string) => seedProject(db, name, START)
+const insertDomain = (projectId: number, name: string) => seedDomain(db, projectId, name, START)
 
 let emails = 0
 /** An email from the domain (null: none) with one delivery to `recipient`; answers the delivery. */
@@ -145,12 +111,26 @@ beforeEach(async () => {
 
 afterEach(() => database.close())
 
+const STATUS = { delivered: 'DELIVERED', bounced: 'BOUNCED', deferred: 'DELIVERY_DELAYED', failed: 'FAILED', suppressed: 'SUPPRESSED' } as const
+
+type Outcome = { kind: keyof typeof STATUS; hard?: boolean }
+
+/** An attempt's outcome as the delivery queue records it: the email's event, which the counters count. */
+const countOutcome = (trx: Db, delivery: { email_id: string; recipient: string }, outcome: Outcome) =>
+  addEmailEvent(trx, delivery.email_id, STATUS[outcome.kind], { recipient: delivery.recipient, attempt: 1, ...(outcome.kind === 'bounced' && { hard: outcome.hard }) }, clock.now())
+
 /** Settles `n` deliveries of the project's domain with `outcome` now. */
-async function settleMany(n: number, outcome: { kind: string; hard?: boolean }, projectId = project, domainId: number | null = domain) {
+async function settleMany(n: number, outcome: Outcome, projectId = project, domainId: number | null = domain) {
   for (let i = 0; i < n; i++) {
     const delivery = await insertDelivery(projectId, domainId)
-    await write((trx) => countOutcome(trx, delivery, outcome, clock.now()))
+    await write((trx) => countOutcome(trx, delivery, outcome))
   }
+}
+
+/** A complaint about a delivery of the project's domain, as the report listener records it. */
+async function complaint() {
+  const delivery = await insertDelivery(project, domain)
+  await write((trx) => applyComplaint(trx, delivery, { source: 'arf', feedbackType: 'abuse' }, clock.now()))
 }
 
 const window = (hours = 24, projectId = project, domainId = domain) => windowCounts(db, projectId, domainId, clock.now(), hours)
@@ -160,7 +140,7 @@ describe('counting outcomes', () => {
     await settleMany(3, { kind: 'delivered' })
     await settleMany(2, { kind: 'bounced', hard: true })
     await settleMany(1, { kind: 'bounced', hard: false })
-    for (const kind of ['deferred', 'failed', 'suppressed']) await settleMany(1, { kind })
+    for (const kind of ['deferred', 'failed', 'suppressed'] as const) await settleMany(1, { kind })
     expect(await window()).toEqual({ delivered: 3, bounced: 3, hardBounced: 2, complained: 0 })
   })
 
@@ -198,9 +178,8 @@ describe('counting outcomes', () => {
     [36, { delivered: 0, complained: 0 }],
   ])('rates over the rolling window: %i hours on, older hours have dropped out', async (hours, expected) => {
     await settleMany(10, { kind: 'delivered' })
-    const complained = await insertDelivery(project, domain)
-    await write((trx) => countFeedback(trx, complained, 'complaint', clock.now()))
-    await write((trx) => countFeedback(trx, complained, 'complaint', clock.now()))
+    await complaint()
+    await complaint()
     clock.advance(12 * HOUR_MS)
     await settleMany(5, { kind: 'delivered' })
     clock.advance((hours - 12) * HOUR_MS)
@@ -230,8 +209,7 @@ describe('counting outcomes', () => {
     await settleMany(20, { kind: 'delivered' })
     const under = await guardrailVerdict(db, project, { id: domain, name: 'sender.example.com' }, settings, clock.now())
     expect(under).toMatchObject({ judged: true, breaches: [], message: null })
-    const complained = await insertDelivery(project, domain)
-    await write((trx) => countFeedback(trx, complained, 'complaint', clock.now()))
+    await complaint()
     const over = await guardrailVerdict(db, project, { id: domain, name: 'sender.example.com' }, settings, clock.now())
     expect(over.message).toBe('complaints were 5% of the mail sender.example.com delivered in the last 24 hours (1 of 20), over the 0.3% limit')
   })
@@ -242,18 +220,20 @@ describe('reports counted afterwards (feedback)', () => {
 
   test('a complaint counts once per recipient and email, however many reports say it', async () => {
     const delivery = await insertDelivery(project, domain, 'grumpy@example.net')
-    await write((trx) => countOutcome(trx, delivery, { kind: 'delivered' }, clock.now()))
+    await write((trx) => countOutcome(trx, delivery, { kind: 'delivered' }))
     for (let i = 0; i < 3; i++) await write(async (trx) => applyComplaint(trx, (await findDelivery(trx, delivery.id))!, facts, clock.now()))
     expect(await window()).toEqual({ delivered: 1, bounced: 0, hardBounced: 0, complained: 1 })
   })
 
-  /** An attempt that bounced, recorded as the delivery queue records it: counted, its state, its event. */
+  /** Bounces that reports counted: recipients whose attempts had not bounced, each once. */
+  const reportedBounced = async () => (await rangeCounts(db, { projectId: project, first: hourOf(START), last: hourOf(clock.now()), bucketHours: 24 }))[0]?.reportedBounced
+
+  /** An attempt that bounced, recorded as the delivery queue records it: its state, and its event, which is counted. */
   async function bouncedAtAttempt(recipient: string, hard: boolean) {
     const delivery = await insertDelivery(project, domain, recipient)
     await write(async (trx) => {
-      await countOutcome(trx, delivery, { kind: 'bounced', hard }, clock.now())
       await trx.updateTable('deliveries').set({ state: 'bounced' }).where('id', '=', delivery.id).execute()
-      await addEmailEvent(trx, delivery.email_id, 'BOUNCED', { recipient, hard }, clock.now())
+      await countOutcome(trx, delivery, { kind: 'bounced', hard })
     })
     return delivery
   }
@@ -267,6 +247,8 @@ describe('reports counted afterwards (feedback)', () => {
     const soft = await insertDelivery(project, domain, 'full@example.net')
     await write(async (trx) => applyBounce(trx, (await findDelivery(trx, soft.id))!, { source: 'dsn' }, false, clock.now()))
     expect(await window()).toEqual({ delivered: 0, bounced: 1, hardBounced: 2, complained: 0 })
+    // Each recipient bounced once: two by a report, one at its attempt.
+    expect(await reportedBounced()).toBe(2)
   })
 
   test('a hard bounce reported after a soft one, at an attempt or in a report, counts once', async () => {
@@ -277,6 +259,7 @@ describe('reports counted afterwards (feedback)', () => {
       await write(async (trx) => applyBounce(trx, (await findDelivery(trx, delivery.id))!, { source: 'dsn' }, true, clock.now()))
     }
     expect(await window()).toEqual({ delivered: 0, bounced: 1, hardBounced: 2, complained: 0 })
+    expect(await reportedBounced()).toBe(1)
   })
 })
 

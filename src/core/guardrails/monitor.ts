@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
-import { allWindowCounts, hourOf, pruneCounters } from './counters.ts'
+import { allWindowCounts, hourOf, KEEP_HOURS, pruneCounters } from '../analytics/counters.ts'
 import { breachText, judge, type Breach, type GuardrailSettings, type Rates } from './guard.ts'
 
 export interface MonitorDeps {
@@ -22,9 +22,6 @@ export interface Crossing {
   breach: Breach
   state: 'over' | 'under'
 }
-
-/** Counter rows are kept this long: the longest window allowed (30 days). */
-export const KEEP_HOURS = 720
 
 /**
  * Watches every project's sending domains over the window: when one goes over a limit, a warning

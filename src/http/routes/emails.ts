@@ -69,6 +69,8 @@ const EmailSchema = t.Object({
   cc: t.Array(t.String()),
   bcc: t.Array(t.String()),
   status: t.String(),
+  latestStatus: t.String({ description: "useSend's name of status: the last event's" }),
+  domainId: t.Union([t.Integer(), t.Null()], { description: 'The sending domain; null once it is removed' }),
   messageId: t.String(),
   scheduledAt: t.Union([t.String(), t.Null()]),
 })
@@ -100,6 +102,13 @@ const DeliverySchema = t.Object({
 const EmailSummarySchema = t.Omit(EmailSchema, ['emailEvents'])
 
 const EmailIdParams = t.Object({ emailId: t.String({ minLength: 3 }) })
+
+/** A domainId of the list's filter: decimal digits, as the path's ids are. */
+function domainIdOf(text: string): number {
+  if (!/^[0-9]{1,16}$/.test(text) || Number(text) < 1) throw invalid('domainId', 'must be a whole number from 1 up')
+  return Number(text)
+}
+
 const tags = ['Sending']
 
 export const emailRoutes = (deps: HttpDeps) =>
@@ -133,14 +142,30 @@ export const emailRoutes = (deps: HttpDeps) =>
         detail: { summary: 'Send up to 100 emails at once; all are queued or none', tags },
       },
     )
-    .get('', ({ query, caller }) => emails.listEmails(deps.db, caller.project.id, query.page ?? 1, query.limit ?? 20), {
-      query: t.Object({
-        page: t.Optional(intQuery('page', 1, 1_000_000, 'Page number, 1 when absent')),
-        limit: t.Optional(intQuery('limit', 1, 100, 'Page size, 20 when absent')),
-      }),
-      response: { 200: t.Object({ data: t.Array(EmailSummarySchema), count: t.Integer() }), ...authErrors },
-      detail: { summary: 'List emails, newest first', tags },
-    })
+    .get(
+      '',
+      ({ query, caller }) =>
+        emails.listEmails(deps.db, caller.project.id, {
+          page: query.page ?? 1,
+          limit: query.limit ?? 20,
+          startDate: timeOf(query.startDate, 'startDate'),
+          endDate: timeOf(query.endDate, 'endDate'),
+          domainIds: query.domainId === undefined ? undefined : listOf(query.domainId).map(domainIdOf),
+        }),
+      {
+        query: t.Object({
+          page: t.Optional(intQuery('page', 1, 1_000_000, 'Page number, 1 when absent')),
+          limit: t.Optional(intQuery('limit', 1, 100, 'Page size, 20 when absent')),
+          startDate: t.Optional(t.String({ description: 'ISO 8601 date-time: emails created then or later' })),
+          endDate: t.Optional(t.String({ description: 'ISO 8601 date-time: emails created then or earlier' })),
+          domainId: t.Optional(
+            t.Union([t.String(), t.Array(t.String())], { description: `Emails from this sending domain of the project; repeated, from any of them (at most ${emails.MAX_LIST_DOMAINS})` }),
+          ),
+        }),
+        response: { 200: t.Object({ data: t.Array(EmailSummarySchema), count: t.Integer({ description: 'Emails the filters keep, on every page' }) }), ...authErrors, 404: ErrorSchema },
+        detail: { summary: 'List emails, newest first', tags },
+      },
+    )
     .get('/:emailId', ({ params, caller }) => emails.getEmail(deps.db, caller.project.id, params.emailId), {
       params: EmailIdParams,
       response: { 200: t.Composite([EmailSchema, t.Object({ deliveries: t.Array(DeliverySchema) })]), ...authErrors, 404: ErrorSchema },

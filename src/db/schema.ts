@@ -14,12 +14,14 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
+import type { AccountSessionTable, AccountTable } from './accounts-schema.ts'
 import type { Claimable, LeaseTable, RateLimitTable } from './cluster-schema.ts'
 import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
 import type { ReceivedReportTable } from './inbound-schema.ts'
 
 import type { DeliverySiteDomainTable, DeliverySiteTable, ServerSettingTable } from './delivery-schema.ts'
 
+export type * from './accounts-schema.ts'
 export type * from './automation-schema.ts'
 export type * from './cluster-schema.ts'
 export type * from './delivery-schema.ts'
@@ -299,6 +301,8 @@ export interface DB {
   migrations: MigrationTable
   leases: LeaseTable
   rate_limits: RateLimitTable
+  accounts: AccountTable
+  account_sessions: AccountSessionTable
 }
 
 /** A database handle: the whole database, or one transaction of it. Services take this first. */

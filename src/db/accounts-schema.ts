@@ -1,0 +1,24 @@
+/** Someone who signs in to the console. Emails compare by `email_key` (lower-cased, ASCII domain). */
+export interface AccountTable {
+  id: string
+  email: string
+  email_key: string
+  /** argon2id (Bun.password), PHC string; null until set through a one-time link. */
+  password_hash: string | null
+  disabled: number
+  created_at: number
+  updated_at: number
+}
+
+/** A signed-in browser. The token is in its cookie only: stored here is its SHA-256. */
+export interface AccountSessionTable {
+  id: string
+  account_id: string
+  token_hash: string
+  address: string | null
+  user_agent: string | null
+  created_at: number
+  /** Moved at most every few minutes, not at every request. */
+  last_seen_at: number
+  expires_at: number
+}

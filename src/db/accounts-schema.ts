@@ -22,3 +22,28 @@ export interface AccountSessionTable {
   last_seen_at: number
   expires_at: number
 }
+
+export type ProjectRole = 'owner' | 'admin' | 'member' | 'viewer'
+
+/** An account's place in a project. */
+export interface ProjectMemberTable {
+  project_id: number
+  account_id: string
+  role: ProjectRole
+  created_at: number
+  updated_at: number
+}
+
+/** An invitation to join a project, by link; used once, until `expires_at`. */
+export interface ProjectInvitationTable {
+  id: string
+  project_id: number
+  email: string
+  email_key: string
+  role: ProjectRole
+  invited_by: string | null
+  created_at: number
+  expires_at: number
+  accepted_at: number | null
+  accepted_by: string | null
+}

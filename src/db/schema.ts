@@ -14,7 +14,7 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
-import type { AccountSessionTable, AccountTable } from './accounts-schema.ts'
+import type { AccountSessionTable, AccountTable, ProjectInvitationTable, ProjectMemberTable } from './accounts-schema.ts'
 import type { Claimable, LeaseTable, RateLimitTable } from './cluster-schema.ts'
 import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
 import type { ReceivedReportTable } from './inbound-schema.ts'
@@ -303,6 +303,8 @@ export interface DB {
   rate_limits: RateLimitTable
   accounts: AccountTable
   account_sessions: AccountSessionTable
+  project_members: ProjectMemberTable
+  project_invitations: ProjectInvitationTable
 }
 
 /** A database handle: the whole database, or one transaction of it. Services take this first. */

@@ -5,7 +5,10 @@ import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
 import { observeRequests } from './observe.ts'
 import { requestIdFor } from './request-id.ts'
+import { accountRoutes } from './routes/account.ts'
 import { authRoutes } from './routes/auth.ts'
+import { invitationRoutes } from './routes/invitations.ts'
+import { projectRoutes } from './routes/project.ts'
 import { campaignRoutes } from './routes/campaigns.ts'
 import { campaignV1Routes } from './routes/campaigns-v1.ts'
 import { contactBookRoutes } from './routes/contact-books.ts'
@@ -71,6 +74,9 @@ export function createHttpApp(deps: HttpDeps) {
     )
     .use(healthRoutes(deps))
     .use(authRoutes(deps))
+    .use(accountRoutes(deps))
+    .use(invitationRoutes(deps))
+    .use(projectRoutes(deps))
     .use(metricsRoutes(deps))
     .use(trackRoutes(deps))
     .use(trackingRoutes(deps))

@@ -120,6 +120,22 @@ describe('OpenAPI', () => {
     ['post', '/api/v1/auth/password'],
     ['get', '/api/v1/auth/session'],
     ['post', '/api/v1/auth/sign-out'],
+    ['get', '/api/v1/account/projects'],
+    ['post', '/api/v1/account/projects'],
+    ['post', '/api/v1/invitations/lookup'],
+    ['post', '/api/v1/invitations/accept'],
+    ['get', '/api/v1/project'],
+    ['patch', '/api/v1/project'],
+    ['delete', '/api/v1/project'],
+    ['get', '/api/v1/keys'],
+    ['post', '/api/v1/keys'],
+    ['delete', '/api/v1/keys/{id}'],
+    ['get', '/api/v1/project/members'],
+    ['patch', '/api/v1/project/members/{accountId}'],
+    ['delete', '/api/v1/project/members/{accountId}'],
+    ['get', '/api/v1/project/invitations'],
+    ['post', '/api/v1/project/invitations'],
+    ['delete', '/api/v1/project/invitations/{id}'],
   ] as const
 
   test('/swagger/json lists every route with its schemas', async () => {

@@ -1,3 +1,4 @@
+import { lockName } from '../../db/locking.ts'
 import type { Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { isoTime } from '../../lib/clock.ts'
@@ -5,6 +6,7 @@ import { safeEqual } from '../../lib/crypto.ts'
 import { conflict, invalid, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import * as repo from './accounts.repository.ts'
+import { insertOwnerOfAll } from './members.repository.ts'
 import { deleteAccountSessions } from './sessions.repository.ts'
 import { linkToken, passwordStamp, readLinkToken } from './tokens.ts'
 
@@ -38,8 +40,12 @@ export function requireEmail(email: string, field = 'email') {
  */
 export async function createAccount(db: Db, email: string, passwordHash: string | null, now: number): Promise<Account> {
   const checked = requireEmail(email)
+  await lockName(db, 'accounts:first')
+  const first = !(await repo.anyAccount(db))
   const row = await repo.insertAccount(db, { id: newId(), email: checked.email, email_key: checked.key, password_hash: passwordHash }, now)
   if (!row) throw conflict(`An account with the email ${checked.email} exists already`)
+  // The server's first account is its operator's: it owns the projects the CLI made before it.
+  if (first) await insertOwnerOfAll(db, row.id, now)
   return toAccount(row)
 }
 

@@ -32,6 +32,7 @@ export const setupOpen = async (db: Db) => !(await anyAccount(db))
  */
 export async function completeSetup(db: Db, secret: string, token: string, email: string, passwordHash: string, now: number) {
   if (readLinkToken(secret, 'setup', token, now) === undefined) throw invalid('token', 'this setup link is not valid: it has expired or was not made by this server')
+  // createAccount takes this lock too; taken here first, the check below sees any account made meanwhile.
   await lockName(db, 'accounts:first')
   if (await anyAccount(db)) throw conflict('Setup is done: an account exists already', 'Sign in, or ask the operator for an account (mailstead user create).')
   return createAccount(db, email, passwordHash, now)

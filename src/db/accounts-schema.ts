@@ -47,3 +47,14 @@ export interface ProjectInvitationTable {
   accepted_at: number | null
   accepted_by: string | null
 }
+
+/** An account's TOTP second factor: enrolled, then confirmed with a code. */
+export interface AccountTotpTable {
+  account_id: string
+  /** The base32 secret, sealed (src/lib/sealed.ts). */
+  secret: string
+  confirmed_at: number | null
+  /** The time step of the last code accepted: a code is accepted once. */
+  last_counter: number | null
+  created_at: number
+}

@@ -14,7 +14,7 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
-import type { AccountSessionTable, AccountTable, ProjectInvitationTable, ProjectMemberTable } from './accounts-schema.ts'
+import type { AccountSessionTable, AccountTable, AccountTotpTable, ProjectInvitationTable, ProjectMemberTable } from './accounts-schema.ts'
 import type { Claimable, LeaseTable, RateLimitTable } from './cluster-schema.ts'
 import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
 import type { ReceivedReportTable } from './inbound-schema.ts'
@@ -305,6 +305,7 @@ export interface DB {
   account_sessions: AccountSessionTable
   project_members: ProjectMemberTable
   project_invitations: ProjectInvitationTable
+  account_totp: AccountTotpTable
 }
 
 /** A database handle: the whole database, or one transaction of it. Services take this first. */

@@ -9,6 +9,7 @@ import { findAccountByKey } from './accounts.repository.ts'
 import { toAccount } from './accounts.service.ts'
 import { verifyPassword } from './password.ts'
 import { startSession, type SessionMeta } from './sessions.service.ts'
+import { checkSignInCode, totpRequired } from './totp.service.ts'
 
 export interface SignInDeps {
   db: Db
@@ -16,11 +17,15 @@ export interface SignInDeps {
   clock: Clock
   /** The one login throttle, the API keys' (authenticator.throttle). */
   throttle: AuthThrottle
+  /** The server secret: it seals second factors' secrets. */
+  secret: string
 }
 
 export interface SignInRequest {
   email: string
   password: string
+  /** The authenticator app's code, for an account with a second factor. */
+  code?: string
 }
 
 const wrongCredentials = () =>
@@ -31,7 +36,9 @@ const wrongCredentials = () =>
  * attempt waits as the throttle says for its client address and for the account it names (known
  * or not: an unknown email is slowed and answered like a known one), and a failure counts under
  * both. The password is checked against a stand-in hash when the email is unknown, so the answer
- * takes as long either way. A disabled account is refused once its password is shown right.
+ * takes as long either way. A disabled account is refused once its password is shown right; an
+ * account with a second factor then needs its code (401 TOTP_REQUIRED without one; a wrong code
+ * counts as a failure).
  */
 export async function signIn(deps: SignInDeps, input: SignInRequest, meta: SessionMeta) {
   const checked = checkAddress(input.email)
@@ -46,6 +53,15 @@ export async function signIn(deps: SignInDeps, input: SignInRequest, meta: Sessi
   }
   if (row.disabled === 1) throw new AppError(403, 'ACCOUNT_DISABLED', 'This account is disabled', { suggestion: 'Ask the server\'s operator: mailstead user list.' })
   const now = deps.clock.now()
-  const session = await deps.write((trx) => startSession(trx, row.id, meta, now))
-  return { account: toAccount(row), session }
+  // The code is used up in the transaction that makes the session: it cannot open two.
+  const outcome = await deps.write(async (trx) => {
+    const factor = await checkSignInCode(trx, deps.secret, row.id, input.code, now)
+    return { factor, session: factor === 'ok' ? await startSession(trx, row.id, meta, now) : undefined }
+  })
+  if (outcome.factor === 'missing') throw totpRequired()
+  if (!outcome.session) {
+    await deps.throttle.fail(...keys)
+    throw new AppError(401, 'UNAUTHORIZED', 'Wrong code', { suggestion: 'Send the current code of your authenticator app; failed sign-ins slow the next ones.' })
+  }
+  return { account: toAccount(row), session: outcome.session }
 }

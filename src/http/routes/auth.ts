@@ -6,6 +6,7 @@ import { completeSetup, setupOpen } from '../../core/accounts/setup.ts'
 import { signIn } from '../../core/accounts/sign-in.ts'
 import { startSession } from '../../core/accounts/sessions.service.ts'
 import { csrfTokenFor } from '../../core/accounts/tokens.ts'
+import { isTotpEnabled } from '../../core/accounts/totp.service.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { clientAddress, type ServerLike } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
@@ -75,12 +76,16 @@ export const authRoutes = (deps: HttpDeps) => {
       async ({ body, request, server, set }) => {
         const parts = { request, server: server as ServerLike }
         checkOrigin(deps, parts)
-        const done = await signIn({ db: deps.db, write: deps.writer.run, clock: deps.clock, throttle: deps.authenticator.throttle }, body, metaOf(request, parts.server))
+        const done = await signIn({ db: deps.db, write: deps.writer.run, clock: deps.clock, throttle: deps.authenticator.throttle, secret: deps.config.secret }, body, metaOf(request, parts.server))
         set.headers['set-cookie'] = sessionCookie(deps, parts, done.session.token, done.session.expiresAt)
         return signedIn(done.account, done.session)
       },
       {
-        body: strictObject({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 256 }) }),
+        body: strictObject({
+          email: t.String({ maxLength: 254 }),
+          password: t.String({ maxLength: 256 }),
+          code: t.Optional(t.String({ maxLength: 10, description: 'The 6-digit code of the authenticator app, for an account with a second factor (else 401 TOTP_REQUIRED)' })),
+        }),
         response: { 200: SignedIn, ...errors },
         detail: {
           summary: 'Sign in with email and password: sets the HttpOnly session cookie and returns the CSRF token',
@@ -105,14 +110,22 @@ export const authRoutes = (deps: HttpDeps) => {
       },
     )
     .use(requireSession(deps))
-    .get('/session', ({ session }) => ({ account: { id: session.accountId, email: session.email }, csrfToken: csrfTokenFor(deps.config.secret, session.id), expiresAt: isoTime(session.expiresAt) }), {
+    .get(
+      '/session',
+      async ({ session }) => ({
+        account: { id: session.accountId, email: session.email, totpEnabled: await isTotpEnabled(deps.db, session.accountId) },
+        csrfToken: csrfTokenFor(deps.config.secret, session.id),
+        expiresAt: isoTime(session.expiresAt),
+      }),
+      {
       response: {
-        200: t.Object({ account: t.Object({ id: t.String(), email: t.String() }), csrfToken: t.String(), expiresAt: t.String({ format: 'date-time' }) }),
+        200: t.Object({ account: t.Object({ id: t.String(), email: t.String(), totpEnabled: t.Boolean() }), csrfToken: t.String(), expiresAt: t.String({ format: 'date-time' }) }),
         401: ErrorSchema,
         429: ErrorSchema,
       },
       detail: { summary: 'The signed-in account and its CSRF token (the console asks at load)', tags },
-    })
+    },
+    )
     .post(
       '/sign-out',
       async ({ session, request, server, set }) => {

@@ -27,8 +27,10 @@ export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exe
 
 /**
  * Authenticates the request's key (authenticator.logIn: malformed keys refused before any lookup,
- * others slowed after failed logins from the address) and counts it against its budget. Routes of
- * a file that uses this see `caller`; `publicKey: true` admits public keys too.
+ * others slowed after failed logins from the address) and counts it against its budget, or,
+ * without an Authorization header, the session cookie and its X-Project-Id (sessionCaller); then
+ * refuses what the caller's role may not write (permissions.ts). Routes of a file that uses this
+ * see `caller`; `publicKey: true` admits public keys too.
  *
  * Every well-formed key is checked, even from an address that has spent its budget of failed
  * ones: a right key is never locked out by others' mistakes at the same address, only slowed with

@@ -113,7 +113,8 @@ export async function createFixtures(w: World, template: string, n: number): Pro
     case 'keys':
       return { id: String((await call('POST', '/api/v1/keys', { type: 'public' })).id) }
     case 'project':
-      // Members and invitations are the owner's: a key is refused them whatever they name.
+    case 'account':
+      // Members and invitations are the owner's, sessions a signed-in person's: a key is refused them whatever they name.
       return { accountId: 'none', id: 'none' }
     default:
       throw new Error(`no fixture for ${template}`)

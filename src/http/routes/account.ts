@@ -2,8 +2,7 @@ import { Elysia, t } from 'elysia'
 import { createOwnedProject, listMyProjects } from '../../core/accounts/members.service.ts'
 import { listSessions, revokeSession } from '../../core/accounts/sessions.service.ts'
 import { confirmTotp, disableTotp, enrollTotp } from '../../core/accounts/totp.service.ts'
-import type { Db } from '../../db/schema.ts'
-import type { HttpDeps } from '../deps.ts'
+import { writeAt, type HttpDeps } from '../deps.ts'
 import { ErrorSchema, strictObject } from '../schemas.ts'
 import { requireSession } from '../session.ts'
 
@@ -25,10 +24,7 @@ const TotpState = t.Object({ totpEnabled: t.Boolean() })
 
 /** What belongs to the signed-in person rather than to a project: their projects, sessions and second factor. */
 export const accountRoutes = (deps: HttpDeps) => {
-  const write = <T>(work: (trx: Db, at: number) => Promise<T>) => {
-    const at = deps.clock.now()
-    return deps.writer.run((trx) => work(trx, at))
-  }
+  const write = writeAt(deps)
   return new Elysia({ prefix: '/api/v1/account' })
     .use(requireSession(deps))
     .get('/projects', ({ session }) => listMyProjects(deps.db, session.accountId), {

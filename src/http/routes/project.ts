@@ -2,10 +2,9 @@ import { Elysia, t, type TSchema } from 'elysia'
 import { createInvitation, listInvitations, revokeInvitation } from '../../core/accounts/invitations.service.ts'
 import { changeRole, listMembers, removeMember } from '../../core/accounts/members.service.ts'
 import * as projects from '../../core/projects/projects.service.ts'
-import type { Db } from '../../db/schema.ts'
 import { invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
-import type { HttpDeps } from '../deps.ts'
+import { writeAt, type HttpDeps } from '../deps.ts'
 import { authErrors, EmailField, ErrorSchema, numericId, oneOf, strictObject } from '../schemas.ts'
 import { ROLE_VALUES } from './account-schemas.ts'
 
@@ -35,10 +34,7 @@ const errors = { ...authErrors, 404: ErrorSchema, 409: ErrorSchema }
  * and invitations. What each role may change is enforced by requireKey (src/http/permissions.ts).
  */
 export const projectRoutes = (deps: HttpDeps) => {
-  const write = <T>(work: (trx: Db, at: number) => Promise<T>) => {
-    const at = deps.clock.now()
-    return deps.writer.run((trx) => work(trx, at))
-  }
+  const write = writeAt(deps)
   return new Elysia({ prefix: '/api/v1' })
     .use(requireKey(deps))
     .get('/project', async ({ caller }) => ({ ...(await projects.getProject(deps.db, caller.project.id)), role: caller.role }), {

@@ -26,6 +26,9 @@ import * as claims from './0024_claims.ts'
 import * as rateLimits from './0026_rate_limits.ts'
 import * as importUploads from './0027_import_uploads.ts'
 import * as analytics from './0028_analytics.ts'
+import * as accounts from './0029_accounts.ts'
+import * as projectMembers from './0030_project_members.ts'
+import * as accountTotp from './0031_account_totp.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -59,6 +62,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0026_rate_limits', ...rateLimits },
   { name: '0027_import_uploads', ...importUploads },
   { name: '0028_analytics', ...analytics },
+  { name: '0029_accounts', ...accounts },
+  { name: '0030_project_members', ...projectMembers },
+  { name: '0031_account_totp', ...accountTotp },
 ]
 
 /**

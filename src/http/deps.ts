@@ -60,3 +60,11 @@ export interface HttpDeps {
   /** The SMTP listeners' state, for /health. */
   listeners: () => Record<string, ListenerStatus>
 }
+
+/** Runs a write through the group-commit writer with the time it was asked for: what route files' `write` is. */
+export const writeAt =
+  (deps: Pick<HttpDeps, 'clock' | 'writer'>) =>
+  <T>(work: (trx: Db, at: number) => Promise<T>): Promise<T> => {
+    const at = deps.clock.now()
+    return deps.writer.run((trx) => work(trx, at))
+  }

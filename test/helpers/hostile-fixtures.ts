@@ -114,6 +114,12 @@ export async function createFixtures(w: World, template: string, n: number): Pro
       await call('POST', '/api/v1/emails', { to: `queued${n}@example.net`, from: FROM, subject: 'Later', text: 'x', scheduledAt: inOneDay() })
       return { id: String((await call('GET', '/api/v1/queue/deliveries?state=scheduled&limit=1')).deliveries[0].id) }
     }
+    case 'keys':
+      return { id: String((await call('POST', '/api/v1/keys', { type: 'public' })).id) }
+    case 'project':
+    case 'account':
+      // Members and invitations are the owner's, sessions a signed-in person's: a key is refused them whatever they name.
+      return { accountId: 'none', id: 'none' }
     default:
       throw new Error(`no fixture for ${template}`)
   }

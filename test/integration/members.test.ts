@@ -163,6 +163,27 @@ describe('each role, each kind of write', () => {
   })
 })
 
+describe('settings', () => {
+  test("an admin sets the name, default sender and send rate, which may not pass the server's; null goes back to it", async () => {
+    const admin = people.admin.headers({ project: project.id })
+    const changed = await t.request('PATCH', '/api/v1/project', { headers: admin, body: { name: 'Shop, renamed', defaultSender: 'hello@shop.example', sendRatePerSecond: 5 } })
+    expect(changed.status).toBe(200)
+    expect(changed.body).toMatchObject({ name: 'Shop, renamed', defaultSender: 'hello@shop.example', sendRatePerSecond: 5 })
+    const tooFast = await t.request('PATCH', '/api/v1/project', { headers: admin, body: { sendRatePerSecond: 10_000_000 } })
+    expect(tooFast.body.errors).toEqual([{ field: 'sendRatePerSecond', message: expect.stringContaining("must be at most the server's") }])
+    for (const sendRatePerSecond of [0, 2.5, 'fast']) {
+      const refused = await t.request('PATCH', '/api/v1/project', { headers: admin, body: { sendRatePerSecond } })
+      expect(refused.status).toBe(422)
+      expect(refused.body.errors.map((e: { field: string }) => e.field)).toContain('sendRatePerSecond')
+    }
+    expect((await t.request('GET', '/api/v1/project', { headers: admin })).body.sendRatePerSecond).toBe(5)
+    const reset = await t.request('PATCH', '/api/v1/project', { headers: admin, body: { name: 'Shop', defaultSender: null, sendRatePerSecond: null } })
+    expect(reset.body).toMatchObject({ name: 'Shop', defaultSender: null, sendRatePerSecond: null })
+    const member = await t.request('PATCH', '/api/v1/project', { headers: people.member.headers({ project: project.id }), body: { sendRatePerSecond: 1 } })
+    expect(member.status).toBe(403)
+  })
+})
+
 describe('members', () => {
   test('an owner changes roles; the last owner cannot be demoted or removed', async () => {
     const members = (await t.request('GET', '/api/v1/project/members', { headers: owner.headers({ project: project.id }) })).body

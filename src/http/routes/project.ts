@@ -16,7 +16,7 @@ const ProjectSchema = t.Object({
   disabled: t.Boolean(),
   rateLimitPerMinute: t.Union([t.Integer(), t.Null()], { description: "Set by the server's operator (mailstead project set-rate-limit)" }),
   defaultSender: t.Union([t.String(), t.Null()]),
-  sendRatePerSecond: t.Union([t.Number(), t.Null()], { description: "Set by the server's operator (mailstead project set-send-rate)" }),
+  sendRatePerSecond: t.Union([t.Number(), t.Null()], { description: "Emails per second; null for the server's rate, which is also the most a project may set here" }),
   createdAt: Time,
   updatedAt: Time,
 })
@@ -44,10 +44,15 @@ export const projectRoutes = (deps: HttpDeps) => {
     .patch(
       '/project',
       ({ body, caller }) => {
-        if (Object.keys(body).length === 0) throw invalid('body', 'give at least one of name, defaultSender')
+        if (Object.keys(body).length === 0) throw invalid('body', 'give at least one of name, defaultSender, sendRatePerSecond')
+        const rate = body.sendRatePerSecond
+        // The server-wide rate is the operator's: a project may go slower, never faster (the CLI may).
+        const ceiling = deps.config.sendRatePerSecond
+        if (rate !== undefined && rate !== null && rate > ceiling) throw invalid('sendRatePerSecond', `must be at most the server's ${ceiling} emails per second`)
         return write(async (trx, at) => {
           if (body.name !== undefined) await projects.renameProject(trx, caller.project.id, body.name, at)
           if (body.defaultSender !== undefined) await projects.setDefaultSender(trx, caller.project.id, body.defaultSender, at)
+          if (rate !== undefined) await projects.setSendRate(trx, caller.project.id, rate, at)
           return projects.getProject(trx, caller.project.id)
         })
       },
@@ -55,6 +60,11 @@ export const projectRoutes = (deps: HttpDeps) => {
         body: strictObject({
           name: t.Optional(t.String({ maxLength: 100 })),
           defaultSender: t.Optional(t.Union([t.String({ maxLength: 254 }), t.Null()], { description: 'The From of sends that name none; null removes it' })),
+          sendRatePerSecond: t.Optional(
+            t.Union([t.Integer({ minimum: 1, error: 'must be a whole number of emails per second, 1 or more', 'x-field': 'sendRatePerSecond' }), t.Null()], {
+              description: "Emails per second, at most the server's rate; null for the server's rate",
+            }),
+          ),
         }),
         response: { 200: ProjectSchema, ...errors },
         detail: { summary: "Change the project's settings (owner, admin)", tags: ['Projects'] },

@@ -70,6 +70,11 @@ describe('the DNS checker', () => {
     expect(checked.spfDetails).toBe('v=spf1 include:elsewhere.example -all')
     expect(checked.verificationError).toContain('found "mx.elsewhere.example"')
     expect(checked.verificationError).toContain(`does not authorise ${HOST}`)
+    // Each record says, beside what is expected, what was found and why it is judged so.
+    const mx = checked.dnsRecords.find((r: any) => r.type === 'MX')
+    expect(mx).toMatchObject({ value: HOST, status: 'PENDING', found: 'mx.elsewhere.example', problem: `the MX does not point to ${HOST}` })
+    const dkim = checked.dnsRecords.find((r: any) => r.name.includes('._domainkey.') && !r.name.includes('-ed.'))
+    expect(dkim).toMatchObject({ status: 'SUCCESS', found: dkim.value, problem: null })
   })
 
   test('SERVFAIL makes it TEMPORARY_FAILURE, and a later good check moves it on', async () => {

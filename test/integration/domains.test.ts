@@ -51,11 +51,11 @@ describe('POST /api/v1/domains', () => {
     const selector = body.dnsRecords[0].name.split('.')[0]
     expect(selector).toMatch(/^ms\d{6}[a-z]+$/)
     expect(body.dnsRecords).toEqual([
-      { type: 'TXT', name: `${selector}._domainkey.example.com`, value: `v=DKIM1; k=rsa; p=${body.publicKey}`, ttl: '3600', status: 'PENDING', priority: '', recommended: false },
-      { type: 'MX', name: 'mst.example.com', value: HOST, ttl: '3600', status: 'PENDING', priority: '10', recommended: false },
-      { type: 'TXT', name: 'mst.example.com', value: `v=spf1 a:${HOST} ~all`, ttl: '3600', status: 'PENDING', priority: '', recommended: false },
-      { type: 'TXT', name: '_dmarc.example.com', value: 'v=DMARC1; p=none; rua=mailto:dmarc@mst.example.com', ttl: '3600', status: 'PENDING', priority: '', recommended: true },
-      { type: 'TXT', name: `${selector}-ed._domainkey.example.com`, value: expect.stringMatching(/^v=DKIM1; k=ed25519; p=/), ttl: '3600', status: 'PENDING', priority: '', recommended: true },
+      { type: 'TXT', name: `${selector}._domainkey.example.com`, value: `v=DKIM1; k=rsa; p=${body.publicKey}`, ttl: '3600', status: 'PENDING', priority: '', recommended: false, found: null, problem: null },
+      { type: 'MX', name: 'mst.example.com', value: HOST, ttl: '3600', status: 'PENDING', priority: '10', recommended: false, found: null, problem: null },
+      { type: 'TXT', name: 'mst.example.com', value: `v=spf1 a:${HOST} ~all`, ttl: '3600', status: 'PENDING', priority: '', recommended: false, found: null, problem: null },
+      { type: 'TXT', name: '_dmarc.example.com', value: 'v=DMARC1; p=none; rua=mailto:dmarc@mst.example.com', ttl: '3600', status: 'PENDING', priority: '', recommended: true, found: null, problem: null },
+      { type: 'TXT', name: `${selector}-ed._domainkey.example.com`, value: expect.stringMatching(/^v=DKIM1; k=ed25519; p=/), ttl: '3600', status: 'PENDING', priority: '', recommended: true, found: null, problem: null },
     ])
   })
 

@@ -43,6 +43,9 @@ export function toDomain(row: DomainRow, hostname: string) {
       status: findings[record.kind]?.status ?? 'PENDING',
       priority: record.priority === undefined ? '' : String(record.priority),
       recommended: !record.required,
+      // What the last check saw, beside what is expected (`value`): the console shows both.
+      found: findings[record.kind]?.found ?? null,
+      problem: findings[record.kind]?.problem ?? null,
     })),
     region: row.region,
     clickTracking: row.click_tracking === 1,

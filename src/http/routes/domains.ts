@@ -15,6 +15,8 @@ const DnsRecordSchema = t.Object({
   status: t.String(),
   priority: t.String(),
   recommended: t.Boolean(),
+  found: t.Union([t.String(), t.Null()], { description: 'What the last check found at the name (null: nothing, or not checked yet)' }),
+  problem: t.Union([t.String(), t.Null()], { description: 'Why the last check judged it so, when it is not right' }),
 })
 
 const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])

@@ -29,6 +29,7 @@ import * as analytics from './0028_analytics.ts'
 import * as accounts from './0029_accounts.ts'
 import * as projectMembers from './0030_project_members.ts'
 import * as accountTotp from './0031_account_totp.ts'
+import * as webhookResponses from './0032_webhook_responses.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -65,6 +66,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0029_accounts', ...accounts },
   { name: '0030_project_members', ...projectMembers },
   { name: '0031_account_totp', ...accountTotp },
+  { name: '0032_webhook_responses', ...webhookResponses },
 ]
 
 /**

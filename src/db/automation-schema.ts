@@ -243,6 +243,8 @@ export interface WebhookDeliveryTable extends Claimable {
   last_status: number | null
   last_error: string | null
   last_duration_ms: number | null
+  /** The beginning of the endpoint's answer to the last call (RESPONSE_KEPT characters at most). */
+  last_response_body: Generated<string | null>
   created_at: number
   updated_at: number
 }

@@ -180,7 +180,7 @@ describe('calls', () => {
     expect(new Set(calls.map((c) => c.headers.get('x-mailstead-id'))).size).toBe(1)
     expect(new Set(calls.map((c) => c.body)).size).toBe(1)
     const [delivery] = (await deliveriesOf(key, hook.id)).deliveries
-    expect(delivery).toMatchObject({ state: 'failed', attempts: 6, nextAttemptAt: null, lastStatus: 500, lastError: 'the endpoint answered 500', type: 'contact.created' })
+    expect(delivery).toMatchObject({ state: 'failed', attempts: 6, nextAttemptAt: null, lastStatus: 500, lastError: 'the endpoint answered 500', lastResponseBody: 'broken', type: 'contact.created' })
   })
 
   test('thirty failed calls in a row disable the webhook; its deliveries wait, and enabling it sends them', async () => {
@@ -273,6 +273,7 @@ describe('calls', () => {
       lastStatus: 200,
       lastError: null,
       lastDurationMs: expect.any(Number),
+      lastResponseBody: 'ok',
       payload: { id: expect.any(String), type: 'contact.created', createdAt: expect.any(String), data: expect.objectContaining({ email: 'third@example.net' }) },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

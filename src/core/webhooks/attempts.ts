@@ -13,6 +13,8 @@ export interface Recorded {
 }
 
 const MAX_ERROR_LENGTH = 1000
+/** What the delivery log keeps of an endpoint's answer: enough to see what it said. */
+const RESPONSE_KEPT = 2000
 
 /**
  * Records a call's outcome in one transaction: the delivery is delivered, due again by the
@@ -35,6 +37,8 @@ export async function recordAttempt(db: Db, delivery: Claimed, result: OutboundR
       last_status: result.status,
       last_error: result.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
       last_duration_ms: result.durationMs,
+      // NUL is no text PostgreSQL keeps: a binary answer is shown with replacement characters.
+      last_response_body: result.status === null ? null : result.body.slice(0, RESPONSE_KEPT).replaceAll('\u0000', '\uFFFD'),
     },
     now,
   )

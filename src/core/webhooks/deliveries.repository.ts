@@ -57,6 +57,7 @@ export interface Settlement {
   last_status: number | null
   last_error: string | null
   last_duration_ms: number
+  last_response_body: string | null
 }
 
 /** Records an attempt's outcome and ends its claim; nothing when the delivery is finished, gone, or another process's now. */
@@ -73,6 +74,7 @@ const update = prepared((db, p: Settlement & { id: string; owner: string; now: n
       last_status: p.last_status,
       last_error: p.last_error,
       last_duration_ms: p.last_duration_ms,
+      last_response_body: p.last_response_body,
       updated_at: p.now,
       ...UNCLAIMED,
     })

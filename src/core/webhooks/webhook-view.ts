@@ -30,6 +30,7 @@ export const toDelivery = (row: DeliveryRow) => ({
   lastStatus: row.last_status,
   lastError: row.last_error,
   lastDurationMs: row.last_duration_ms,
+  lastResponseBody: row.last_response_body,
   payload: JSON.parse(row.payload) as unknown,
   createdAt: isoTime(row.created_at),
   updatedAt: isoTime(row.updated_at),

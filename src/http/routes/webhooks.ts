@@ -42,6 +42,7 @@ const DeliverySchema = t.Object({
   lastStatus: t.Union([t.Integer(), t.Null()]),
   lastError: t.Union([t.String(), t.Null()]),
   lastDurationMs: t.Union([t.Integer(), t.Null()]),
+  lastResponseBody: t.Union([t.String(), t.Null()], { description: "The beginning of the endpoint's answer to the last call (2,000 characters at most)" }),
   payload: t.Unknown({ description: 'The body sent: {id, type, createdAt, data}' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),

@@ -4,11 +4,19 @@ import { join } from 'node:path'
 /*
  * The OpenAPI documents of the peers whose clients Mailstead serves (useSend's, Plunk's) are
  * reference data kept beside the project, never copied into it: tests read them where they are
- * (`MAILSTEAD_PEERS_DIR`, else ../shared/peers beside the checkout) and check answers against
- * their response schemas.
+ * (`MAILSTEAD_PEERS_DIR`, else ../shared/peers beside the checkout, else /work/shared/peers, where
+ * this project's machines keep them) and check answers against their response schemas. Where
+ * none is found (a fresh machine), the tests that need them are skipped, saying why.
  */
 
-const PEERS_DIR = process.env.MAILSTEAD_PEERS_DIR ?? join(import.meta.dir, '..', '..', '..', 'shared', 'peers')
+const PEERS_DIR = [process.env.MAILSTEAD_PEERS_DIR, join(import.meta.dir, '..', '..', '..', 'shared', 'peers'), '/work/shared/peers'].find(
+  (dir): dir is string => dir !== undefined && existsSync(join(dir, 'usesend-openapi.json')),
+)
+
+/** Skip a test with this when the documents are not there. */
+export const NO_PEER_DOCUMENTS = PEERS_DIR === undefined
+/** What a skipped test's name says. */
+export const NEEDS_PEER_DOCUMENTS = "(needs the peers' OpenAPI documents: MAILSTEAD_PEERS_DIR, or ../shared/peers beside the checkout)"
 
 /** The part of OpenAPI 3.0's schema objects that the peers' response schemas use. */
 export interface PeerSchema {
@@ -27,9 +35,8 @@ const documents = new Map<string, any>()
 
 function peerDocument(file: string): any {
   if (!documents.has(file)) {
-    const path = join(PEERS_DIR, file)
-    if (!existsSync(path)) throw new Error(`${path} is missing: set MAILSTEAD_PEERS_DIR to the folder that holds the peers' OpenAPI documents`)
-    documents.set(file, JSON.parse(readFileSync(path, 'utf8')))
+    if (PEERS_DIR === undefined) throw new Error(`the peers' documents are missing ${NEEDS_PEER_DOCUMENTS}`)
+    documents.set(file, JSON.parse(readFileSync(join(PEERS_DIR, file), 'utf8')))
   }
   return documents.get(file)
 }

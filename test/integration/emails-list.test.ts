@@ -4,7 +4,7 @@ import { emailPage, type EmailFilter } from '../../src/core/emails/emails.reposi
 import { dialectOf } from '../../src/db/client.ts'
 import { ManualClock } from '../helpers/clock.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { schemaErrors, useSendResponse } from '../helpers/peer-schema.ts'
+import { NEEDS_PEER_DOCUMENTS, NO_PEER_DOCUMENTS, schemaErrors, useSendResponse } from '../helpers/peer-schema.ts'
 import { createWorld, type World } from '../helpers/world.ts'
 
 /*
@@ -51,14 +51,19 @@ beforeAll(async () => {
 afterAll(() => w.close())
 
 describe('the list', () => {
-  test("newest first, each with useSend's latestStatus and domainId, as useSend's document says", async () => {
+  test("newest first, each with useSend's latestStatus and domainId", async () => {
     const answer = await list()
     expect(answer.status).toBe(200)
     expect(subjects(answer)).toEqual(['a4', 'n2', 'n1', 'a3', 'a2', 'a1'])
     expect(answer.body.count).toBe(6)
     expect(answer.body.data[0]).toMatchObject({ latestStatus: 'DELIVERED', status: 'DELIVERED', domainId: w.domain.id })
     expect(answer.body.data[1].domainId).toBe(news)
-    expect(schemaErrors(useSendResponse('/v1/emails'), answer.body)).toEqual([])
+  })
+
+  test.skipIf(NO_PEER_DOCUMENTS)(`the list, filtered or not, is as useSend's document says ${NEEDS_PEER_DOCUMENTS}`, async () => {
+    for (const query of ['', `?domainId=${news}&domainId=${w.domain.id}&endDate=2026-11-02T23:00:00Z`]) {
+      expect(schemaErrors(useSendResponse('/v1/emails'), (await list(query)).body)).toEqual([])
+    }
   })
 
   test('startDate and endDate keep the emails created between them, both included; count is of those', async () => {
@@ -73,7 +78,6 @@ describe('the list', () => {
     expect(subjects(await list(`?domainId=${news}`))).toEqual(['n2', 'n1'])
     const both = await list(`?domainId=${news}&domainId=${w.domain.id}&endDate=2026-11-02T23:00:00Z`)
     expect(subjects(both)).toEqual(['n2', 'n1', 'a3', 'a2', 'a1'])
-    expect(schemaErrors(useSendResponse('/v1/emails'), both.body)).toEqual([])
   })
 
   test('filtered pages: page and limit page through what the filters keep', async () => {

@@ -5,6 +5,7 @@ import { dirname } from 'node:path'
 import { Readable, Transform, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import busboy from 'busboy'
+import type { OpenAPIV3 } from 'openapi-types'
 import { AppError, invalid } from '../lib/errors.ts'
 
 export interface Upload {
@@ -16,6 +17,18 @@ export interface Upload {
 const CSV_TYPES = /^(text\/csv|application\/csv)\s*(;|$)/i
 const MULTIPART = /^multipart\/form-data\s*;/i
 const FILE_FIELD = 'file'
+
+/**
+ * The OpenAPI request body of a route that takes a CSV upload. The handler streams the body to
+ * disk itself, so it has no schema for Elysia to check; this documents it.
+ */
+export const CSV_UPLOAD_BODY: OpenAPIV3.RequestBodyObject = {
+  required: true,
+  content: {
+    'text/csv': { schema: { type: 'string' } },
+    'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } },
+  },
+}
 
 const tooLarge = (limit: number) => new AppError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${limit / 1024 / 1024} MiB`)
 

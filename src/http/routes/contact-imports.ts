@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.ts'
 import { requireKey } from '../auth.ts'
 import { IMPORT_BODY_LIMIT } from '../body.ts'
 import type { HttpDeps } from '../deps.ts'
-import { receiveCsvUpload } from '../upload.ts'
+import { CSV_UPLOAD_BODY, receiveCsvUpload } from '../upload.ts'
 import { authErrors, ErrorSchema, intQuery } from '../schemas.ts'
 
 const ImportSchema = t.Object({
@@ -62,14 +62,7 @@ export const contactImportRoutes = (deps: HttpDeps) =>
             'The header needs an email column; subscribed (true/false/yes/no/1/0) is optional; every other column is a data key. ' +
             'Answers 202 with the import; follow it at GET /contacts/import/{id}.',
           tags,
-          // The body is streamed to disk by the handler, so it has no schema for Elysia to check.
-          requestBody: {
-            required: true,
-            content: {
-              'text/csv': { schema: { type: 'string' } },
-              'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } },
-            },
-          },
+          requestBody: CSV_UPLOAD_BODY,
         },
       },
     )

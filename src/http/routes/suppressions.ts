@@ -6,7 +6,7 @@ import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, EmailField, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
 import { SUPPRESSION_IMPORT_LIMIT } from '../body.ts'
-import { receiveCsvUpload } from '../upload.ts'
+import { CSV_UPLOAD_BODY, receiveCsvUpload } from '../upload.ts'
 import { newId } from '../../lib/ids.ts'
 
 const SuppressionSchema = t.Object({
@@ -72,14 +72,7 @@ export const suppressionRoutes = (deps: HttpDeps) =>
             'One address a line: a header naming an email column (and perhaps a detail or reason column), or no header and the address first. ' +
             'Lines that are not addresses are listed with their line numbers; the others are suppressed all the same. At most 5 MiB.',
           tags,
-          // The body is streamed to disk by the handler, so it has no schema for Elysia to check.
-          requestBody: {
-            required: true,
-            content: {
-              'text/csv': { schema: { type: 'string' } },
-              'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } },
-            },
-          },
+          requestBody: CSV_UPLOAD_BODY,
         },
       },
     )

@@ -80,6 +80,30 @@ describe('the list', () => {
     expect(subjects(both)).toEqual(['n2', 'n1', 'a3', 'a2', 'a1'])
   })
 
+  test('status, recipient, sender and subject keep the emails that match, in any case, with the others', async () => {
+    expect(subjects(await list('?status=DELIVERED'))).toEqual(['a4', 'n2', 'n1', 'a3', 'a2', 'a1'])
+    expect((await list('?status=BOUNCED')).body).toMatchObject({ data: [], count: 0 })
+    expect(subjects(await list('?recipient=A4@Example.NET'))).toEqual(['a4'])
+    expect(subjects(await list('?sender=NEWS.example'))).toEqual(['n2', 'n1'])
+    const matched = await list(`?subject=A&domainId=${w.domain.id}&startDate=2026-11-01T12:00:00Z&endDate=2026-11-01T12:00:00Z`)
+    expect(subjects(matched)).toEqual(['a3', 'a2', 'a1'])
+    expect(matched.body.count).toBe(3)
+    // LIKE's wildcards are plain characters in a search.
+    expect((await list('?subject=%25')).body.count).toBe(0)
+  })
+
+  test('a status that is none, or an empty or too long search, is refused naming the field', async () => {
+    for (const [query, field] of [
+      ['?status=LOST', 'status'],
+      ['?recipient=', 'recipient'],
+      [`?subject=${'x'.repeat(255)}`, 'subject'],
+    ]) {
+      const answer = await list(query)
+      expect(answer.status).toBe(422)
+      expect(answer.body.errors.map((e: { field: string }) => e.field)).toContain(field)
+    }
+  })
+
   test('filtered pages: page and limit page through what the filters keep', async () => {
     const query = `?domainId=${w.domain.id}&limit=2`
     expect(subjects(await list(`${query}&page=1`))).toEqual(['a4', 'a3'])

@@ -1,4 +1,7 @@
+import { sql } from 'kysely'
 import { insertMany, updateMany } from '../../db/bulk.ts'
+import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
+import { dialectOf } from '../../db/client.ts'
 import type { Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Tally } from '../analytics/counters.ts'
@@ -95,15 +98,35 @@ export interface EmailFilter {
   from?: number
   to?: number
   domainIds?: readonly number[]
+  /** The latest status. */
+  status?: EmailStatus
+  /** Parts of the recipients (to, cc, bcc), the sender and the subject, ignoring case. */
+  recipient?: string
+  sender?: string
+  subject?: string
 }
 
-const filtered = (db: Db, filter: EmailFilter) =>
-  db
+/** The text filters: contained in the column, ignoring ASCII case (each row the index order reaches is looked at). */
+const TEXT_FILTERS = [
+  ['recipient', 'emails.recipients'],
+  ['sender', 'emails.from_address'],
+  ['subject', 'emails.subject'],
+] as const
+
+function filtered(db: Db, filter: EmailFilter) {
+  let query = db
     .selectFrom('emails')
     .where('emails.project_id', '=', filter.projectId)
     .$if(filter.from !== undefined, (qb) => qb.where('emails.created_at', '>=', filter.from!))
     .$if(filter.to !== undefined, (qb) => qb.where('emails.created_at', '<=', filter.to!))
     .$if(filter.domainIds !== undefined, (qb) => qb.where('emails.domain_id', 'in', filter.domainIds!))
+    .$if(filter.status !== undefined, (qb) => qb.where('emails.status', '=', filter.status!))
+  for (const [name, column] of TEXT_FILTERS) {
+    const text = filter[name]
+    if (text) query = query.where(likeIgnoringCase(dialectOf(db), sql.ref(column), likePattern(text, 'contains')))
+  }
+  return query
+}
 
 /**
  * A page of the emails, newest first, with their bodies: read in the order of the index

@@ -1,4 +1,4 @@
-import type { Db, EmailEventTable, EmailTable } from '../../db/schema.ts'
+import type { Db, EmailEventTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { addEmailEvent } from './email-events.ts'
@@ -58,13 +58,17 @@ export async function getRawMessage(db: Db, projectId: number, id: string): Prom
   return raw.dkim_header ? Buffer.concat([Buffer.from(raw.dkim_header), raw.mime]) : raw.mime
 }
 
-/** What a list of emails asks for: a page, and optionally a time range (ms, both ends included) and sending domains. */
+/** What a list of emails asks for: a page, and optionally a time range (ms, both ends included), sending domains, the latest status and parts of the recipients, sender and subject. */
 export interface EmailListQuery {
   page: number
   limit: number
   startDate?: number
   endDate?: number
   domainIds?: readonly number[]
+  status?: EmailStatus
+  recipient?: string
+  sender?: string
+  subject?: string
 }
 
 /** Domains one list may name: more is not a filter but a scan. */
@@ -80,7 +84,8 @@ export async function listEmails(db: Db, projectId: number, query: EmailListQuer
   const domains = domainIds && [...new Set(domainIds)]
   if (domains && domains.length > MAX_LIST_DOMAINS) throw invalid('domainId', `names at most ${MAX_LIST_DOMAINS} domains`)
   for (const id of domains ?? []) await getDomain(db, projectId, id)
-  const filter: EmailFilter = { projectId, from: startDate, to: endDate, domainIds: domains }
+  const { status, recipient, sender, subject } = query
+  const filter: EmailFilter = { projectId, from: startDate, to: endDate, domainIds: domains, status, recipient, sender, subject }
   const [rows, count] = await Promise.all([emailPage(db, filter, query.page, query.limit).execute(), countEmails(db, filter)])
   return {
     data: rows.map((row) => {

@@ -4,12 +4,19 @@ import type { SendRequest } from '../../core/emails/send.ts'
 import { invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
+import { authErrors, ErrorSchema, intQuery, oneOf, strictObject } from '../schemas.ts'
+import type { EmailStatus } from '../../db/schema.ts'
 import { acceptEmails } from '../sending.ts'
 import { mailboxOf } from '../../core/emails/mailbox.ts'
 import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, listOf, timeOf } from './send-schemas.ts'
 
 const Addresses = t.Union([t.String(), t.Array(t.String())])
+
+const EMAIL_STATUSES = ['SCHEDULED', 'QUEUED', 'SENT', 'DELIVERED', 'DELIVERY_DELAYED', 'BOUNCED', 'FAILED', 'CANCELLED', 'SUPPRESSED', 'COMPLAINED', 'OPENED', 'CLICKED'] as const satisfies readonly EmailStatus[]
+
+/** A text a list keeps the rows holding: 1 to 254 characters. */
+const searchText = (field: string, description: string) =>
+  t.String({ minLength: 1, maxLength: 254, description, error: 'must be 1 to 254 characters', 'x-field': field })
 
 const EmailBody = strictObject({
   to: Addresses,
@@ -151,6 +158,10 @@ export const emailRoutes = (deps: HttpDeps) =>
           startDate: timeOf(query.startDate, 'startDate'),
           endDate: timeOf(query.endDate, 'endDate'),
           domainIds: query.domainId === undefined ? undefined : listOf(query.domainId).map(domainIdOf),
+          status: query.status,
+          recipient: query.recipient,
+          sender: query.sender,
+          subject: query.subject,
         }),
       {
         query: t.Object({
@@ -161,6 +172,10 @@ export const emailRoutes = (deps: HttpDeps) =>
           domainId: t.Optional(
             t.Union([t.String(), t.Array(t.String())], { description: `Emails from this sending domain of the project; repeated, from any of them (at most ${emails.MAX_LIST_DOMAINS})` }),
           ),
+          status: t.Optional(oneOf(EMAIL_STATUSES, 'Emails whose latest status is this')),
+          recipient: t.Optional(searchText('recipient', 'Part of a recipient address (to, cc or bcc), in any case')),
+          sender: t.Optional(searchText('sender', 'Part of the From, in any case')),
+          subject: t.Optional(searchText('subject', 'Part of the subject, in any case')),
         }),
         response: { 200: t.Object({ data: t.Array(EmailSummarySchema), count: t.Integer({ description: 'Emails the filters keep, on every page' }) }), ...authErrors, 404: ErrorSchema },
         detail: { summary: 'List emails, newest first', tags },

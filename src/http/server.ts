@@ -9,6 +9,7 @@ import { campaignRoutes } from './routes/campaigns.ts'
 import { campaignV1Routes } from './routes/campaigns-v1.ts'
 import { contactBookRoutes } from './routes/contact-books.ts'
 import { contactImportRoutes } from './routes/contact-imports.ts'
+import { consoleRoutes } from './routes/console.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { domainRoutes } from './routes/domains.ts'
 import { domainStatsRoutes } from './routes/domain-stats.ts'
@@ -58,6 +59,7 @@ export function createHttpApp(deps: HttpDeps) {
       }),
     )
     .use(healthRoutes(deps))
+    .use(consoleRoutes(deps))
     .use(metricsRoutes(deps))
     .use(trackRoutes(deps))
     .use(trackingRoutes(deps))

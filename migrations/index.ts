@@ -25,6 +25,9 @@ import * as commitOrder from './0023_commit_order.ts'
 import * as claims from './0024_claims.ts'
 import * as rateLimits from './0026_rate_limits.ts'
 import * as importUploads from './0027_import_uploads.ts'
+import * as accounts from './0028_accounts.ts'
+import * as projectMembers from './0029_project_members.ts'
+import * as accountTotp from './0030_account_totp.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -57,6 +60,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0024_claims', ...claims },
   { name: '0026_rate_limits', ...rateLimits },
   { name: '0027_import_uploads', ...importUploads },
+  { name: '0028_accounts', ...accounts },
+  { name: '0029_project_members', ...projectMembers },
+  { name: '0030_account_totp', ...accountTotp },
 ]
 
 /**

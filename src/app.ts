@@ -6,6 +6,7 @@ import { createRateLimits } from './cluster/rate-limits.ts'
 import { healthOnly, stopHttp } from './http/serving.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
 import { createCampaignSender } from './core/campaigns/sender.ts'
+import { announceSetup } from './core/accounts/setup.ts'
 import { createImportRunner } from './core/contacts/import-runner.ts'
 import { createAuthenticator } from './core/projects/authenticator.ts'
 import { createMembershipTracker } from './core/segments/tracker.ts'
@@ -360,6 +361,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         )
       }
       logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`, { roles: config.role.join(',') })
+      if (runs('http')) await announceSetup(database.db, config.secret, config.publicUrl, logger, clock.now())
     },
     /** The SMTP listeners' state and ports, once started. */
     listeners: () => smtp?.status(),

@@ -32,6 +32,7 @@ const io: Io = {
   err: (line) => process.stderr.write(line + '\n'),
   env: process.env,
   stopSignal,
+  readStdin: () => Bun.stdin.text(),
   ...(process.stderr.isTTY && { progress: (text: string) => process.stderr.write(`\r${text}\x1b[K`) }),
   async confirm(question) {
     if (!process.stdin.isTTY) return false

@@ -11,6 +11,8 @@ export interface Io {
   env: Record<string, string | undefined>
   /** Resolves when the process is asked to stop (SIGINT, SIGTERM). */
   stopSignal: Promise<string>
+  /** Everything on standard input, for --password-stdin; absent where there is none. */
+  readStdin?(): Promise<string>
   /** Replaces the status line of a terminal (a progress bar; '' clears it); absent when stderr is not one. */
   progress?(text: string): void
 }

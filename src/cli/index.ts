@@ -37,6 +37,7 @@ import {
 import { queueCancelCommand, queueListCommand, queueRetryCommand, queueSitesCommand, queueStatsCommand } from './commands/queue.ts'
 import { suppressionAddCommand, suppressionListCommand, suppressionRemoveCommand } from './commands/suppression.ts'
 import { serveCommand } from './commands/serve.ts'
+import { userCreateCommand, userDisableCommand, userEnableCommand, userListCommand, userResetPasswordCommand } from './commands/user.ts'
 
 export const COMMANDS: readonly Command[] = [
   serveCommand,
@@ -54,6 +55,11 @@ export const COMMANDS: readonly Command[] = [
   projectRateLimitCommand,
   projectSetSenderCommand,
   projectSendRateCommand,
+  userCreateCommand,
+  userListCommand,
+  userResetPasswordCommand,
+  userDisableCommand,
+  userEnableCommand,
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,

@@ -14,12 +14,14 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
+import type { AccountSessionTable, AccountTable, AccountTotpTable, ProjectInvitationTable, ProjectMemberTable } from './accounts-schema.ts'
 import type { Claimable, LeaseTable, RateLimitTable } from './cluster-schema.ts'
 import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
 import type { ReceivedReportTable } from './inbound-schema.ts'
 
 import type { DeliverySiteDomainTable, DeliverySiteTable, ServerSettingTable } from './delivery-schema.ts'
 
+export type * from './accounts-schema.ts'
 export type * from './automation-schema.ts'
 export type * from './cluster-schema.ts'
 export type * from './delivery-schema.ts'
@@ -299,6 +301,11 @@ export interface DB {
   migrations: MigrationTable
   leases: LeaseTable
   rate_limits: RateLimitTable
+  accounts: AccountTable
+  account_sessions: AccountSessionTable
+  project_members: ProjectMemberTable
+  project_invitations: ProjectInvitationTable
+  account_totp: AccountTotpTable
 }
 
 /** A database handle: the whole database, or one transaction of it. Services take this first. */

@@ -1,10 +1,26 @@
 import { Elysia } from 'elysia'
+import { membershipOf } from '../core/accounts/members.service.ts'
+import type { ProjectRole } from '../core/accounts/roles.ts'
+import type { KeyType } from '../core/projects/keys.ts'
 import type { Caller } from '../core/projects/projects.service.ts'
 import { AppError } from '../lib/errors.ts'
 import { clientKey } from '../lib/ip.ts'
 import { clientAddress, type ServerLike } from './client-address.ts'
 import type { HttpDeps } from './deps.ts'
+import { authorize } from './permissions.ts'
 import { rateLimitHeaders, type RateLimitState } from './rate-limit.ts'
+import { authenticateSession, sessionToken } from './session.ts'
+
+/** Who is calling a project's route: an API key (acting as admin), or a signed-in member with their role. */
+export interface RequestCaller {
+  keyType: KeyType | 'session'
+  project: Caller['project']
+  role: ProjectRole
+  /** The signed-in account; null for a key. */
+  accountId: string | null
+}
+
+type Headers = Record<string, string | undefined>
 
 /** The token of an `Authorization: Bearer <token>` header. */
 export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1]
@@ -20,21 +36,54 @@ export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exe
  * tells a client that retries at once to stop.
  */
 export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean } = {}) =>
-  new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server }): Promise<{ caller: Caller }> => {
-    const client = clientAddress(request, server as ServerLike, deps.trustedProxies)
-    const address = clientKey(client)
-    const caller = await deps.authenticator.logIn(bearer(headers.authorization), client && address).catch(async (error: unknown) => {
-      if (error instanceof AppError && error.status === 401) await deps.rateLimiter.take('unauthenticated', address)
-      throw error
-    })
-    if (caller.keyType === 'public' && !options.publicKey) {
-      throw new AppError(403, 'FORBIDDEN', 'Public keys work only with POST /v1/track', {
-        suggestion: 'Use a secret key (sk_...) for this endpoint, and keep it on your server.',
-      })
-    }
-    Object.assign(set.headers, rateLimitHeaders(await spend(deps, caller, address)))
+  new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server, path }): Promise<{ caller: RequestCaller }> => {
+    const parts = { request, server: server as ServerLike }
+    // A request with an Authorization header is a key's, as it always was; without one, a session cookie may stand in.
+    const token = headers.authorization === undefined ? sessionToken(headers.cookie) : undefined
+    const caller = token === undefined ? await keyCaller(deps, options, parts, headers, set) : await sessionCaller(deps, parts, token, headers, set)
+    authorize(caller.role, request.method, path)
     return { caller }
   })
+
+async function keyCaller(deps: HttpDeps, options: { publicKey?: boolean }, parts: { request: Request; server: ServerLike }, headers: Headers, set: { headers: Record<string, unknown> }): Promise<RequestCaller> {
+  const client = clientAddress(parts.request, parts.server, deps.trustedProxies)
+  const address = clientKey(client)
+  const caller = await deps.authenticator.logIn(bearer(headers.authorization), client && address).catch(async (error: unknown) => {
+    if (error instanceof AppError && error.status === 401) await deps.rateLimiter.take('unauthenticated', address)
+    throw error
+  })
+  if (caller.keyType === 'public' && !options.publicKey) {
+    throw new AppError(403, 'FORBIDDEN', 'Public keys work only with POST /v1/track', {
+      suggestion: 'Use a secret key (sk_...) for this endpoint, and keep it on your server.',
+    })
+  }
+  Object.assign(set.headers, rateLimitHeaders(await spend(deps, caller, address)))
+  return { keyType: caller.keyType, project: caller.project, role: 'admin', accountId: null }
+}
+
+/**
+ * A signed-in person's call to a project's route: the session (CSRF-checked on writes), the
+ * project its X-Project-Id header names, and their role there. Not a member: 403, whether the
+ * project exists or not.
+ */
+async function sessionCaller(deps: HttpDeps, parts: { request: Request; server: ServerLike }, token: string, headers: Headers, set: { headers: Record<string, unknown> }): Promise<RequestCaller> {
+  const session = await authenticateSession(deps, parts, token, set)
+  const header = headers['x-project-id']
+  if (header === undefined || !/^[1-9][0-9]{0,15}$/.test(header)) {
+    throw new AppError(400, 'BAD_REQUEST', 'A request with a session names its project in the X-Project-Id header', {
+      suggestion: 'Send X-Project-Id: <project id>, one of GET /api/v1/account/projects.',
+    })
+  }
+  const membership = await membershipOf(deps.db, session.accountId, Number(header))
+  if (!membership) throw new AppError(403, 'FORBIDDEN', `You are not a member of project ${header}`, { suggestion: 'Pick one of GET /api/v1/account/projects.' })
+  if (membership.disabled === 1) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled')
+  return {
+    keyType: 'session',
+    project: { id: membership.id, name: membership.name, rateLimitPerMinute: membership.rate_limit_per_minute },
+    role: membership.role,
+    accountId: session.accountId,
+  }
+}
 
 /** Public keys spend their project's public-key budget and their address's share of it; secret keys their project's. */
 async function spend(deps: HttpDeps, caller: Caller, address: string): Promise<RateLimitState> {

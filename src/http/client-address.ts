@@ -40,3 +40,15 @@ export function clientAddress(request: Request, server: ServerLike, proxies: Blo
   }
   return client
 }
+
+/**
+ * Whether the browser reached us over HTTPS: the request's own scheme, or, from a trusted proxy
+ * only, the first X-Forwarded-Proto (the one the proxy nearest the client wrote). A client
+ * reaching the server directly cannot claim HTTPS with the header.
+ */
+export function viaHttps(request: Request, server: ServerLike, proxies: BlockList): boolean {
+  if (request.url.startsWith('https:')) return true
+  const peer = canonicalIp(server?.requestIP(request)?.address ?? '')
+  if (!peer || !isTrusted(proxies, peer)) return false
+  return (request.headers.get('x-forwarded-proto') ?? '').split(',')[0]!.trim().toLowerCase() === 'https'
+}

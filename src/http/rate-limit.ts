@@ -11,9 +11,10 @@ const WINDOW: StepShape = { windowMs: 60_000, stepMs: 1000 }
  * - `secret-key`: a project's secret-key requests;
  * - `public-key`: a project's public-key requests (POST /v1/track), from all addresses;
  * - `public-key-address`: those from one client address;
- * - `unauthenticated`: requests from one address whose key is missing, malformed, unknown or revoked.
+ * - `unauthenticated`: requests from one address whose key is missing, malformed, unknown or revoked;
+ * - `session`: one console account's requests, whichever project they name (as many as a secret key's).
  */
-export type Budget = 'secret-key' | 'public-key' | 'public-key-address' | 'unauthenticated'
+export type Budget = 'secret-key' | 'public-key' | 'public-key-address' | 'unauthenticated' | 'session'
 
 export interface RateLimitSettings {
   /** Secret-key requests per minute per project, unless the project says otherwise. */
@@ -32,6 +33,7 @@ const SPENT: Record<Budget, (limit: number) => string> = {
   'public-key': (limit) => `The project's public-key budget of ${limit} requests a minute is spent`,
   'public-key-address': (limit) => `The project's public-key budget for your address, ${limit} requests a minute, is spent`,
   unauthenticated: (limit) => `Too many requests without a valid API key from your address: at most ${limit} a minute`,
+  session: (limit) => `Your account's budget of ${limit} requests a minute is spent`,
 }
 
 const SUGGESTION: Record<Budget, string> = {
@@ -39,6 +41,7 @@ const SUGGESTION: Record<Budget, string> = {
   'public-key': 'Wait for Retry-After. Public-key calls have their own budget: secret-key calls are not affected.',
   'public-key-address': 'Wait for Retry-After. Each client address has its own share of the public-key budget.',
   unauthenticated: 'Check the key in the Authorization header; a valid key is still accepted.',
+  session: 'Wait for Retry-After. Applications calling with keys are not affected.',
 }
 
 /** Where the budgets are counted: the windows every process shares (src/cluster/rate-limits.ts). */
@@ -58,6 +61,7 @@ export function createRateLimiter(windows: Windows, settings: RateLimitSettings)
     'public-key': settings.trackPerMinute,
     'public-key-address': settings.trackPerAddressPerMinute,
     unauthenticated: settings.unauthenticatedPerMinute,
+    session: settings.perMinute,
   }
   return {
     async take(budget: Budget, key: string, override: number | null = null): Promise<RateLimitState> {

@@ -22,7 +22,7 @@ export interface SendCall {
  */
 export async function acceptEmails<T>(
   deps: HttpDeps,
-  caller: Caller,
+  caller: Pick<Caller, 'project'>,
   call: SendCall,
   requests: SendRequest[],
   answer: (queued: Awaited<ReturnType<typeof enqueueEmail>>[], now: number) => T,

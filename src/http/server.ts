@@ -5,6 +5,10 @@ import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
 import { observeRequests } from './observe.ts'
 import { requestIdFor } from './request-id.ts'
+import { accountRoutes } from './routes/account.ts'
+import { authRoutes } from './routes/auth.ts'
+import { invitationRoutes } from './routes/invitations.ts'
+import { projectRoutes } from './routes/project.ts'
 import { campaignRoutes } from './routes/campaigns.ts'
 import { campaignV1Routes } from './routes/campaigns-v1.ts'
 import { contactBookRoutes } from './routes/contact-books.ts'
@@ -53,13 +57,28 @@ export function createHttpApp(deps: HttpDeps) {
         path: '/swagger',
         documentation: {
           info: { title: 'Mailstead API', version: '0.1.0', description: 'Self-hosted email platform' },
-          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'sk_... or pk_...' } } },
-          security: [{ bearer: [] }],
+          components: {
+            securitySchemes: {
+              bearer: { type: 'http', scheme: 'bearer', description: 'sk_... or pk_...' },
+              session: {
+                type: 'apiKey',
+                in: 'cookie',
+                name: 'mailstead_session',
+                description:
+                  "The console's session (POST /api/v1/auth/sign-in), with the X-Project-Id header naming the project on project routes. Writes also need X-CSRF-Token.",
+              },
+            },
+          },
+          security: [{ bearer: [] }, { session: [] }],
         },
       }),
     )
     .use(healthRoutes(deps))
     .use(consoleRoutes(deps))
+    .use(authRoutes(deps))
+    .use(accountRoutes(deps))
+    .use(invitationRoutes(deps))
+    .use(projectRoutes(deps))
     .use(metricsRoutes(deps))
     .use(trackRoutes(deps))
     .use(trackingRoutes(deps))

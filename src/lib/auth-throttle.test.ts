@@ -53,3 +53,22 @@ describe('the login throttle', () => {
     expect(await throttle.admit('192.0.2.7')).toBe(true)
   })
 })
+
+describe('a login under two keys (an address and an account)', () => {
+  test('waits as its most-failed key says, and counts its failure under both', async () => {
+    const throttle = createAuthThrottle(new ManualClock())
+    for (let i = 0; i < 4; i++) await throttle.fail('192.0.2.20', 'account jane@example.com')
+    expect(await throttle.delay('192.0.2.21', 'account jane@example.com')).toBe(1000)
+    expect(await throttle.delay('192.0.2.20', 'account joe@example.com')).toBe(1000)
+    expect(await throttle.delay('192.0.2.21', 'account joe@example.com')).toBe(0)
+  })
+
+  test('is turned away when eight logins wait under either key', async () => {
+    const throttle = createAuthThrottle(new ManualClock())
+    for (let i = 0; i < 3; i++) await throttle.fail('account jane@example.com')
+    const waiting = Array.from({ length: 8 }, (_, i) => throttle.admit(`192.0.2.${30 + i}`, 'account jane@example.com'))
+    expect(await throttle.admit('192.0.2.40', 'account jane@example.com')).toBe(false)
+    expect(await throttle.admit('192.0.2.40', 'account joe@example.com')).toBe(true)
+    expect(await Promise.all(waiting)).toEqual(Array(8).fill(true))
+  })
+})

@@ -40,36 +40,46 @@ export function localFailures(clock: Clock): FailureCounts {
  * looked at, and so tells nothing of that key.
  */
 export function createAuthThrottle(clock: Clock, failures: FailureCounts = localFailures(clock)) {
-  // Only addresses with logins waiting now: each entry goes when its last login stops waiting.
+  // Only keys with logins waiting now: each entry goes when its last login stops waiting.
   const waiting = new Map<string, number>()
-  const delay = async (address: string): Promise<number> => {
-    const count = await failures.count(clientKey(address))
+  const delayOf = async (key: string): Promise<number> => {
+    const count = await failures.count(key)
     return count < FREE_FAILURES ? 0 : Math.min(MAX_DELAY_MS, 250 * 2 ** (count - FREE_FAILURES + 1))
   }
+  /**
+   * A login is counted under each of its keys: its address, and for a console sign-in the
+   * account too (`account <email>`), so that guesses at one account from many addresses are
+   * slowed like guesses from one address. It waits as its most-failed key says.
+   */
+  const keysOf = (addresses: readonly string[]) => [...new Set(addresses.map(clientKey))]
+  const delay = async (...addresses: string[]): Promise<number> => Math.max(0, ...(await Promise.all(keysOf(addresses).map(delayOf))))
   return {
-    /** How long the next login from `address` waits before its key is checked (ms). */
+    /** How long the next login under `addresses` waits before its key is checked (ms). */
     delay,
     /**
-     * Waits as long as a login from `address` must before its key is checked. False, at once,
-     * when MAX_WAITING logins from the address are waiting already.
+     * Waits as long as a login under `addresses` must before its key is checked. False, at once,
+     * when MAX_WAITING logins under one of them are waiting already.
      */
-    async admit(address: string): Promise<boolean> {
-      const ms = await delay(address)
+    async admit(...addresses: string[]): Promise<boolean> {
+      const ms = await delay(...addresses)
       if (ms === 0) return true
-      const key = clientKey(address)
-      const count = waiting.get(key) ?? 0
-      if (count >= MAX_WAITING) return false
-      waiting.set(key, count + 1)
+      const keys = keysOf(addresses)
+      if (keys.some((key) => (waiting.get(key) ?? 0) >= MAX_WAITING)) return false
+      for (const key of keys) waiting.set(key, (waiting.get(key) ?? 0) + 1)
       try {
         await Bun.sleep(ms)
       } finally {
-        const left = waiting.get(key)! - 1
-        if (left === 0) waiting.delete(key)
-        else waiting.set(key, left)
+        for (const key of keys) {
+          const left = waiting.get(key)! - 1
+          if (left === 0) waiting.delete(key)
+          else waiting.set(key, left)
+        }
       }
       return true
     },
-    fail: async (address: string): Promise<void> => failures.add(clientKey(address)),
+    fail: async (...addresses: string[]): Promise<void> => {
+      for (const key of keysOf(addresses)) await failures.add(key)
+    },
   }
 }
 

@@ -8,7 +8,7 @@ export interface CliResult {
 }
 
 /** Runs one command line in-process, capturing its output; questions are answered with `answer`. */
-export async function cli(argv: string[], options: { env?: Record<string, string>; answer?: boolean } = {}): Promise<CliResult> {
+export async function cli(argv: string[], options: { env?: Record<string, string>; answer?: boolean; stdin?: string } = {}): Promise<CliResult> {
   const out: string[] = []
   const err: string[] = []
   const io: Io = {
@@ -17,6 +17,7 @@ export async function cli(argv: string[], options: { env?: Record<string, string
     env: options.env ?? {},
     confirm: async () => options.answer ?? false,
     stopSignal: new Promise(() => {}),
+    ...(options.stdin !== undefined && { readStdin: async () => options.stdin! }),
   }
   const code = await runCli(argv, io)
   return { code, out: out.join('\n'), err: err.join('\n') }

@@ -110,6 +110,11 @@ export async function createFixtures(w: World, template: string, n: number): Pro
       return workflowIds(w, n)
     case 'webhooks':
       return { id: (await call('POST', '/webhooks', SEEDS['post /webhooks'])).id }
+    case 'keys':
+      return { id: String((await call('POST', '/api/v1/keys', { type: 'public' })).id) }
+    case 'project':
+      // Members and invitations are the owner's: a key is refused them whatever they name.
+      return { accountId: 'none', id: 'none' }
     default:
       throw new Error(`no fixture for ${template}`)
   }

@@ -80,15 +80,17 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
       accepted.clear()
       standing.clear()
     },
+    /** The one login throttle: console sign-ins wait and count their failures through it too. */
+    throttle,
   }
 }
 
 export type Authenticator = ReturnType<typeof createAuthenticator>
 
-/** A login turned away unchecked: its address has MAX_WAITING logins waiting after failed ones. */
-function tooManyWaiting(delayMs: number): AppError {
-  return new AppError(429, 'RATE_LIMITED', `Too many logins from your address are waiting after failed ones: at most ${MAX_WAITING} at once`, {
-    suggestion: 'Wait for Retry-After and check the key: failed logins slow every login from your address for a while.',
+/** A login turned away unchecked: its address (or account, `whose`) has MAX_WAITING logins waiting after failed ones. */
+export function tooManyWaiting(delayMs: number, whose = 'your address', what = 'key'): AppError {
+  return new AppError(429, 'RATE_LIMITED', `Too many logins from ${whose} are waiting after failed ones: at most ${MAX_WAITING} at once`, {
+    suggestion: `Wait for Retry-After and check the ${what}: failed logins slow every login from ${whose} for a while.`,
     headers: { 'retry-after': String(Math.max(1, Math.ceil(delayMs / 1000))), 'x-ratelimit-scope': 'login' },
   })
 }

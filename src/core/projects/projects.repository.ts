@@ -17,7 +17,7 @@ export const listProjects = (db: Db) => db.selectFrom('projects').selectAll().or
 export const updateProject = (
   db: Db,
   id: number,
-  values: { disabled?: number; rate_limit_per_minute?: number | null; default_sender?: string | null; send_rate_per_second?: number | null },
+  values: { name?: string; disabled?: number; rate_limit_per_minute?: number | null; default_sender?: string | null; send_rate_per_second?: number | null },
   now: number,
 ) =>
   db
@@ -78,3 +78,6 @@ const selectKeyStanding = prepared((db, p: { keyId: number }) =>
     .select(['api_keys.revoked_at', 'projects.disabled'])
     .where('api_keys.id', '=', p.keyId),
 )
+
+/** Deletes the project and, by their foreign keys, everything it holds. */
+export const deleteProject = (db: Db, id: number) => db.deleteFrom('projects').where('id', '=', id).returning('id').executeTakeFirst()

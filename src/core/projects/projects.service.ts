@@ -32,9 +32,7 @@ export const toKeySummary = (row: KeyRow) => ({
 
 /** A project with its first secret and public key; the keys are shown this once. */
 export async function createProject(db: Db, name: string, now: number) {
-  const trimmed = name.trim()
-  if (trimmed.length === 0 || trimmed.length > 100) throw invalid('name', 'must be 1 to 100 characters')
-  const project = await repo.insertProject(db, trimmed, now)
+  const project = await repo.insertProject(db, requireName(name), now)
   const secret = await createKey(db, project.id, 'secret', now)
   const publik = await createKey(db, project.id, 'public', now)
   return { id: project.id, name: project.name, secretKey: secret.key, publicKey: publik.key }
@@ -67,6 +65,32 @@ export async function revokeKey(db: Db, keyId: number, now: number) {
   return toKeySummary(row)
 }
 
+/** Revokes a key of this project; another project's key is not found. */
+export async function revokeProjectKey(db: Db, projectId: number, keyId: number, now: number) {
+  const row = await repo.findKey(db, keyId)
+  if (!row || row.project_id !== projectId) throw notFound(`Key ${keyId}`)
+  return revokeKey(db, keyId, now)
+}
+
+export async function getProject(db: Db, id: number) {
+  return toProject(await requireProject(db, id))
+}
+
+export function renameProject(db: Db, id: number, name: string, now: number) {
+  return changeProject(db, id, { name: requireName(name) }, now)
+}
+
+/**
+ * Deletes a project with its keys, contacts, mail, campaigns, workflows, webhooks, members and
+ * invitations. Mail it had waiting is gone with it.
+ */
+export async function deleteProject(db: Db, id: number) {
+  const deleted = await repo.deleteProject(db, id)
+  changes++
+  if (!deleted) throw notFound(`Project ${id}`)
+  return { id, success: true, message: 'Project deleted' }
+}
+
 export const listProjects = async (db: Db) => (await repo.listProjects(db)).map(toProject)
 
 /**
@@ -96,6 +120,12 @@ async function changeProject(db: Db, id: number, values: Parameters<typeof repo.
   changes++
   if (!row) throw notFound(`Project ${id}`)
   return toProject(row)
+}
+
+function requireName(name: string): string {
+  const trimmed = name.trim()
+  if (trimmed.length === 0 || trimmed.length > 100) throw invalid('name', 'must be 1 to 100 characters')
+  return trimmed
 }
 
 async function requireProject(db: Db, id: number) {

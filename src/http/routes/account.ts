@@ -1,0 +1,81 @@
+import { Elysia, t } from 'elysia'
+import { createOwnedProject, listMyProjects } from '../../core/accounts/members.service.ts'
+import { listSessions, revokeSession } from '../../core/accounts/sessions.service.ts'
+import { confirmTotp, disableTotp, enrollTotp } from '../../core/accounts/totp.service.ts'
+import type { Db } from '../../db/schema.ts'
+import type { HttpDeps } from '../deps.ts'
+import { ErrorSchema, strictObject } from '../schemas.ts'
+import { requireSession } from '../session.ts'
+
+const tags = ['Accounts']
+const errors = { 401: ErrorSchema, 403: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema }
+const MyProject = t.Object({ id: t.Integer(), name: t.String(), disabled: t.Boolean(), role: t.String() })
+const Time = t.String({ format: 'date-time' })
+const SessionSchema = t.Object({
+  id: t.String(),
+  current: t.Boolean({ description: 'The session this request is made with' }),
+  address: t.Union([t.String(), t.Null()], { description: 'The client address it was made from' }),
+  userAgent: t.Union([t.String(), t.Null()]),
+  createdAt: Time,
+  lastSeenAt: t.String({ format: 'date-time', description: 'Written down at most every 5 minutes' }),
+  expiresAt: Time,
+})
+const CodeBody = strictObject({ code: t.String({ maxLength: 10, description: 'The current 6-digit code of the authenticator app' }) })
+const TotpState = t.Object({ totpEnabled: t.Boolean() })
+
+/** What belongs to the signed-in person rather than to a project: their projects, sessions and second factor. */
+export const accountRoutes = (deps: HttpDeps) => {
+  const write = <T>(work: (trx: Db, at: number) => Promise<T>) => {
+    const at = deps.clock.now()
+    return deps.writer.run((trx) => work(trx, at))
+  }
+  return new Elysia({ prefix: '/api/v1/account' })
+    .use(requireSession(deps))
+    .get('/projects', ({ session }) => listMyProjects(deps.db, session.accountId), {
+      response: { 200: t.Array(MyProject), ...errors },
+      detail: { summary: 'Your projects with your role in each', tags },
+    })
+    .post(
+      '/projects',
+      ({ body, session, set }) => {
+        set.status = 201
+        const now = deps.clock.now()
+        return deps.writer.run((trx) => createOwnedProject(trx, session.accountId, body.name, now))
+      },
+      {
+        body: strictObject({ name: t.String({ maxLength: 100 }) }),
+        response: {
+          201: t.Object({ id: t.Integer(), name: t.String(), role: t.String(), secretKey: t.String({ description: 'Shown this once' }), publicKey: t.String({ description: 'Shown this once' }) }),
+          ...errors,
+        },
+        detail: { summary: 'Create a project; you become its owner. Its first keys are shown this once', tags },
+      },
+    )
+    .get('/sessions', ({ session }) => listSessions(deps.db, session.accountId, session.id, deps.clock.now()), {
+      response: { 200: t.Array(SessionSchema), ...errors },
+      detail: { summary: 'Your sessions, most recently used first (never their tokens)', tags },
+    })
+    .delete('/sessions/:id', ({ params, session }) => write((trx) => revokeSession(trx, session.accountId, params.id)), {
+      params: t.Object({ id: t.String() }),
+      response: { 200: t.Object({ id: t.String(), success: t.Boolean(), message: t.String() }), 404: ErrorSchema, ...errors },
+      detail: { summary: 'End one of your sessions (this one too: that signs you out)', tags },
+    })
+    .post('/totp', ({ session }) => write((trx, at) => enrollTotp(trx, deps.config.secret, { id: session.accountId, email: session.email }, at)), {
+      response: {
+        200: t.Object({ secret: t.String({ description: 'Base32, shown this once' }), uri: t.String({ description: 'otpauth://totp/... for a QR code, shown this once' }) }),
+        409: ErrorSchema,
+        ...errors,
+      },
+      detail: { summary: 'Start enrolling a TOTP second factor; sign-in asks for codes once a code confirms it', tags },
+    })
+    .post('/totp/confirm', ({ body, session }) => write((trx, at) => confirmTotp(trx, deps.config.secret, session.accountId, body.code, at)), {
+      body: CodeBody,
+      response: { 200: TotpState, 409: ErrorSchema, ...errors },
+      detail: { summary: 'Confirm the second factor with a code: from now on sign-in needs one', tags },
+    })
+    .post('/totp/disable', ({ body, session }) => write((trx, at) => disableTotp(trx, deps.config.secret, session.accountId, body.code, at)), {
+      body: CodeBody,
+      response: { 200: TotpState, 409: ErrorSchema, ...errors },
+      detail: { summary: 'Turn the second factor off, with a current code', tags },
+    })
+}

@@ -1,0 +1,129 @@
+import { Elysia, t, type TSchema } from 'elysia'
+import { createInvitation, listInvitations, revokeInvitation } from '../../core/accounts/invitations.service.ts'
+import { changeRole, listMembers, removeMember } from '../../core/accounts/members.service.ts'
+import * as projects from '../../core/projects/projects.service.ts'
+import type { Db } from '../../db/schema.ts'
+import { invalid } from '../../lib/errors.ts'
+import { requireKey } from '../auth.ts'
+import type { HttpDeps } from '../deps.ts'
+import { authErrors, EmailField, ErrorSchema, numericId, oneOf, strictObject } from '../schemas.ts'
+import { ROLE_VALUES } from './account-schemas.ts'
+
+const Time = t.String({ format: 'date-time' })
+
+const ProjectSchema = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  disabled: t.Boolean(),
+  rateLimitPerMinute: t.Union([t.Integer(), t.Null()], { description: "Set by the server's operator (mailstead project set-rate-limit)" }),
+  defaultSender: t.Union([t.String(), t.Null()]),
+  sendRatePerSecond: t.Union([t.Number(), t.Null()], { description: "Set by the server's operator (mailstead project set-send-rate)" }),
+  createdAt: Time,
+  updatedAt: Time,
+})
+
+const KeySchema = t.Object({ id: t.Integer(), projectId: t.Integer(), type: t.String(), key: t.String({ description: 'Only its first characters' }), createdAt: Time, revokedAt: t.Union([Time, t.Null()]) })
+const MemberSchema = t.Object({ accountId: t.String(), email: t.String(), role: t.String(), createdAt: Time, updatedAt: Time })
+const InvitationSchema = t.Object({ id: t.String(), email: t.String(), role: t.String(), createdAt: Time, expiresAt: Time })
+const Done = <T extends TSchema>(id: T) => t.Object({ id, success: t.Boolean(), message: t.String() })
+const RoleField = oneOf(ROLE_VALUES, 'owner: everything; admin: everything but members and deleting the project; member: sending and content, no keys, domains, webhooks or settings; viewer: read only')
+
+const errors = { ...authErrors, 404: ErrorSchema, 409: ErrorSchema }
+
+/**
+ * The project the caller acts on (its key's, or the X-Project-Id of a session), its keys, members
+ * and invitations. What each role may change is enforced by requireKey (src/http/permissions.ts).
+ */
+export const projectRoutes = (deps: HttpDeps) => {
+  const write = <T>(work: (trx: Db, at: number) => Promise<T>) => {
+    const at = deps.clock.now()
+    return deps.writer.run((trx) => work(trx, at))
+  }
+  return new Elysia({ prefix: '/api/v1' })
+    .use(requireKey(deps))
+    .get('/project', async ({ caller }) => ({ ...(await projects.getProject(deps.db, caller.project.id)), role: caller.role }), {
+      response: { 200: t.Composite([ProjectSchema, t.Object({ role: t.String({ description: "The caller's role; admin for an API key" }) })]), ...errors },
+      detail: { summary: 'The project, and your role in it', tags: ['Projects'] },
+    })
+    .patch(
+      '/project',
+      ({ body, caller }) => {
+        if (Object.keys(body).length === 0) throw invalid('body', 'give at least one of name, defaultSender')
+        return write(async (trx, at) => {
+          if (body.name !== undefined) await projects.renameProject(trx, caller.project.id, body.name, at)
+          if (body.defaultSender !== undefined) await projects.setDefaultSender(trx, caller.project.id, body.defaultSender, at)
+          return projects.getProject(trx, caller.project.id)
+        })
+      },
+      {
+        body: strictObject({
+          name: t.Optional(t.String({ maxLength: 100 })),
+          defaultSender: t.Optional(t.Union([t.String({ maxLength: 254 }), t.Null()], { description: 'The From of sends that name none; null removes it' })),
+        }),
+        response: { 200: ProjectSchema, ...errors },
+        detail: { summary: "Change the project's settings (owner, admin)", tags: ['Projects'] },
+      },
+    )
+    .delete('/project', ({ caller }) => write((trx) => projects.deleteProject(trx, caller.project.id)), {
+      response: { 200: Done(t.Integer()), ...errors },
+      detail: { summary: 'Delete the project and everything in it (owner)', tags: ['Projects'] },
+    })
+    .get('/keys', ({ caller }) => projects.listKeys(deps.db, caller.project.id), {
+      response: { 200: t.Array(KeySchema), ...errors },
+      detail: { summary: "The project's API keys, never whole", tags: ['Projects'] },
+    })
+    .post(
+      '/keys',
+      ({ body, caller, set }) => {
+        set.status = 201
+        return write((trx, at) => projects.createKey(trx, caller.project.id, body.type, at))
+      },
+      {
+        body: strictObject({ type: oneOf(['secret', 'public']) }),
+        response: { 201: t.Composite([KeySchema, t.Object({ key: t.String({ description: 'The whole key, shown this once' }) })]), ...errors },
+        detail: { summary: 'Create an API key; it is shown this once (owner, admin)', tags: ['Projects'] },
+      },
+    )
+    .delete('/keys/:id', ({ params, caller }) => write((trx, at) => projects.revokeProjectKey(trx, caller.project.id, params.id, at)), {
+      params: t.Object({ id: numericId('The key id') }),
+      response: { 200: KeySchema, ...errors },
+      detail: { summary: 'Revoke an API key: it gets 401 from its next request (owner, admin)', tags: ['Projects'] },
+    })
+    .get('/project/members', ({ caller }) => listMembers(deps.db, caller.project.id), {
+      response: { 200: t.Array(MemberSchema), ...errors },
+      detail: { summary: "The project's members and their roles", tags: ['Members'] },
+    })
+    .patch('/project/members/:accountId', ({ params, body, caller }) => write((trx, at) => changeRole(trx, caller.project.id, params.accountId, body.role, at)), {
+      params: t.Object({ accountId: t.String() }),
+      body: strictObject({ role: RoleField }),
+      response: { 200: MemberSchema, ...errors },
+      detail: { summary: "Change a member's role; the last owner stays owner (owner)", tags: ['Members'] },
+    })
+    .delete('/project/members/:accountId', ({ params, caller }) => write((trx) => removeMember(trx, caller.project.id, params.accountId)), {
+      params: t.Object({ accountId: t.String() }),
+      response: { 200: t.Object({ accountId: t.String(), success: t.Boolean(), message: t.String() }), ...errors },
+      detail: { summary: 'Remove a member; the last owner stays (owner)', tags: ['Members'] },
+    })
+    .get('/project/invitations', ({ caller }) => listInvitations(deps.db, caller.project.id, deps.clock.now()), {
+      response: { 200: t.Array(InvitationSchema), ...errors },
+      detail: { summary: 'Invitations not yet accepted nor expired (never their links)', tags: ['Members'] },
+    })
+    .post(
+      '/project/invitations',
+      ({ body, caller, set }) => {
+        set.status = 201
+        const invite = { projectId: caller.project.id, email: body.email, role: body.role, invitedBy: caller.accountId }
+        return write((trx, at) => createInvitation(trx, deps.config.secret, deps.config.publicUrl, invite, at))
+      },
+      {
+        body: strictObject({ email: EmailField, role: RoleField }),
+        response: { 201: t.Composite([InvitationSchema, t.Object({ link: t.String({ description: 'The link to send the invitee, shown this once; it works for 7 days, once' }) })]), ...errors },
+        detail: { summary: 'Invite someone by link (owner)', tags: ['Members'] },
+      },
+    )
+    .delete('/project/invitations/:id', ({ params, caller }) => write((trx) => revokeInvitation(trx, caller.project.id, params.id)), {
+      params: t.Object({ id: t.String() }),
+      response: { 200: Done(t.String()), ...errors },
+      detail: { summary: 'Revoke an invitation: its link stops working (owner)', tags: ['Members'] },
+    })
+}

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import * as OTPAuth from 'otpauth'
+import { browserOf, makeAccount, PASSWORD, signIn } from '../helpers/accounts.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { ManualClock } from '../helpers/clock.ts'
+
+/* A person's sessions (listed, revoked) and their TOTP second factor, through HTTP. */
+
+const clock = new ManualClock(Date.now())
+let t: TestApp
+
+beforeAll(async () => {
+  t = await createTestApp({}, { clock })
+  await makeAccount(t, 'jane@example.com')
+  await makeAccount(t, 'joe@example.com')
+})
+
+afterAll(() => t.close())
+
+const signInAs = (email: string, userAgent: string) =>
+  t.request('POST', '/api/v1/auth/sign-in', { body: { email, password: PASSWORD }, headers: { 'user-agent': userAgent } }).then(browserOf)
+
+describe('my sessions', () => {
+  test('are listed without their tokens, the current one marked; one revoked is signed out at once', async () => {
+    const laptop = await signInAs('jane@example.com', 'Laptop')
+    const phone = await signInAs('jane@example.com', 'Phone')
+    const listed = await t.request('GET', '/api/v1/account/sessions', { headers: laptop.headers() })
+    expect(listed.status).toBe(200)
+    expect(listed.body.map((s: { userAgent: string; current: boolean }) => [s.userAgent, s.current]).sort()).toEqual([
+      ['Laptop', true],
+      ['Phone', false],
+    ])
+    const text = JSON.stringify(listed.body)
+    for (const browser of [laptop, phone]) expect(text).not.toContain(browser.cookie.split('=')[1]!)
+    expect(text).not.toContain('token')
+
+    const phoneId = listed.body.find((s: { userAgent: string }) => s.userAgent === 'Phone').id
+    expect((await t.request('DELETE', `/api/v1/account/sessions/${phoneId}`, { headers: laptop.headers({ csrf: false }) })).status).toBe(403)
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: phone.headers() })).status).toBe(200)
+    expect((await t.request('DELETE', `/api/v1/account/sessions/${phoneId}`, { headers: laptop.headers() })).status).toBe(200)
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: phone.headers() })).status).toBe(401)
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: laptop.headers() })).status).toBe(200)
+  })
+
+  test("another account's session is not found, and stays", async () => {
+    const jane = await signIn(t, 'jane@example.com')
+    const joe = await signIn(t, 'joe@example.com')
+    const [joes] = (await t.request('GET', '/api/v1/account/sessions', { headers: joe.headers() })).body
+    const response = await t.request('DELETE', `/api/v1/account/sessions/${joes.id}`, { headers: jane.headers() })
+    expect(response.status).toBe(404)
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: joe.headers() })).status).toBe(200)
+  })
+})
+
+describe('a TOTP second factor', () => {
+  let totp: OTPAuth.TOTP
+  const code = () => totp.generate({ timestamp: clock.now() })
+  const nextStep = () => clock.advance(30_000)
+
+  test('enrolled, it is not asked for until a code confirms it; a wrong code confirms nothing', async () => {
+    const jane = await signIn(t, 'jane@example.com')
+    const enrolled = await t.request('POST', '/api/v1/account/totp', { headers: jane.headers() })
+    expect(enrolled.status).toBe(200)
+    expect(enrolled.body.uri).toStartWith('otpauth://totp/Mailstead:jane%40example.com?')
+    totp = OTPAuth.URI.parse(enrolled.body.uri) as OTPAuth.TOTP
+    expect(totp.secret.base32).toBe(enrolled.body.secret)
+    await signIn(t, 'jane@example.com')
+
+    const wrong = await t.request('POST', '/api/v1/account/totp/confirm', { headers: jane.headers(), body: { code: code() === '000000' ? '111111' : '000000' } })
+    expect(wrong.status).toBe(422)
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: jane.headers() })).body.account.totpEnabled).toBe(false)
+
+    const confirmed = await t.request('POST', '/api/v1/account/totp/confirm', { headers: jane.headers(), body: { code: code() } })
+    expect(confirmed.body).toEqual({ totpEnabled: true })
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: jane.headers() })).body.account.totpEnabled).toBe(true)
+    expect((await t.request('POST', '/api/v1/account/totp', { headers: jane.headers() })).status).toBe(409)
+  })
+
+  test('then sign-in needs a code: none, a wrong one, or one used already is refused with no session', async () => {
+    nextStep()
+    const none = await t.request('POST', '/api/v1/auth/sign-in', { body: { email: 'jane@example.com', password: PASSWORD } })
+    expect(none.status).toBe(401)
+    expect(none.body.code).toBe('TOTP_REQUIRED')
+    expect(none.headers.get('set-cookie')).toBeNull()
+    const wrong = await t.request('POST', '/api/v1/auth/sign-in', { body: { email: 'jane@example.com', password: PASSWORD, code: '12345x' } })
+    expect(wrong.status).toBe(401)
+    expect(wrong.headers.get('set-cookie')).toBeNull()
+    // A right code with a wrong password is refused as a wrong password.
+    expect((await t.request('POST', '/api/v1/auth/sign-in', { body: { email: 'jane@example.com', password: 'not the password', code: code() } })).status).toBe(401)
+
+    const current = code()
+    const right = await t.request('POST', '/api/v1/auth/sign-in', { body: { email: 'jane@example.com', password: PASSWORD, code: current } })
+    expect(right.status).toBe(200)
+    const replayed = await t.request('POST', '/api/v1/auth/sign-in', { body: { email: 'jane@example.com', password: PASSWORD, code: current } })
+    expect(replayed.status).toBe(401)
+    expect(replayed.body.message).toBe('Wrong code')
+  })
+
+  test('is disabled only with a current code; then sign-in needs none', async () => {
+    nextStep()
+    const jane = await signIn(t, 'jane@example.com', PASSWORD, { code: code() })
+    nextStep()
+    const wrong = await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers(), body: { code: '000000' === code() ? '111111' : '000000' } })
+    expect(wrong.status).toBe(422)
+    const noCsrf = await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers({ csrf: false }), body: { code: code() } })
+    expect(noCsrf.status).toBe(403)
+    expect((await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers(), body: { code: code() } })).body).toEqual({ totpEnabled: false })
+    await signIn(t, 'jane@example.com')
+  })
+
+  test('its secret is stored sealed, never as the base32 shown', async () => {
+    const jane = await signIn(t, 'jane@example.com')
+    const enrolled = await t.request('POST', '/api/v1/account/totp', { headers: jane.headers() })
+    const [row] = await t.app.db.selectFrom('account_totp').select('secret').execute()
+    expect(row!.secret).toStartWith('v1.')
+    expect(row!.secret).not.toContain(enrolled.body.secret)
+  })
+})

@@ -12,7 +12,7 @@ describeInBrowser('the console in Chromium', () => {
   test('a browser that opens / lands in the console, which loads with nothing refused', async () => {
     for (const width of ['desktop', 'phone'] as const) {
       const page = await w.open(width, '/')
-      await page.getByRole('heading', { name: 'Mailstead' }).waitFor()
+      await page.getByRole('heading', { name: 'Set up Mailstead' }).waitFor()
       expect(new URL(page.url()).pathname).toStartWith('/console/')
       await screenshot(page, 'landing')
       await page.context().close()
@@ -22,7 +22,7 @@ describeInBrowser('the console in Chromium', () => {
 
   test('the policy holds in the browser: a style or script inserted at run time is refused', async () => {
     const page = await w.open('desktop')
-    await page.getByRole('heading', { name: 'Mailstead' }).waitFor()
+    await page.getByRole('heading', { name: 'Set up Mailstead' }).waitFor()
     const color = await page.evaluate(`(() => {
       const style = document.createElement('style')
       style.textContent = 'body { color: rgb(255, 0, 0) }'

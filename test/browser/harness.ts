@@ -29,6 +29,9 @@ export function describeInBrowser(name: string, body: () => void) {
   })
 }
 
+/** The server's secret in browser tests, so that a test can make the setup link's token. */
+export const SECRET = 'browser-test-secret-browser-test-secret'
+
 export interface ConsoleWorld {
   t: TestApp
   /** The server's address, e.g. http://127.0.0.1:40123 */
@@ -36,14 +39,14 @@ export interface ConsoleWorld {
   browser: Browser
   /** A page in a fresh context of that width; what it logs as an error or a refused load lands in `problems`. */
   open(width: Width, path?: string): Promise<Page>
-  /** Console errors, page errors and CSP refusals seen so far, each with the page's address. */
+  /** Console errors (but API answers of 4xx), page errors and CSP refusals seen so far, each with the page's address. */
   problems: string[]
   close(): Promise<void>
 }
 
 /** A started server on a fresh database and one Chromium. */
 export async function startConsoleWorld(settings: Record<string, string> = {}): Promise<ConsoleWorld> {
-  const t = await createTestApp(settings)
+  const t = await createTestApp({ secret: SECRET, ...settings })
   await t.app.start()
   const url = t.app.url.replace('0.0.0.0', '127.0.0.1')
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
@@ -55,9 +58,15 @@ export async function startConsoleWorld(settings: Record<string, string> = {}): 
     problems,
     async open(width, path = '/console/') {
       const context = await browser.newContext({ viewport: { width: WIDTHS[width], height: width === 'phone' ? 844 : 800 }, baseURL: url })
+      // Under the test's own timeout, so that a wait that fails says what it waited for, and the
+      // browser is not killed with the test.
+      context.setDefaultTimeout(10_000)
       const page = await context.newPage()
       page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(`${page.url()}: ${message.text()}`)
+        // An API answer of 4xx is logged by Chromium as a failed load: the page expects those.
+        if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) {
+          problems.push(`${page.url()}: ${message.text()}`)
+        }
       })
       page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`))
       await page.goto(path)

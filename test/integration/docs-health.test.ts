@@ -114,6 +114,7 @@ describe('OpenAPI', () => {
     ['post', '/webhooks/{id}/rotate-secret'],
     ['get', '/webhooks/{id}/deliveries'],
     ['get', '/api/v1/server/checks'],
+    ['get', '/api/v1/server/relay'],
     ['get', '/api/v1/auth/setup'],
     ['post', '/api/v1/auth/setup'],
     ['post', '/api/v1/auth/sign-in'],

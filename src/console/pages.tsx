@@ -30,7 +30,7 @@ export const PAGES: PageEntry[] = [
   { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: planned('Suppressions', 'The addresses mail is no longer sent to, and why.', 'GET /api/v1/suppressions') },
   { path: '/queue', label: 'Queue', section: 'Sending', Page: planned('Queue', 'Deliveries waiting, by state and destination, to retry or cancel.', 'GET /metrics') },
   { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: planned('Webhooks', 'The endpoints told of events, and each delivery made to them.', 'GET /api/v1/webhooks') },
-  { path: '/api-keys', label: 'API keys', section: 'Connect', Page: planned('API keys', 'The project’s keys: create one (shown once), revoke one.', 'GET /api/v1/keys') },
-  { path: '/smtp', label: 'SMTP relay', section: 'Connect', Page: planned('SMTP relay', 'How legacy applications send through Mailstead over SMTP.', 'README: SMTP relay') },
+  { path: '/api-keys', label: 'API keys', section: 'Connect', Page: lazy(() => import('./pages/ApiKeys.tsx')) },
+  { path: '/smtp', label: 'SMTP relay', section: 'Connect', Page: lazy(() => import('./pages/SmtpRelay.tsx')) },
   { path: '/settings', label: 'Settings', section: 'Project', Page: planned('Settings', 'The project’s name, default sender, send rate and members.', 'GET /api/v1/project') },
 ]

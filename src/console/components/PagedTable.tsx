@@ -3,13 +3,7 @@ import { useState, type ReactNode } from 'react'
 import { Button } from 'react-aria-components'
 import { currentCursor, firstPage, nextPage, pageRange, previousPage, type Page } from '../lib/paging.ts'
 import { ErrorState, Loading } from './States.tsx'
-
-export interface Column<T> {
-  header: string
-  cell: (row: T) => ReactNode
-  /** For numbers and actions. */
-  align?: 'end'
-}
+import { DataTable, type Column } from './Table.tsx'
 
 interface PagedTableProps<T> {
   /** The table's caption, read out by screen readers and shown above it. */
@@ -40,31 +34,7 @@ export function PagedTable<T>({ caption, queryKey, fetchPage, columns, rowKey, e
   if (items.length === 0 && pager.index === 0) return <>{empty}</>
   return (
     <div className="paged" aria-busy={page.isFetching}>
-      <div className="table-wrap">
-        <table className="table">
-          <caption>{caption}</caption>
-          <thead>
-            <tr>
-              {columns.map((column) => (
-                <th key={column.header} scope="col" className={column.align === 'end' ? 'end' : undefined}>
-                  {column.header}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((row) => (
-              <tr key={rowKey(row)}>
-                {columns.map((column) => (
-                  <td key={column.header} data-label={column.header} className={column.align === 'end' ? 'end' : undefined}>
-                    {column.cell(row)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption={caption} columns={columns} rows={items} rowKey={rowKey} />
       {(pager.index > 0 || next !== null) && (
         <nav className="pager" aria-label={`${caption} pages`}>
           <span className="muted">{pageRange(pager.index, pageSize, items.length, total)}</span>

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { ASSETS_PATH } from '../console/bundle.ts'
 import { consoleAssets, type ConsoleAsset } from '../console/assets.ts'
+import { pathOf } from '../body.ts'
 import type { HttpDeps } from '../deps.ts'
 import { AppError } from '../../lib/errors.ts'
 
@@ -70,15 +71,16 @@ export const consoleRoutes = (deps: HttpDeps) => {
   // Elysia takes /console/ for the /console route: the pathname tells them apart.
   const serve = async ({ request, set }: { request: Request; set: { headers: Record<string, unknown> } }) => {
     const requestId = set.headers['x-request-id']
-    const path = new URL(request.url).pathname
+    const path = pathOf(request)
     if (path === '/console') return new Response(null, { status: 301, headers: { location: '/console/', 'x-request-id': String(requestId) } })
     const answer = await app(request, path, requestId)
     if (!answer) throw new AppError(404, 'NOT_FOUND', `No route for GET ${path}`)
     return answer
   }
   return new Elysia()
+    // Every request passes here: the cheapest tests first, and no URL parsed.
     .onRequest(({ request, set }) => {
-      if (request.method !== 'GET' || new URL(request.url).pathname !== '/' || !acceptsHtml(request)) return
+      if (request.method !== 'GET' || !acceptsHtml(request) || pathOf(request) !== '/') return
       return new Response(null, { status: 302, headers: { location: '/console/', 'x-request-id': String(set.headers['x-request-id']) } })
     })
     .get('/console', serve, { detail: { hide: true } })

@@ -27,7 +27,7 @@ export const PAGES: PageEntry[] = [
   { path: '/', label: 'Overview', section: 'Overview', Page: planned('Overview', 'Sent, delivered, deferred, bounced, complained, opened and clicked over time, queue depth, domain health and reputation warnings.', 'GET /health') },
   { path: '/emails', label: 'Emails', section: 'Sending', Page: planned('Emails', 'Every email with its events, each recipient’s delivery and its content.', 'GET /api/v1/emails') },
   { path: '/domains', label: 'Domains', section: 'Sending', Page: planned('Domains', 'Your sending domains, the DNS records each needs and whether they are right.', 'GET /api/v1/domains') },
-  { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: planned('Suppressions', 'The addresses mail is no longer sent to, and why.', 'GET /api/v1/suppressions') },
+  { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: lazy(() => import('./pages/Suppressions.tsx')) },
   { path: '/queue', label: 'Queue', section: 'Sending', Page: planned('Queue', 'Deliveries waiting, by state and destination, to retry or cancel.', 'GET /metrics') },
   { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: planned('Webhooks', 'The endpoints told of events, and each delivery made to them.', 'GET /api/v1/webhooks') },
   { path: '/api-keys', label: 'API keys', section: 'Connect', Page: lazy(() => import('./pages/ApiKeys.tsx')) },

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
+import { suppress } from '../../src/core/suppressions/suppressions.service.ts'
 import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
 import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
 
@@ -19,7 +20,7 @@ async function signedInAt(width: Width, path: string, email = 'owner@example.com
 
 const api = (path: string, key: string) => fetch(`${w.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
 
-describeInBrowser('the API keys and SMTP relay pages in Chromium', () => {
+describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium', () => {
   beforeAll(async () => {
     w = await startConsoleWorld({ hostname: 'mail.example.test', 'relay-port': '0', 'relay-tls-port': 'off' })
     const owner = await makeAccount(w.t, 'owner@example.com')
@@ -118,6 +119,54 @@ describeInBrowser('the API keys and SMTP relay pages in Chromium', () => {
       await screenshot(page, 'smtp-relay')
       await page.context().close()
     }
+    expect(w.problems).toEqual([])
+  })
+
+  test('Suppressions: paged on the server, an address added (its error beside the field first) and removed', async () => {
+    // 45 addresses, a second apart: newest first, so address 45 leads the first page.
+    const start = Date.now() - 3_600_000
+    await w.t.app.writer.run(async (trx) => {
+      for (let i = 1; i <= 45; i++) await suppress(trx, project.id, `bounced${String(i).padStart(2, '0')}@example.net`, 'hard_bounce', '550 5.1.1 no such user', start + i * 1000)
+    })
+    for (const width of ['desktop', 'phone'] as const) {
+      const page = await signedInAt(width, '/console/suppressions')
+      const table = page.getByRole('table', { name: 'Suppressed addresses' })
+      await table.getByText('bounced45@example.net').waitFor()
+      const pages = page.getByRole('navigation', { name: 'Suppressed addresses pages' })
+      await pages.getByText('1–20 of 45').waitFor()
+      await expect(pages.getByRole('button', { name: 'Previous page' }).isDisabled()).resolves.toBe(true)
+      await screenshot(page, 'suppressions')
+      await pages.getByRole('button', { name: 'Next page' }).click()
+      await pages.getByText('21–40 of 45').waitFor()
+      await table.getByText('bounced25@example.net').waitFor()
+      await pages.getByRole('button', { name: 'Next page' }).click()
+      await pages.getByText('41–45 of 45').waitFor()
+      await table.getByText('bounced01@example.net').waitFor()
+      await expect(pages.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true)
+      await pages.getByRole('button', { name: 'Previous page' }).click()
+      await pages.getByText('21–40 of 45').waitFor()
+      await page.context().close()
+    }
+
+    const page = await signedInAt('desktop', '/console/suppressions')
+    await page.getByLabel('Email address').fill('not an address')
+    await page.getByRole('button', { name: 'Suppress address' }).click()
+    const field = page.getByLabel('Email address')
+    await page.locator('.field-error').first().waitFor()
+    await expect(field.getAttribute('aria-invalid')).resolves.toBe('true')
+    await screenshot(page, 'suppressions-error')
+    await field.fill('by-hand@example.org')
+    await page.getByLabel('Note').fill('asked by phone')
+    await page.getByRole('button', { name: 'Suppress address' }).click()
+    const table = page.getByRole('table', { name: 'Suppressed addresses' })
+    await table.getByRole('row').filter({ hasText: 'by-hand@example.org' }).getByText('Added by hand').waitFor()
+    await page.getByText('1–20 of 46').waitFor()
+    await expect(field.inputValue()).resolves.toBe('')
+    await table.getByRole('button', { name: 'Remove by-hand@example.org' }).click()
+    await page.getByRole('alertdialog', { name: 'Send to by-hand@example.org again?' }).getByRole('button', { name: 'Remove from the list' }).click()
+    await page.getByText('1–20 of 45').waitFor()
+    await expect(table.getByText('by-hand@example.org').count()).resolves.toBe(0)
+    await page.context().close()
     expect(w.problems).toEqual([])
   })
 })

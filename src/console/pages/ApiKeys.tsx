@@ -41,7 +41,7 @@ function CreateKey({ onCreated }: { onCreated: () => void }) {
   return (
     <section className="panel" aria-labelledby="create-key">
       <h2 id="create-key">Create a key</h2>
-      <Form onSubmit={submit} className="form">
+      <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={create.error} fields={['type']} />
         <RadioGroup value={type} onChange={(value) => setType(value as KeyType)} className="radio-group">
           <Label className="field-label">Type</Label>

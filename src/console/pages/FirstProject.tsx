@@ -35,7 +35,7 @@ export function FirstProject({ onCreated }: { onCreated: (id: number) => void })
   }
   return (
     <AuthCard title="Create your first project" intro={<p>A project holds domains, keys, contacts and mail. You will be its owner.</p>}>
-      <Form onSubmit={submit} className="form">
+      <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={create.error} fields={['name']} />
         <Field label="Project name" name="name" isRequired autoFocus error={fieldError(create.error, 'name')} />
         <Button type="submit" className="button button-primary" isPending={create.isPending}>

@@ -38,7 +38,7 @@ export default function Invitation() {
   }
   return (
     <AuthCard title={`Join ${projectName}`} intro={<p>You are invited to the project {projectName} as {role}, at {email}.</p>}>
-      <Form onSubmit={submit} className="form">
+      <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={accept.error} fields={signedInAs ? [] : ['password']} />
         {signedInAs ? (
           <p>You are signed in as {signedInAs}.</p>

@@ -27,7 +27,7 @@ export default function SetPassword() {
   }
   return (
     <AuthCard title="Choose a password">
-      <Form onSubmit={submit} className="form">
+      <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={save.error} fields={['password']} />
         <Field label="New password" name="password" type="password" autoComplete="new-password" isRequired autoFocus description="At least 10 characters." error={fieldError(save.error, 'password')} />
         <Button type="submit" className="button button-primary" isPending={save.isPending}>

@@ -47,7 +47,7 @@ export default function Setup() {
   }
   return (
     <AuthCard title="Set up Mailstead" intro={<p>Make the first account. It will own the projects made so far, and can invite others.</p>}>
-      <Form onSubmit={submit} className="form">
+      <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={setup.error} fields={fields} />
         {!linkToken && (
           <Field

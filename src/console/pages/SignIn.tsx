@@ -43,7 +43,7 @@ export default function SignIn() {
   const error = signIn.error instanceof ApiError && signIn.error.code === TOTP_REQUIRED ? undefined : signIn.error
   return (
     <AuthCard title="Sign in">
-      <Form onSubmit={submit} className="form">
+      <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={error} fields={FIELDS} />
         <Field label="Email" name="email" type="email" autoComplete="username" isRequired autoFocus error={fieldError(error, 'email')} />
         <Field label="Password" name="password" type="password" autoComplete="current-password" isRequired error={fieldError(error, 'password')} />

@@ -42,7 +42,7 @@ let loaded: Promise<ConsoleAssets> | undefined
 
 /**
  * The console, loaded at its first request and kept for the life of the process: the binary's own
- * files, or from source a bundle made now (about a second; tests and processes that never show the
+ * files, or from source a bundle made now (about 0.2 s; tests and processes that never show the
  * console never pay it). A failed build is tried again at the next request.
  */
 export function consoleAssets(): Promise<ConsoleAssets> {

@@ -14,6 +14,7 @@ import { campaignRoutes } from './routes/campaigns.ts'
 import { campaignV1Routes } from './routes/campaigns-v1.ts'
 import { contactBookRoutes } from './routes/contact-books.ts'
 import { contactImportRoutes } from './routes/contact-imports.ts'
+import { consoleRoutes } from './routes/console.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { domainRoutes } from './routes/domains.ts'
 import { queueRoutes } from './routes/queue.ts'
@@ -75,6 +76,7 @@ export function createHttpApp(deps: HttpDeps) {
       }),
     )
     .use(healthRoutes(deps))
+    .use(consoleRoutes(deps))
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
     .use(invitationRoutes(deps))

@@ -60,3 +60,21 @@ test('the compiled binary serves /health and sends a DKIM-signed email to an MX'
   expect(message.headers.subject).toBe('From the binary')
   expect(message.headers['dkim-signature']).toContain('d=sender.example.com')
 })
+
+test('the compiled binary carries the web console: the app at /console/ and the assets it names', async () => {
+  const base = `http://127.0.0.1:${w!.port}`
+  const root = await fetch(`${base}/`, { headers: { accept: 'text/html' }, redirect: 'manual' })
+  expect(root.status).toBe(302)
+  expect(root.headers.get('location')).toBe('/console/')
+  const index = await fetch(`${base}/console/emails`)
+  expect(index.status).toBe(200)
+  expect(index.headers.get('content-security-policy')).toContain("script-src 'self'")
+  const html = await index.text()
+  const script = /<script[^>]+src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1]
+  expect(script).toBeTruthy()
+  const asset = await fetch(`${base}${script}`)
+  expect(asset.status).toBe(200)
+  expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+  expect(asset.headers.get('cache-control')).toContain('immutable')
+  expect((await asset.text()).length).toBeGreaterThan(1000)
+})

@@ -124,6 +124,7 @@ describe('OpenAPI', () => {
     ['get', '/webhooks/{id}/deliveries'],
     ['post', '/webhooks/{id}/deliveries/{deliveryId}/replay'],
     ['get', '/api/v1/server/checks'],
+    ['get', '/api/v1/server/relay'],
     ['get', '/api/v1/auth/setup'],
     ['post', '/api/v1/auth/setup'],
     ['post', '/api/v1/auth/sign-in'],

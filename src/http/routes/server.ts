@@ -15,6 +15,35 @@ const FindingSchema = t.Object({
   fix: t.Optional(t.String({ description: 'How to put it right' })),
 })
 
+const RelayPortSchema = t.Object({
+  port: t.Integer(),
+  security: t.UnionEnum(['STARTTLS', 'TLS'], { description: 'STARTTLS: plain at first, then upgraded (587); TLS: from the first byte (465)' }),
+  state: t.UnionEnum(['up', 'down', 'off'], {
+    description: "This process's listener: up, down (its port could not be bound) or off (this process does not run the smtp role; another may)",
+  }),
+})
+
+/** How an application reaches the relay: what the console's SMTP relay page shows, from the settings. */
+function relaySettings(deps: HttpDeps) {
+  const { config } = deps
+  const listeners = deps.listeners()
+  const ports = [
+    // The port bound, when this process listens (it differs from the setting's 0 in tests).
+    ...(config.relayPort === null ? [] : [{ port: listeners.relay?.port ?? config.relayPort, security: 'STARTTLS' as const, state: listeners.relay?.state ?? ('off' as const) }]),
+    ...(config.relayTlsPort === null ? [] : [{ port: listeners.relayTls?.port ?? config.relayTlsPort, security: 'TLS' as const, state: listeners.relayTls?.state ?? ('off' as const) }]),
+  ]
+  return {
+    host: config.hostname,
+    listenAddress: config.smtpHost,
+    ports,
+    authMethods: ['PLAIN', 'LOGIN'],
+    authBeforeTls: config.relayAllowInsecureAuth,
+    certificate: config.tlsCert ? ('configured' as const) : ('self-signed' as const),
+    maxMessageBytes: config.smtpMaxMessageMb * 1024 * 1024,
+    maxRecipients: config.relayMaxRecipients,
+  }
+}
+
 /**
  * Server-wide data, no secrets: any secret key may read it. The SPF findings are per sending
  * domain: a project sees those of its own domains only.
@@ -47,4 +76,20 @@ export const serverRoutes = (deps: HttpDeps) =>
         tags: ['System'],
       },
     },
-  )
+    )
+    .get('/api/v1/server/relay', () => relaySettings(deps), {
+      response: {
+        200: t.Object({
+          host: t.String({ description: 'The host name to connect to: MAILSTEAD_HOSTNAME, which the certificate names' }),
+          listenAddress: t.String({ description: 'MAILSTEAD_SMTP_HOST: 127.0.0.1 takes connections from this machine only, 0.0.0.0 from anywhere' }),
+          ports: t.Array(RelayPortSchema, { description: 'Empty when both relay ports are off' }),
+          authMethods: t.Array(t.String(), { description: 'User name: anything; password: a secret API key (sk_...) of the project' }),
+          authBeforeTls: t.Boolean({ description: 'Whether AUTH is offered before STARTTLS (MAILSTEAD_RELAY_ALLOW_INSECURE_AUTH); false unless set' }),
+          certificate: t.UnionEnum(['configured', 'self-signed'], { description: 'self-signed: no MAILSTEAD_TLS_CERT, so clients must be told to accept the certificate' }),
+          maxMessageBytes: t.Integer(),
+          maxRecipients: t.Integer({ description: 'Recipients of one message' }),
+        }),
+        ...authErrors,
+      },
+      detail: { summary: 'How applications reach the SMTP relay: host, ports, authentication, limits (no secrets)', tags: ['System'] },
+    })

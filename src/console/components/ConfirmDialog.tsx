@@ -1,0 +1,52 @@
+import type { ReactNode } from 'react'
+import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
+import { FormErrors } from './FormErrors.tsx'
+
+interface ConfirmProps {
+  /** The button that opens the dialog, e.g. "Revoke". */
+  trigger: string
+  /** Its accessible name when the text alone is not enough ("Revoke sk_ab12…"). */
+  triggerLabel?: string
+  title: string
+  children: ReactNode
+  /** The button that does it, e.g. "Revoke key". */
+  confirm: string
+  onConfirm: () => Promise<unknown>
+  pending: boolean
+  error: unknown
+}
+
+/**
+ * A destructive action asked again in a modal dialog (React Aria: focus kept inside, Escape
+ * closes, focus back on the trigger). It closes once the action succeeded; a failure stays shown.
+ */
+export function ConfirmDialog({ trigger, triggerLabel, title, children, confirm, onConfirm, pending, error }: ConfirmProps) {
+  return (
+    <DialogTrigger>
+      <Button className="button button-small button-danger" aria-label={triggerLabel}>
+        {trigger}
+      </Button>
+      <ModalOverlay className="modal-overlay" isDismissable>
+        <Modal className="modal">
+          <Dialog className="dialog" role="alertdialog">
+            {({ close }) => (
+              <>
+                <Heading slot="title">{title}</Heading>
+                {children}
+                <FormErrors error={error} fields={[]} />
+                <div className="dialog-actions">
+                  <Button className="button" onPress={close}>
+                    Cancel
+                  </Button>
+                  <Button className="button button-danger button-solid" isPending={pending} onPress={() => onConfirm().then(close, () => {})}>
+                    {confirm}
+                  </Button>
+                </div>
+              </>
+            )}
+          </Dialog>
+        </Modal>
+      </ModalOverlay>
+    </DialogTrigger>
+  )
+}

@@ -1,0 +1,125 @@
+import { useMutation } from '@tanstack/react-query'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
+import { Button } from 'react-aria-components'
+import { Link, useLocation } from 'wouter'
+import { useApi } from '../api/context.tsx'
+import { useProject } from '../app/project.tsx'
+import { useSession, useSignedOut } from '../app/session.tsx'
+import { PAGES, SECTIONS } from '../pages.tsx'
+
+/** The project switcher: a plain select, which every browser and screen reader knows. */
+function ProjectSwitcher() {
+  const { project, projects, select } = useProject()
+  return (
+    <div className="switcher">
+      <label htmlFor="project-switcher" className="field-label">
+        Project
+      </label>
+      <select id="project-switcher" className="input" value={project.id} onChange={(event) => select(Number(event.target.value))}>
+        {projects.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+      <p className="field-hint">Your role: {project.role}</p>
+    </div>
+  )
+}
+
+function Navigation({ onNavigate }: { onNavigate: () => void }) {
+  const [location] = useLocation()
+  const current = (path: string) => (path === '/' ? location === '/' : location === path || location.startsWith(`${path}/`))
+  return (
+    <nav aria-label="Console" className="nav">
+      {SECTIONS.map((section) => {
+        const pages = PAGES.filter((page) => page.section === section)
+        if (pages.length === 0) return null
+        return (
+          <div key={section} className="nav-section">
+            {section !== 'Overview' && <h2 className="nav-heading">{section}</h2>}
+            <ul>
+              {pages.map((page) => (
+                <li key={page.path}>
+                  <Link href={page.path} className="nav-link" aria-current={current(page.path) ? 'page' : undefined} onClick={onNavigate}>
+                    {page.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )
+      })}
+    </nav>
+  )
+}
+
+function AccountBox() {
+  const { auth } = useApi()
+  const session = useSession()
+  const signedOut = useSignedOut()
+  const [, navigate] = useLocation()
+  const signOut = useMutation({
+    mutationFn: auth.signOut,
+    // Whether the server still knew the session or not, this browser is signed out now.
+    onSettled: () => {
+      signedOut()
+      navigate('/sign-in')
+    },
+  })
+  return (
+    <div className="account">
+      <p className="account-email" title={session.data?.account.email}>
+        {session.data?.account.email}
+      </p>
+      <Button className="button" onPress={() => signOut.mutate()} isPending={signOut.isPending}>
+        Sign out
+      </Button>
+    </div>
+  )
+}
+
+/**
+ * Every signed-in page: the side bar (project, navigation, account), which a phone opens with
+ * the Menu button, and the page. After moving to another page, focus goes to its main content.
+ */
+export function Layout({ children }: { children: ReactNode }) {
+  const [menuOpen, setMenuOpen] = useState(false)
+  const [location] = useLocation()
+  const main = useRef<HTMLElement>(null)
+  const first = useRef(true)
+  useEffect(() => {
+    if (first.current) {
+      first.current = false
+      return
+    }
+    main.current?.focus({ preventScroll: true })
+    window.scrollTo(0, 0)
+  }, [location])
+  return (
+    <div className="shell">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link href="/" className="brand">
+          Mailstead
+        </Link>
+        <Button className="button menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onPress={() => setMenuOpen(!menuOpen)}>
+          {menuOpen ? 'Close menu' : 'Menu'}
+        </Button>
+      </header>
+      <aside id="sidebar" className={menuOpen ? 'sidebar open' : 'sidebar'}>
+        <Link href="/" className="brand sidebar-brand">
+          Mailstead
+        </Link>
+        <ProjectSwitcher />
+        <Navigation onNavigate={() => setMenuOpen(false)} />
+        <AccountBox />
+      </aside>
+      <main id="main" ref={main} tabIndex={-1} className="main">
+        {children}
+      </main>
+    </div>
+  )
+}

@@ -1,0 +1,36 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react'
+
+/**
+ * The console's pages: one row each, in the order of the navigation. A page's code loads when it
+ * is first opened. The marketing pages (Contacts, Segments, Templates, Campaigns, Workflows) come
+ * as rows of a "Marketing" section; nothing else needs to change for them.
+ */
+export interface PageEntry {
+  /** Under /console; "/" is the Overview. */
+  path: string
+  label: string
+  section: Section
+  Page: LazyExoticComponent<ComponentType>
+}
+
+export type Section = 'Overview' | 'Sending' | 'Connect' | 'Marketing' | 'Project'
+export const SECTIONS: Section[] = ['Overview', 'Sending', 'Connect', 'Marketing', 'Project']
+
+/** A page still to come: says what it will show and where the API has it meanwhile. */
+const planned = (title: string, what: string, route: string) =>
+  lazy(async () => {
+    const { Planned } = await import('./pages/Planned.tsx')
+    return { default: () => <Planned title={title} what={what} route={route} /> }
+  })
+
+export const PAGES: PageEntry[] = [
+  { path: '/', label: 'Overview', section: 'Overview', Page: planned('Overview', 'Sent, delivered, deferred, bounced, complained, opened and clicked over time, queue depth, domain health and reputation warnings.', 'GET /health') },
+  { path: '/emails', label: 'Emails', section: 'Sending', Page: planned('Emails', 'Every email with its events, each recipient’s delivery and its content.', 'GET /api/v1/emails') },
+  { path: '/domains', label: 'Domains', section: 'Sending', Page: planned('Domains', 'Your sending domains, the DNS records each needs and whether they are right.', 'GET /api/v1/domains') },
+  { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: lazy(() => import('./pages/Suppressions.tsx')) },
+  { path: '/queue', label: 'Queue', section: 'Sending', Page: planned('Queue', 'Deliveries waiting, by state and destination, to retry or cancel.', 'GET /metrics') },
+  { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: planned('Webhooks', 'The endpoints told of events, and each delivery made to them.', 'GET /api/v1/webhooks') },
+  { path: '/api-keys', label: 'API keys', section: 'Connect', Page: lazy(() => import('./pages/ApiKeys.tsx')) },
+  { path: '/smtp', label: 'SMTP relay', section: 'Connect', Page: lazy(() => import('./pages/SmtpRelay.tsx')) },
+  { path: '/settings', label: 'Settings', section: 'Project', Page: planned('Settings', 'The project’s name, default sender, send rate and members.', 'GET /api/v1/project') },
+]

@@ -1,0 +1,88 @@
+import { Elysia } from 'elysia'
+import { ASSETS_PATH } from '../console/bundle.ts'
+import { consoleAssets, type ConsoleAsset } from '../console/assets.ts'
+import { pathOf } from '../body.ts'
+import type { HttpDeps } from '../deps.ts'
+import { AppError } from '../../lib/errors.ts'
+
+/**
+ * The console's headers. Scripts, styles, fetches and frames come from this server only (email
+ * previews are framed from it, sandboxed); the console is never framed itself, and a link out of
+ * it tells the other site nothing.
+ */
+export const CONSOLE_HEADERS = {
+  'content-security-policy': [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "frame-src 'self'",
+    "child-src 'self'",
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'referrer-policy': 'same-origin',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+} as const
+
+/** Hashed names never change content: a year, never revalidated. The index is checked every time. */
+const IMMUTABLE = 'public, max-age=31536000, immutable'
+const REVALIDATE = 'no-cache'
+
+const acceptsHtml = (request: Request) => /\btext\/html\b/i.test(request.headers.get('accept') ?? '')
+const acceptsGzip = (request: Request) => /\bgzip\b/i.test(request.headers.get('accept-encoding') ?? '')
+
+function send(request: Request, asset: ConsoleAsset, cacheControl: string, requestId: unknown): Response {
+  const gzip = acceptsGzip(request)
+  const headers: Record<string, string> = {
+    ...CONSOLE_HEADERS,
+    'content-type': asset.type,
+    'cache-control': cacheControl,
+    vary: 'accept-encoding',
+    'x-request-id': String(requestId),
+    ...(gzip && { 'content-encoding': 'gzip' }),
+  }
+  return new Response(request.method === 'HEAD' ? null : gzip ? asset.gzip : asset.body, { headers })
+}
+
+/**
+ * The web console under /console/: its assets by hashed name, and for any other address under it
+ * the app itself, which routes in the browser (so a page reloaded anywhere shows that page). A
+ * browser asking for / is sent to /console/; anything else asking for / gets the 404 it always got.
+ * None of it is part of the API, so none of it is in the OpenAPI document.
+ */
+export const consoleRoutes = (deps: HttpDeps) => {
+  const app = async (request: Request, path: string, requestId: unknown) => {
+    const assets = await consoleAssets().catch((error: unknown) => {
+      deps.logger.error('CONSOLE', 'the console could not be loaded', { error: String((error as Error)?.message ?? error) })
+      throw error
+    })
+    if (!path.startsWith(ASSETS_PATH)) return send(request, assets.index, REVALIDATE, requestId)
+    const asset = assets.files.get(path.slice(ASSETS_PATH.length))
+    // A missing asset is a 404, not the app: a script tag given HTML would fail in a stranger way.
+    return asset ? send(request, asset, IMMUTABLE, requestId) : undefined
+  }
+  // Elysia takes /console/ for the /console route: the pathname tells them apart.
+  const serve = async ({ request, set }: { request: Request; set: { headers: Record<string, unknown> } }) => {
+    const requestId = set.headers['x-request-id']
+    const path = pathOf(request)
+    if (path === '/console') return new Response(null, { status: 301, headers: { location: '/console/', 'x-request-id': String(requestId) } })
+    const answer = await app(request, path, requestId)
+    if (!answer) throw new AppError(404, 'NOT_FOUND', `No route for GET ${path}`)
+    return answer
+  }
+  return new Elysia()
+    // Every request passes here: the cheapest tests first, and no URL parsed.
+    .onRequest(({ request, set }) => {
+      if (request.method !== 'GET' || !acceptsHtml(request) || pathOf(request) !== '/') return
+      return new Response(null, { status: 302, headers: { location: '/console/', 'x-request-id': String(set.headers['x-request-id']) } })
+    })
+    .get('/console', serve, { detail: { hide: true } })
+    .get('/console/*', serve, { detail: { hide: true } })
+}

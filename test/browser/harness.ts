@@ -1,0 +1,89 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, test } from 'bun:test'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+
+/*
+ * The console in a real browser: Debian's Chromium driven by playwright-core (its own browser
+ * downloads cannot be fetched here). One Chromium for a whole file; a fresh context, so fresh
+ * cookies, for each page a test opens. Pages are driven by what a person reads: labels, roles,
+ * button text.
+ */
+
+export const CHROMIUM = '/usr/bin/chromium'
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync']
+/** Screenshots go here, never committed (.gitignore): look at them after a run. */
+export const ARTIFACTS = join(import.meta.dir, 'artifacts')
+export const WIDTHS = { desktop: 1280, phone: 390 } as const
+export type Width = keyof typeof WIDTHS
+
+/**
+ * describe(), or when Chromium is missing one skipped test that says why: a fresh machine runs
+ * `npm test` without it (CI installs it, see .ci/run).
+ */
+export function describeInBrowser(name: string, body: () => void) {
+  if (existsSync(CHROMIUM)) return describe(name, body)
+  describe(name, () => {
+    test.skip(`skipped: ${CHROMIUM} is missing (apt-get install chromium)`, () => {})
+  })
+}
+
+/** The server's secret in browser tests, so that a test can make the setup link's token. */
+export const SECRET = 'browser-test-secret-browser-test-secret'
+
+export interface ConsoleWorld {
+  t: TestApp
+  /** The server's address, e.g. http://127.0.0.1:40123 */
+  url: string
+  browser: Browser
+  /** A page in a fresh context of that width; what it logs as an error or a refused load lands in `problems`. */
+  open(width: Width, path?: string): Promise<Page>
+  /** Console errors (but API answers of 4xx), page errors and CSP refusals seen so far, each with the page's address. */
+  problems: string[]
+  close(): Promise<void>
+}
+
+/** A started server on a fresh database and one Chromium. */
+export async function startConsoleWorld(settings: Record<string, string> = {}): Promise<ConsoleWorld> {
+  const t = await createTestApp({ secret: SECRET, ...settings })
+  await t.app.start()
+  const url = t.app.url.replace('0.0.0.0', '127.0.0.1')
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
+  const problems: string[] = []
+  return {
+    t,
+    url,
+    browser,
+    problems,
+    async open(width, path = '/console/') {
+      const context = await browser.newContext({ viewport: { width: WIDTHS[width], height: width === 'phone' ? 844 : 800 }, baseURL: url })
+      // Under the test's own timeout, so that a wait that fails says what it waited for, and the
+      // browser is not killed with the test.
+      context.setDefaultTimeout(10_000)
+      const page = await context.newPage()
+      page.on('console', (message) => {
+        // An API answer of 4xx is logged by Chromium as a failed load: the page expects those.
+        if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) {
+          problems.push(`${page.url()}: ${message.text()}`)
+        }
+      })
+      page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`))
+      await page.goto(path)
+      return page
+    },
+    async close() {
+      await browser.close()
+      await t.close()
+    },
+  }
+}
+
+/** A full-page screenshot, named by page and width: test/browser/artifacts/<name>-<width>.png */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  const width = page.viewportSize()?.width ?? 0
+  const path = join(ARTIFACTS, `${name}-${width}.png`)
+  await page.screenshot({ path, fullPage: true })
+  return path
+}

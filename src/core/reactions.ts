@@ -37,12 +37,16 @@ import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts
  * however many times it opens or clicks) and its project's webhooks hear of them.
  */
 export async function emailEventsAdded(db: Db, emailId: string, events: readonly NewEmailEvent[]): Promise<void> {
-  await countEmailEvents(db, emailId, events)
   for (const { status, data, at } of events) {
     const activity = activityOf(status)
     if (activity) await countActivity(db, emailId, activity, at, data?.hard === true)
   }
   await emitEmailEvents(db, emailId, events)
+  // Last: the hour's row of the domain is the hottest a batch of outcomes writes. Taken after the
+  // campaign's row, as every settle takes them, batches of several processes wait on each other
+  // instead of deadlocking (measured: taken first, a 10,000-contact campaign on three processes
+  // took twice as long, each deadlock costing PostgreSQL's second of detection).
+  await countEmailEvents(db, emailId, events)
 }
 
 /**

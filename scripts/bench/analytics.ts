@@ -21,7 +21,7 @@ import { join } from 'node:path'
 import { hourOf } from '../../src/core/analytics/counters.ts'
 import { openDatabase, type Database } from '../../src/db/client.ts'
 import type { SendingCounterTable } from '../../src/db/schema.ts'
-import { apiClient, cliJson, log, main } from './common.ts'
+import { apiClient, cliJson, log, main, timeGets } from './common.ts'
 import { benchDatabase, benchOptions, type BenchDatabase } from './database.ts'
 import { startServers, type Servers } from './servers.ts'
 
@@ -90,25 +90,7 @@ try {
     .executeTakeFirstOrThrow()
   const expectedEvents = Object.values(expected).reduce((sum, n) => sum + Number(n), 0)
 
-  /** Times one GET, `runs` times after 5 unmeasured: p50 and p99 in ms; the last answer. */
-  async function time(path: string) {
-    const get = async () => {
-      const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${measured.secretKey}` } })
-      if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`)
-      return response.json() as Promise<any>
-    }
-    for (let i = 0; i < 5; i++) await get()
-    const took: number[] = []
-    let answer: any
-    for (let i = 0; i < runs; i++) {
-      const start = performance.now()
-      answer = await get()
-      took.push(performance.now() - start)
-    }
-    took.sort((a, b) => a - b)
-    const at = (p: number) => Number(took[Math.min(took.length - 1, Math.ceil(p * took.length) - 1)]!.toFixed(1))
-    return { p50: at(0.5), p99: at(0.99), answer }
-  }
+  const time = (path: string) => timeGets(url, measured.secretKey, path, runs, 5)
 
   const day = await time('/api/v1/analytics/email-time-series?days=30')
   const hour = await time('/api/v1/analytics/email-time-series?days=30&bucket=hour')

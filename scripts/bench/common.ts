@@ -122,3 +122,26 @@ export async function startBenchServer(dir: string, dnsAddress: string, bunFlags
  */
 export const shaping = process.env.BENCH_SHAPING === 'off' ? 'off' : 'on'
 export const sinkSiteArgs = () => ['--delivery-per-domain', '50', '--delivery-shaping', shaping === 'on' ? 'true' : 'false']
+
+/**
+ * Times GET `path` with the key `runs` times after `warmup` unmeasured calls: p50 and p99 in ms,
+ * and the last answer. A refusal ends the benchmark.
+ */
+export async function timeGets<T = any>(url: string, key: string, path: string, runs: number, warmup: number) {
+  const get = async () => {
+    const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } })
+    if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`)
+    return response.json() as Promise<T>
+  }
+  for (let i = 0; i < warmup; i++) await get()
+  const took: number[] = []
+  let answer: T | undefined
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now()
+    answer = await get()
+    took.push(performance.now() - start)
+  }
+  took.sort((a, b) => a - b)
+  const at = (p: number) => Number(took[Math.min(took.length - 1, Math.ceil(p * took.length) - 1)]!.toFixed(1))
+  return { p50: at(0.5), p99: at(0.99), answer: answer as T }
+}

@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { openDatabase, type Database } from '../../src/db/client.ts'
 import type { EmailTable } from '../../src/db/schema.ts'
 import { newId } from '../../src/lib/ids.ts'
-import { apiClient, cliJson, log, main } from './common.ts'
+import { apiClient, cliJson, log, main, timeGets } from './common.ts'
 import { benchDatabase, benchOptions, type BenchDatabase } from './database.ts'
 import { startServers, type Servers } from './servers.ts'
 
@@ -75,25 +75,11 @@ try {
   log(`${database.dialect}: ${emails} emails seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   if (database.dialect === 'postgres') await sql`ANALYZE emails`.execute(direct.db)
 
-  /** Times one GET, `runs` times after 3 unmeasured: p50 and p99 in ms, and what it counted. */
+  /** Times one list query: p50 and p99 in ms, and what it counted. */
   async function time(query: string) {
-    const get = async () => {
-      const response = await fetch(`${url}/api/v1/emails${query}`, { headers: { authorization: `Bearer ${project.secretKey}` } })
-      if (!response.ok) throw new Error(`GET ${query}: ${response.status} ${await response.text()}`)
-      return response.json() as Promise<{ data: unknown[]; count: number }>
-    }
-    for (let i = 0; i < 3; i++) await get()
-    const took: number[] = []
-    let answer = { data: [] as unknown[], count: 0 }
-    for (let i = 0; i < runs; i++) {
-      const start = performance.now()
-      answer = await get()
-      took.push(performance.now() - start)
-    }
-    took.sort((a, b) => a - b)
-    const at = (p: number) => Number(took[Math.min(took.length - 1, Math.ceil(p * took.length) - 1)]!.toFixed(1))
+    const { p50, p99, answer } = await timeGets<{ data: unknown[]; count: number }>(url, project.secretKey, `/api/v1/emails${query}`, runs, 3)
     log(`${query || '(no filter)'}: ${answer.count} counted, ${answer.data.length} on the page`)
-    return { p50: at(0.5), p99: at(0.99), count: answer.count }
+    return { p50, p99, count: answer.count }
   }
 
   const day = new Date(now - 10 * DAY)

@@ -137,8 +137,8 @@ export function createCampaignSender(deps: SenderDeps) {
     }
   }
 
-  /** The campaigns this process sends: claimed, and kept until they leave SENDING. */
-  const inHand = new Set<string>()
+  /** The campaigns this process sends: claimed, and held until they leave SENDING. */
+  const inHand = () => deps.claimant.held.ids('campaigns') as string[]
 
   /**
    * Starts what came due, claims the sending campaigns no process sends yet, then advances each
@@ -157,11 +157,10 @@ export function createCampaignSender(deps: SenderDeps) {
     if (free.length > 0) {
       const claimed = await deps.claimant.write((trx) => claimCampaigns(trx, deps.claimant, free, now))
       deps.claimant.held.hold('campaigns', claimed)
-      for (const id of claimed) inHand.add(id)
     }
     let busy = false
     const done: string[] = []
-    for (const id of inHand) {
+    for (const id of inHand()) {
       const next = await stepOrPause(id)
       if (next === 'more') busy = true
       if (next === 'done') done.push(id)
@@ -169,7 +168,6 @@ export function createCampaignSender(deps: SenderDeps) {
     if (done.length > 0) {
       await deps.write((trx) => unclaimCampaigns(trx, deps.claimant.owner, done))
       deps.claimant.held.letGo('campaigns', done)
-      for (const id of done) inHand.delete(id)
     }
     return busy
   }
@@ -188,7 +186,6 @@ export function createCampaignSender(deps: SenderDeps) {
       clearInterval(timer)
       await pump.stop()
       await deps.write((trx) => giveBack(trx, 'campaigns', deps.claimant.owner, clock.now())).finally(() => deps.claimant.held.clear('campaigns'))
-      inHand.clear()
     },
     /** Runs rounds until none has more to do, whether or not the sender is started: for tests. */
     async drain() {

@@ -169,4 +169,31 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
     await page.context().close()
     expect(w.problems).toEqual([])
   })
+
+  test('Suppressions: a search narrows the list on the server, and a CSV import says what became of each line', async () => {
+    const page = await signedInAt('desktop', '/console/suppressions')
+    const table = page.getByRole('table', { name: 'Suppressed addresses' })
+    await table.getByText('bounced45@example.net').waitFor()
+    await page.getByLabel('Search addresses').fill('bounced1')
+    await table.getByText('bounced45@example.net').waitFor({ state: 'detached' })
+    await expect(table.getByRole('row').count()).resolves.toBe(11)
+    await page.getByLabel('Search addresses').fill('nobody-at-all')
+    await page.getByText('No suppressed address contains “nobody-at-all”.').waitFor()
+    await page.getByRole('button', { name: 'Clear search' }).click()
+    await table.getByText('bounced45@example.net').waitFor()
+
+    // No file chosen: said beside the field, nothing sent.
+    await page.getByRole('button', { name: 'Import addresses' }).click()
+    await page.getByText('Choose a CSV file first').waitFor()
+    const csv = 'email,detail\nimported@example.org,from the old system\nnot-an-address,x\nbounced45@example.net,again\n'
+    await page.getByLabel('CSV file').setInputFiles({ name: 'old-list.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
+    await page.getByRole('button', { name: 'Import addresses' }).click()
+    const result = page.getByRole('status').filter({ hasText: 'added' })
+    await result.getByText('1 address added, 1 was on the list already, 1 line is not an address.').waitFor()
+    await expect(page.getByRole('list', { name: 'Lines not imported' }).textContent()).resolves.toContain('Line 3')
+    await table.getByRole('row').filter({ hasText: 'imported@example.org' }).getByText('from the old system').waitFor()
+    await screenshot(page, 'suppressions-import')
+    await page.context().close()
+    expect(w.problems).toEqual([])
+  })
 })

@@ -33,6 +33,17 @@ describe('ApiClient', () => {
     expect(write!.body).toBe('{"type":"secret"}')
   })
 
+  test('sends a form as it is, so the browser names its type and boundary, with the CSRF token', async () => {
+    const { client, seen } = clientAnswering(() => json(200, { added: 1 }))
+    client.csrfToken = 'csrf-2'
+    const form = new FormData()
+    form.set('file', new File(['email\na@example.com\n'], 'list.csv', { type: 'text/csv' }))
+    await client.upload('/api/v1/suppressions/import', form)
+    expect(seen[0]!.init.method).toBe('POST')
+    expect(seen[0]!.init.body).toBe(form)
+    expect(seen[0]!.init.headers).toEqual({ accept: 'application/json', 'x-csrf-token': 'csrf-2' })
+  })
+
   test('turns an error answer into an ApiError and tells of a session that ended', async () => {
     let signedOut = 0
     const { client } = clientAnswering(() => json(401, { code: 'UNAUTHORIZED', message: 'Not signed in, or the session has ended' }, { 'x-request-id': 'r-9' }))

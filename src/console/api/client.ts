@@ -41,7 +41,9 @@ export class ApiClient {
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' }
-    if (options.body !== undefined) headers['content-type'] = 'application/json'
+    // A form (a file upload) says its own type, with its boundary; anything else goes as JSON.
+    const form = options.body instanceof FormData
+    if (options.body !== undefined && !form) headers['content-type'] = 'application/json'
     if (WRITES.has(method) && this.csrfToken) headers['x-csrf-token'] = this.csrfToken
     if (this.projectId !== undefined) headers['x-project-id'] = String(this.projectId)
     let response: Response
@@ -49,7 +51,7 @@ export class ApiClient {
       response = await this.fetcher(withQuery(path, options.query), {
         method,
         headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        body: options.body === undefined ? undefined : form ? (options.body as FormData) : JSON.stringify(options.body),
         credentials: 'same-origin',
         signal: options.signal,
       })
@@ -64,6 +66,8 @@ export class ApiClient {
     throw failure
   }
 
+  /** A multipart form, e.g. a CSV file in its field "file". */
+  upload = <T>(path: string, form: FormData) => this.request<T>('POST', path, { body: form })
   get = <T>(path: string, query?: Query, signal?: AbortSignal) => this.request<T>('GET', path, { query, signal })
   post = <T>(path: string, body?: unknown) => this.request<T>('POST', path, { body })
   patch = <T>(path: string, body?: unknown) => this.request<T>('PATCH', path, { body })

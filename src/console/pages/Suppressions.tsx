@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import type { FormEvent } from 'react'
-import { Button, Form } from 'react-aria-components'
+import { useState, type FormEvent } from 'react'
+import { Button, Form, Input, Label, SearchField } from 'react-aria-components'
 import { useApi } from '../api/context.tsx'
-import { suppressionsApi, type Suppression } from '../api/suppressions.ts'
+import { suppressionsApi, type Suppression, type SuppressionImport } from '../api/suppressions.ts'
 import { useProject, useProjectKey } from '../app/project.tsx'
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx'
 import { Field } from '../components/Field.tsx'
@@ -12,6 +12,7 @@ import { PagedTable } from '../components/PagedTable.tsx'
 import { Empty } from '../components/States.tsx'
 import type { Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
+import { useDebounced } from '../lib/debounce.ts'
 
 const REASONS: Record<Suppression['reason'], string> = { hard_bounce: 'Hard bounce', complaint: 'Complaint', manual: 'Added by hand' }
 
@@ -43,6 +44,68 @@ function AddSuppression({ onAdded }: { onAdded: () => void }) {
   )
 }
 
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`
+
+/** What an import did, line by line for the lines it could not take. */
+function ImportResult({ result }: { result: SuppressionImport }) {
+  return (
+    <div className="import-result" role="status">
+      <p>
+        {plural(result.added, 'address', 'addresses')} added, {plural(result.alreadySuppressed, 'was', 'were')} on the list already
+        {result.failedCount > 0 && `, ${plural(result.failedCount, 'line is', 'lines are')} not an address`}.
+      </p>
+      {result.failed.length > 0 && (
+        <ul className="import-failures" aria-label="Lines not imported">
+          {result.failed.map((f) => (
+            <li key={f.line}>
+              Line {f.line}: {f.error}
+            </li>
+          ))}
+          {result.failedCount > result.failed.length && <li>…and {(result.failedCount - result.failed.length).toLocaleString()} more</li>}
+        </ul>
+      )}
+    </div>
+  )
+}
+
+/** A CSV file of addresses, streamed to the server (at most 5 MiB), and what became of each line. */
+function ImportSuppressions({ onImported }: { onImported: () => void }) {
+  const { api } = useApi()
+  const upload = useMutation({ mutationFn: suppressionsApi(api).import, onSuccess: onImported })
+  const [missing, setMissing] = useState(false)
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = event.currentTarget
+    const file = new FormData(form).get('file')
+    if (!(file instanceof File) || file.size === 0) return setMissing(true)
+    setMissing(false)
+    upload.mutate(file, { onSuccess: () => form.reset() })
+  }
+  const fileError = missing ? 'Choose a CSV file first' : fieldError(upload.error, 'file')
+  return (
+    <section className="panel" aria-labelledby="import-suppressions">
+      <h2 id="import-suppressions">Import from CSV</h2>
+      <form onSubmit={submit} className="form" noValidate>
+        <FormErrors error={upload.error} fields={['file']} />
+        <div className="field">
+          <label className="field-label" htmlFor="suppression-file">
+            CSV file
+          </label>
+          <input id="suppression-file" className="input" type="file" name="file" accept=".csv,text/csv,text/plain" aria-invalid={fileError ? true : undefined} aria-describedby="suppression-file-hint" />
+          <p id="suppression-file-hint" className="field-hint">
+            One address a line, or a header with an email column (and perhaps a detail column). At most 5 MiB.
+          </p>
+          {fileError && <p className="field-error">{fileError}</p>}
+        </div>
+        <Button type="submit" className="button" isPending={upload.isPending}>
+          Import addresses
+        </Button>
+      </form>
+      {upload.data && <ImportResult result={upload.data} />}
+    </section>
+  )
+}
+
 function RemoveSuppression({ email, onRemoved }: { email: string; onRemoved: () => void }) {
   const { api } = useApi()
   const remove = useMutation({ mutationFn: () => suppressionsApi(api).remove(email), onSuccess: onRemoved })
@@ -63,6 +126,8 @@ function RemoveSuppression({ email, onRemoved }: { email: string; onRemoved: () 
 
 /** The addresses the project does not send to: newest first, paged on the server; add one, remove one. */
 export default function Suppressions() {
+  const [typed, setTyped] = useState('')
+  const search = useDebounced(typed.trim())
   const { api } = useApi()
   const { project } = useProject()
   const queries = useQueryClient()
@@ -79,14 +144,35 @@ export default function Suppressions() {
   return (
     <>
       <PageHeader title="Suppressions" description="Mail is not sent to these addresses. Hard bounces and complaints put them here; you can add and remove them." />
-      {mayEdit && <AddSuppression onAdded={refresh} />}
+      {mayEdit && (
+        <div className="panels">
+          <AddSuppression onAdded={refresh} />
+          <ImportSuppressions onImported={refresh} />
+        </div>
+      )}
+      <SearchField className="field search" value={typed} onChange={setTyped}>
+        <Label className="field-label">Search addresses</Label>
+        <div className="search-row">
+          <Input className="input" placeholder="Part of an address, e.g. @example.com" />
+          {/* React Aria names it "Clear search"; Escape clears too. */}
+          <Button className="button search-clear">Clear</Button>
+        </div>
+      </SearchField>
       <PagedTable
+        // A new search starts again at its first page.
+        key={search}
         caption="Suppressed addresses"
-        queryKey={queryKey}
-        fetchPage={suppressionsApi(api).page}
+        queryKey={[...queryKey, { search }]}
+        fetchPage={(cursor, size) => suppressionsApi(api).page(cursor, size, search)}
         columns={columns}
         rowKey={(s) => s.email}
-        empty={<Empty title="No address is suppressed.">{mayEdit && <p>Addresses that bounce hard or complain are added here by themselves.</p>}</Empty>}
+        empty={
+          search ? (
+            <Empty title={`No suppressed address contains “${search}”.`} />
+          ) : (
+            <Empty title="No address is suppressed.">{mayEdit && <p>Addresses that bounce hard or complain are added here by themselves.</p>}</Empty>
+          )
+        }
       />
     </>
   )

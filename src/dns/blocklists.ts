@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net'
-import { ipv6Value } from '../lib/outbound/addresses.ts'
+import { ipv6Hex } from '../lib/outbound/addresses.ts'
 
 /** What Mailstead knows of a DNS blocklist: its name, whether it lists IPv6, its answer codes. */
 export interface BlocklistInfo {
@@ -84,7 +84,7 @@ export const reverseName = (ip: string) => `${reversedLabels(ip)}.${isIPv4(ip) ?
 
 function reversedLabels(ip: string): string {
   if (isIPv4(ip)) return ip.split('.').reverse().join('.')
-  return ipv6Value(ip).toString(16).padStart(32, '0').split('').reverse().join('.')
+  return ipv6Hex(ip).split('').reverse().join('.')
 }
 
 export type Listing =

@@ -1,7 +1,7 @@
-import { isIPv4 } from 'node:net'
+import { isIPv4, isIPv6 } from 'node:net'
 import { finding, type Finding } from '../lib/findings.ts'
 import { failureOf, recordsOf, type DnsAnswer, type RecordType } from '../lib/dns.ts'
-import { ipv6Value } from '../lib/outbound/addresses.ts'
+import { ipv6Hex } from '../lib/outbound/addresses.ts'
 import { blocklistInfo, readListing } from './blocklists.ts'
 
 /*
@@ -27,7 +27,7 @@ export const addressType = (ip: string): 'A' | 'AAAA' => (isIPv4(ip) ? 'A' : 'AA
 /** Whether two addresses are the same, however IPv6 is written. */
 export function sameIp(a: string, b: string): boolean {
   if (isIPv4(a) || isIPv4(b)) return a === b
-  return ipv6Value(a) === ipv6Value(b)
+  return isIPv6(a) && isIPv6(b) && ipv6Hex(a) === ipv6Hex(b)
 }
 
 const holds = (answer: Answer, ip: string) => 'values' in answer && answer.values.some((value) => sameIp(value, ip))

@@ -1,106 +1,115 @@
 import { isIPv4, isIPv6 } from 'node:net'
+import ipaddr from 'ipaddr.js'
 
-/**
- * Address ranges an outbound call must not reach unless private targets are allowed: anything
- * that is not a public unicast address on the internet. First match wins, so narrow ranges come
- * before the wide ones that hold them. Sources: the IANA IPv4 and IPv6 special-purpose address
- * registries (RFC 6890 and its updates).
+/*
+ * Which addresses an outbound call must not reach unless private targets are allowed: anything
+ * that is not a public unicast address on the internet. The ranges are ipaddr.js's tables of the
+ * IANA IPv4 and IPv6 special-purpose address registries (RFC 6890 and its updates), read through
+ * `range()`; this file only says which of its range names are refused, and in what words.
  */
-const IPV4_RANGES: ReadonlyArray<readonly [string, number, string]> = [
-  ['0.0.0.0', 32, 'an unspecified address'],
-  ['255.255.255.255', 32, 'a broadcast address'],
-  ['0.0.0.0', 8, 'a "this network" address'],
-  ['10.0.0.0', 8, 'a private address'],
-  ['100.64.0.0', 10, 'a carrier-grade NAT address'],
-  ['127.0.0.0', 8, 'a loopback address'],
+
+type IPv4 = ipaddr.IPv4
+type IPv6 = ipaddr.IPv6
+
+const cidr = (text: string) => ipaddr.parseCIDR(text) as [IPv4, number] | [IPv6, number]
+const within = (address: IPv4 | IPv6, ranges: ReadonlyArray<ReturnType<typeof cidr>>) =>
+  ranges.some((range) => address.kind() === range[0].kind() && address.match(range))
+
+/** ipaddr.js's IPv4 range names, and what each refused one is called. as112 and amt are public anycast services. */
+const IPV4_KINDS: Record<string, string | undefined> = {
+  unicast: undefined,
+  as112: undefined,
+  amt: undefined,
+  unspecified: 'a "this network" address',
+  broadcast: 'a broadcast address',
+  multicast: 'a multicast address',
   // Cloud metadata services (169.254.169.254) live here: the classic SSRF prize.
-  ['169.254.0.0', 16, 'a link-local address'],
-  ['172.16.0.0', 12, 'a private address'],
-  ['192.0.0.0', 24, 'a reserved address (IETF protocol assignments)'],
-  ['192.0.2.0', 24, 'a documentation address'],
-  ['192.88.99.0', 24, 'a reserved address (6to4 relay anycast)'],
-  ['192.168.0.0', 16, 'a private address'],
-  ['198.18.0.0', 15, 'a reserved address (benchmarking)'],
-  ['198.51.100.0', 24, 'a documentation address'],
-  ['203.0.113.0', 24, 'a documentation address'],
-  ['224.0.0.0', 4, 'a multicast address'],
-  ['240.0.0.0', 4, 'a reserved address'],
+  linkLocal: 'a link-local address',
+  loopback: 'a loopback address',
+  carrierGradeNat: 'a carrier-grade NAT address',
+  private: 'a private address',
+  reserved: 'a reserved address',
+}
+
+/** Finer words for parts of ipaddr.js's "reserved" ranges. */
+const RESERVED_WORDS: ReadonlyArray<readonly [ReturnType<typeof cidr>[], string]> = [
+  [['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '2001:db8::/32', '3fff::/20'].map(cidr), 'a documentation address'],
+  [['192.0.0.0/24', '2001::/23'].map(cidr), 'a reserved address (IETF protocol assignments)'],
+  [['192.88.99.0/24'].map(cidr), 'a reserved address (6to4 relay anycast)'],
+  [['198.18.0.0/15'].map(cidr), 'a reserved address (benchmarking)'],
 ]
+
+/** ipaddr.js's IPv6 range names that are refused whatever else holds, and what they are called. */
+const IPV6_KINDS: Record<string, string> = {
+  unspecified: 'an unspecified address',
+  loopback: 'a loopback address',
+  linkLocal: 'a link-local address',
+  multicast: 'a multicast address',
+  uniqueLocal: 'a private address (unique local)',
+  deprecatedSiteLocal: 'a private address (site-local)',
+  discard: 'a reserved address (discard-only)',
+}
 
 /** IPv6 ranges that carry an IPv4 address: judged by the address inside. */
-const EMBEDDING: ReadonlyArray<readonly [string, number, string, (value: bigint) => number]> = [
-  ['::ffff:0:0', 96, 'IPv4-mapped', (value) => Number(value & 0xffffffffn)],
-  ['64:ff9b::', 96, 'NAT64', (value) => Number(value & 0xffffffffn)],
-  ['2002::', 16, '6to4', (value) => Number((value >> 80n) & 0xffffffffn)],
-]
-
-const IPV6_RANGES: ReadonlyArray<readonly [string, number, string]> = [
-  ['::', 128, 'an unspecified address'],
-  ['::1', 128, 'a loopback address'],
-  ['64:ff9b:1::', 48, 'a private address (local-use NAT64)'],
-  ['100::', 64, 'a reserved address (discard-only)'],
-  ['2001:db8::', 32, 'a documentation address'],
-  ['2001::', 23, 'a reserved address (IETF protocol assignments)'],
-  ['3fff::', 20, 'a documentation address'],
-  ['fc00::', 7, 'a private address (unique local)'],
-  ['fe80::', 10, 'a link-local address'],
-  ['fec0::', 10, 'a private address (site-local)'],
-  ['ff00::', 8, 'a multicast address'],
-  // Only 2000::/3 is allocated for global unicast; the rest (IPv4-compatible ::a.b.c.d included) is not a place to call.
-  ['2000::', 3, ''],
-]
+const NAT64 = [cidr('64:ff9b::/96')]
+/** Only 2000::/3 is allocated for global unicast; the rest (IPv4-compatible ::a.b.c.d included) is not a place to call. */
+const GLOBAL_UNICAST = [cidr('2000::/3')]
+/** The IETF's own assignments: Teredo, ORCHID, AMT, benchmarking and the rest, none a host to call. */
+const IETF_ASSIGNMENTS = [cidr('2001::/23')]
 
 /**
  * What kind of address `address` is when an outbound call must not go there ("a loopback
- * address"), or undefined for a public one. `address` must be an IPv4 or IPv6 address.
+ * address"), or undefined for a public one. `address` must be an IPv4 or IPv6 address, in the
+ * strict forms node:net accepts (never ipaddr.js's octal or hexadecimal IPv4 forms).
  */
 export function addressRefusal(address: string): string | undefined {
-  if (isIPv4(address)) return ipv4Refusal(ipv4Value(address))
+  if (isIPv4(address)) return ipv4Refusal(ipaddr.IPv4.parse(address))
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '')
   if (!isIPv6(bare)) throw new Error(`${address} is not an IP address`)
-  return ipv6Refusal(ipv6Value(bare))
+  return ipv6Refusal(ipaddr.IPv6.parse(bare))
 }
 
-function ipv4Refusal(value: number): string | undefined {
-  for (const [first, bits, kind] of IPV4_RANGES) {
-    if (inRange(BigInt(value), BigInt(ipv4Value(first)), bits, 32)) return kind
+function ipv4Refusal(address: IPv4): string | undefined {
+  const range = address.range()
+  if (range === 'unspecified' && address.toString() === '0.0.0.0') return 'an unspecified address'
+  const kind = Object.hasOwn(IPV4_KINDS, range) ? IPV4_KINDS[range] : 'a reserved address'
+  if (range === 'reserved') return refined(address) ?? kind
+  return kind
+}
+
+function ipv6Refusal(address: IPv6): string | undefined {
+  const embedded = embeddedIpv4(address)
+  if (embedded) {
+    const kind = ipv4Refusal(embedded.address)
+    return kind && `${kind} (${embedded.label} ${embedded.address.toString()})`
   }
+  const range = address.range()
+  if (Object.hasOwn(IPV6_KINDS, range)) return IPV6_KINDS[range]
+  // What is left of 64:ff9b::/96's neighbours in rfc6052: the local-use NAT64 prefix.
+  if (range === 'rfc6052') return 'a private address (local-use NAT64)'
+  if (!within(address, GLOBAL_UNICAST)) return 'a reserved address (not global unicast)'
+  if (range === 'reserved' || within(address, IETF_ASSIGNMENTS)) return refined(address) ?? 'a reserved address'
   return undefined
 }
 
-function ipv6Refusal(value: bigint): string | undefined {
-  for (const [first, bits, label, inner] of EMBEDDING) {
-    if (!inRange(value, ipv6Value(first), bits, 128)) continue
-    const embedded = inner(value)
-    const kind = ipv4Refusal(embedded)
-    return kind && `${kind} (${label} ${ipv4Text(embedded)})`
-  }
-  for (const [first, bits, kind] of IPV6_RANGES) {
-    if (inRange(value, ipv6Value(first), bits, 128)) return kind || undefined
-  }
-  return 'a reserved address (not global unicast)'
+function refined(address: IPv4 | IPv6): string | undefined {
+  return RESERVED_WORDS.find(([ranges]) => within(address, ranges))?.[1]
 }
 
-const inRange = (value: bigint, first: bigint, bits: number, width: number) =>
-  value >> BigInt(width - bits) === first >> BigInt(width - bits)
+/** The IPv4 address inside an IPv4-mapped, NAT64 (64:ff9b::/96) or 6to4 address. */
+function embeddedIpv4(address: IPv6): { address: IPv4; label: string } | undefined {
+  const bytes = address.toByteArray()
+  const v4 = (from: number) => ipaddr.IPv4.parse(bytes.slice(from, from + 4).join('.'))
+  if (address.isIPv4MappedAddress()) return { address: address.toIPv4Address(), label: 'IPv4-mapped' }
+  if (within(address, NAT64)) return { address: v4(12), label: 'NAT64' }
+  if (address.range() === '6to4') return { address: v4(2), label: '6to4' }
+  return undefined
+}
 
-/** Dotted-quad IPv4 (already validated) as an unsigned 32-bit number. */
-const ipv4Value = (text: string) => text.split('.').reduce((sum, part) => sum * 256 + Number(part), 0)
-
-const ipv4Text = (value: number) => [24, 16, 8, 0].map((shift) => (value >>> shift) & 255).join('.')
-
-/** An IPv6 address (already validated; `::` and a trailing dotted quad allowed) as a 128-bit number. */
-export function ipv6Value(text: string): bigint {
-  let hex = text
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
-  if (dotted) {
-    const v4 = ipv4Value(dotted[1]!)
-    hex = `${text.slice(0, dotted.index)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`
-  }
-  const [head = '', tail] = hex.split('::')
-  const groups = (part: string | undefined) => (part ? part.split(':') : [])
-  const before = groups(head)
-  const after = groups(tail)
-  const all = tail === undefined ? before : [...before, ...Array(8 - before.length - after.length).fill('0'), ...after]
-  return all.reduce((sum, group) => (sum << 16n) | BigInt(parseInt(group, 16)), 0n)
+/** An IPv6 address's 32 hexadecimal digits, however it is written (`::`, a trailing dotted quad, upper case). */
+export function ipv6Hex(text: string): string {
+  return ipaddr.IPv6.parse(text)
+    .toByteArray()
+    .map((byte) => byte.toString(16).padStart(2, '0'))
+    .join('')
 }

@@ -1,5 +1,6 @@
 import { swagger } from '@elysiajs/swagger'
 import { Elysia } from 'elysia'
+import { corsRoutes, CROSS_ORIGIN_HEADERS, isCrossOriginPath } from './cors.ts'
 import { bodyLimitFor, checkDeclaredLength, pathOf, readBody } from './body.ts'
 import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
@@ -42,7 +43,9 @@ export function createHttpApp(deps: HttpDeps) {
     .use(observeRequests(deps.metrics, deps.logger))
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = requestIdFor(request)
-      checkDeclaredLength(request, bodyLimitFor(pathOf(request)))
+      const path = pathOf(request)
+      if (isCrossOriginPath(path)) Object.assign(set.headers, CROSS_ORIGIN_HEADERS)
+      checkDeclaredLength(request, bodyLimitFor(path))
     })
     .onParse({ as: 'global' }, ({ request, contentType }) => readBody(request, contentType))
     .onError({ as: 'global' }, ({ code, error, set, request, route }) => {
@@ -75,6 +78,7 @@ export function createHttpApp(deps: HttpDeps) {
         },
       }),
     )
+    .use(corsRoutes())
     .use(healthRoutes(deps))
     .use(consoleRoutes(deps))
     .use(authRoutes(deps))

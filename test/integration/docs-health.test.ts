@@ -13,7 +13,19 @@ describe('GET /health', () => {
   test('answers ok after touching the database, without a key', async () => {
     const response = await t.request('GET', '/health')
     expect(response.status).toBe(200)
-    expect(response.body).toEqual({ status: 'ok', listeners: {}, warnings: [] })
+    expect(response.body).toEqual({ status: 'ok', problems: [], listeners: {}, warnings: [] })
+  })
+
+  test('is degraded (503) when the database does not answer, and says so', async () => {
+    const broken = await createTestApp()
+    try {
+      await broken.app.db.destroy()
+      const response = await broken.request('GET', '/health')
+      expect(response.status).toBe(503)
+      expect(response.body).toEqual({ status: 'degraded', problems: ['the database does not answer'], listeners: {}, warnings: [] })
+    } finally {
+      await broken.close().catch(() => {})
+    }
   })
 })
 

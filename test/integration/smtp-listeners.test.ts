@@ -7,6 +7,7 @@ import { connect } from 'node:tls'
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
 import { generate } from 'selfsigned'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { cli } from '../helpers/cli.ts'
 
 const apps: TestApp[] = []
 afterAll(async () => {
@@ -37,18 +38,24 @@ const certificate = async (name: string) => {
 }
 
 describe('the SMTP listeners', () => {
-  test('a port that cannot be bound stops only that listener; /health says so and the rest runs', async () => {
+  test('a port that cannot be bound stops only that listener; /health is degraded (503), and so is `mailstead health`, and the rest runs', async () => {
     const blocker = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
     const taken = (blocker.address() as { port: number }).port
     try {
       const t = await started({ 'mx-port': '0', 'relay-port': String(taken) })
       const health = await t.request('GET', '/health')
-      expect(health.status).toBe(200)
+      expect(health.status).toBe(503)
+      expect(health.body.status).toBe('degraded')
+      expect(health.body.problems).toEqual([expect.stringMatching(new RegExp(`^the relay SMTP listener is down \\(port ${taken}\\): .*EADDRINUSE`))])
       expect(health.body.listeners.relay).toMatchObject({ state: 'down', port: taken, error: expect.stringContaining('EADDRINUSE') })
       expect(health.body.listeners.mx).toMatchObject({ state: 'up' })
       expect(health.body.listeners.relayTls).toEqual({ state: 'off' })
-      expect((await fetch(`${t.app.url}/health`)).status).toBe(200)
+      expect((await fetch(`${t.app.url}/health`)).status).toBe(503)
+      const port = new URL(t.app.url).port
+      const command = await cli(['health'], { env: { MAILSTEAD_HTTP_HOST: '127.0.0.1', MAILSTEAD_HTTP_PORT: port, MAILSTEAD_DATA_DIR: t.dataDir } })
+      expect(command.code).not.toBe(0)
+      expect(command.err).toContain('is degraded: the relay SMTP listener is down')
     } finally {
       blocker.close()
     }

@@ -14,10 +14,11 @@ export const healthCommand: Command = {
     const { config } = context.loadConfig()
     const url = `http://${localAddress(config.httpHost)}:${config.httpPort}/health`
     const answer = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) })
-      .then(async (response) => ({ ok: response.ok, body: (await response.json().catch(() => null)) as { status?: string; listeners?: object; warnings?: string[] } | null }))
+      .then(async (response) => ({ ok: response.ok, body: (await response.json().catch(() => null)) as { status?: string; problems?: string[]; listeners?: object; warnings?: string[] } | null }))
       .catch((error: Error) => ({ ok: false, body: null, error: error.message }))
     if (!answer.ok || answer.body?.status !== 'ok') {
-      throw new AppError(503, 'UNHEALTHY', `${url} did not answer ok${'error' in answer ? `: ${answer.error}` : ''}`)
+      const why = 'error' in answer ? `: ${answer.error}` : answer.body?.problems?.length ? `: ${answer.body.problems.join('; ')}` : ''
+      throw new AppError(503, 'UNHEALTHY', `${url} is ${answer.body?.status ?? 'not answering'}${why}`)
     }
     // The self-checks' warnings are printed, but they leave the exit code 0: the server runs.
     print(context, answer.body, () => [`ok: ${url}`, ...(answer.body?.warnings ?? []).map((warning) => `warning: ${warning}`)])

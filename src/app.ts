@@ -55,6 +55,7 @@ import { systemClock, type Clock } from './lib/clock.ts'
 import { settlesWithin } from './lib/deadline.ts'
 import type { Resolver } from './lib/dns.ts'
 import { createLogger, type Logger } from './lib/logger.ts'
+import { hostnameProblem } from './config/hostname.ts'
 import { createRegistry } from './lib/metrics.ts'
 import { processMetrics } from './lib/process-metrics.ts'
 
@@ -333,6 +334,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       return `http://${server.hostname}:${server.port}`
     },
     async start() {
+      const hostname = hostnameProblem(config.hostname)
+      if (hostname) logger.warn('CONFIG', hostname)
       server = Bun.serve({
         hostname: config.httpHost,
         port: config.httpPort,

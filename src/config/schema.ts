@@ -171,7 +171,7 @@ export const SETTINGS = [
   }),
   setting({
     key: 'hostname',
-    description: 'Host name used in EHLO and as the MX host of return paths',
+    description: 'Host name used in EHLO and as the MX host of return paths; not a fully qualified public name, it is warned of at start and by domain add',
     allowed: 'a host name such as mail.example.com',
     parse: p.hostname,
     fallback: () => osHostname().toLowerCase(),

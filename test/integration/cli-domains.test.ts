@@ -28,8 +28,17 @@ describe('mailstead domain', () => {
     expect(added.code).toBe(0)
     expect(added.out).toContain('Added cli.example.com to project')
     expect(added.out).toContain(`mst.cli.example.com. 3600 IN MX 10 ${HOST}.`)
+    expect(added.err).toBe('')
     const listed = await cli(['domain', 'list', ...flags])
     expect(listed.out).toMatch(/cli\.example\.com\s+NOT_STARTED\s+us-east-1/)
+  })
+
+  test('add warns, and still adds, when the server\'s host name is not fully qualified', async () => {
+    const bare = flags.map((flag) => (flag === HOST ? 'mailbox' : flag))
+    const added = await cli(['domain', 'add', 'bare.example.com', '--project', projectId, ...bare])
+    expect(added.code).toBe(0)
+    expect(added.err).toContain('warning: MAILSTEAD_HOSTNAME is "mailbox", not a fully qualified name')
+    expect(added.out).toContain('Added bare.example.com to project')
   })
 
   test('records prints zone-file lines, long TXT values split', async () => {

@@ -8,6 +8,7 @@ import SMTPConnection from 'nodemailer/lib/smtp-connection'
 import { generate } from 'selfsigned'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { cli } from '../helpers/cli.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 
 const apps: TestApp[] = []
 afterAll(async () => {
@@ -36,6 +37,19 @@ const certificate = async (name: string) => {
   const made = await generate([{ name: 'commonName', value: name }], { keySize: 2048 } as never)
   return { key: made.private, cert: made.cert, fingerprint: new (await import('node:crypto')).X509Certificate(made.cert).fingerprint256 }
 }
+
+describe('starting', () => {
+  test('warns when the host name is not fully qualified, and starts all the same; a good one gets no warning', async () => {
+    for (const [hostname, warned] of [['mailbox', true], ['mail.example.test', false]] as const) {
+      const logs: string[] = []
+      const t = await createTestApp({ hostname }, { logger: createLogger('info', (line) => logs.push(line)) })
+      apps.push(t)
+      await t.app.start()
+      expect((await t.request('GET', '/health')).status).toBe(200)
+      expect(logs.some((line) => line.includes('MAILSTEAD_HOSTNAME is \\"mailbox\\", not a fully qualified name'))).toBe(warned)
+    }
+  })
+})
 
 describe('the SMTP listeners', () => {
   test('a port that cannot be bound stops only that listener; /health is degraded (503), and so is `mailstead health`, and the rest runs', async () => {

@@ -1,3 +1,4 @@
+import { hostnameProblem } from '../../config/hostname.ts'
 import { domainSettingsOf } from '../../settings-of.ts'
 import type { Config } from '../../config/schema.ts'
 import { checkDomainName } from '../../core/domains/domain-name.ts'
@@ -42,6 +43,8 @@ export const domainAddCommand: Command = {
       const settings = domainSettingsOf(config)
       const draft = await domains.draftDomain({ name: context.args[0] ?? '', region }, settings)
       const row = await writeTransaction(db, (trx) => domains.addDomain(trx, projectId, draft, settings, Date.now()))
+      const hostname = hostnameProblem(config.hostname)
+      if (hostname) context.io.err(`warning: ${hostname}`)
       print(context, toDomain(row, config.hostname), () => [
         `Added ${row.name} to project ${projectId} (id ${row.id}). Publish these records:`,
         ...zoneLines(expectedRecords(row, config.hostname)),

@@ -1,7 +1,6 @@
-/** What the few HTML pages of the API (opened from mail, not by apps) are made of. */
+import { escapeHtml } from '../lib/html.ts'
 
-export const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+/** What the few HTML pages of the API (opened from mail, not by apps) are made of. */
 
 export interface Page {
   title: string

@@ -1,4 +1,5 @@
-import { escapeHtml, render } from '../templates/render.ts'
+import { escapeHtml } from '../../lib/html.ts'
+import { render } from '../templates/render.ts'
 import type { CampaignRow } from './campaign.ts'
 
 const MENTIONS_UNSUBSCRIBE = /\{\{\s*unsubscribeUrl\b/

@@ -1,9 +1,8 @@
+import { escapeHtml } from '../../lib/html.ts'
+
 // {{ path }} or {{ path ?? fallback }}; the fallback may be "quoted", 'quoted' or bare text.
 const PLACEHOLDER = /\{\{\s*([A-Za-z_$][\w$]*(?:\.[\w$]+)*)\s*(?:\?\?\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^}]*?))?\s*\}\}/g
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 
 function lookup(values: Record<string, unknown>, path: string): unknown {
   let value: unknown = values

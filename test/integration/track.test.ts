@@ -19,6 +19,31 @@ const eventsOf = (contactId: string) =>
   t.app.db.selectFrom('events').selectAll().where('contact_id', '=', contactId).orderBy('id').execute()
 
 describe('POST /v1/track', () => {
+  test('a one-shot value ({value, persistent: false}) reaches the event but is not kept on the contact', async () => {
+    const response = await track({ email: 'buyer@example.com', event: 'purchase', data: { plan: 'pro', orderId: { value: 'ord_123', persistent: false } } })
+    expect(response.status).toBe(200)
+    const contact = await contactOf(response.body.data.contact)
+    expect(contact.body.data).toEqual({ plan: 'pro' })
+    const [event] = await eventsOf(response.body.data.contact)
+    expect(JSON.parse(String(event!.data))).toEqual({ plan: 'pro', orderId: 'ord_123' })
+    // An object that merely has a `persistent` key, or more keys than the two, is ordinary data.
+    await track({ email: 'buyer@example.com', event: 'note', data: { flags: { persistent: false, value: 1, extra: true } } })
+    expect((await contactOf(response.body.data.contact)).body.data).toEqual({ plan: 'pro', flags: { persistent: false, value: 1, extra: true } })
+  })
+
+  test('preserveExistingSubscription applies `subscribed` to a new contact only', async () => {
+    const created = await track({ email: 'optin@example.com', event: 'signup', subscribed: false, preserveExistingSubscription: true })
+    expect((await contactOf(created.body.data.contact)).body.subscribed).toBe(false)
+    const confirmed = await track({ email: 'optin@example.com', event: 'confirmed', subscribed: true })
+    expect((await contactOf(confirmed.body.data.contact)).body.subscribed).toBe(true)
+    // Tracked again with the same call: the confirmed contact stays subscribed.
+    await track({ email: 'optin@example.com', event: 'signup', subscribed: false, preserveExistingSubscription: true })
+    expect((await contactOf(created.body.data.contact)).body.subscribed).toBe(true)
+    // Without it, an absent `subscribed` still means true, as before.
+    const bad = await track({ email: 'optin@example.com', event: 'x', preserveExistingSubscription: 'yes' })
+    expect(bad.status).toBe(422)
+  })
+
   test('creates the contact, subscribed, with the data, records the event, and answers with ids', async () => {
     const response = await track({ email: 'Jane@Example.com', event: 'signup', data: { plan: 'pro' } })
     expect(response.status).toBe(200)

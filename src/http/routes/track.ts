@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { track } from '../../core/events/events.service.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, DataField, EmailField, strictObject } from '../schemas.ts'
+import { authErrors, EmailField, strictObject } from '../schemas.ts'
 
 export const trackRoutes = (deps: HttpDeps) =>
   new Elysia().use(requireKey(deps, { publicKey: true })).post(
@@ -17,7 +17,15 @@ export const trackRoutes = (deps: HttpDeps) =>
         email: EmailField,
         event: t.String({ description: 'Event name, 1 to 100 characters; email.*, contact.* and segment.* are reserved' }),
         subscribed: t.Optional(t.Boolean({ description: 'Marketing subscription; true when absent' })),
-        data: t.Optional(DataField),
+        preserveExistingSubscription: t.Optional(
+          t.Boolean({ description: 'When true, `subscribed` is applied only if this request creates the contact; an existing contact keeps its subscription' }),
+        ),
+        data: t.Optional(
+          t.Record(t.String(), t.Any(), {
+            description:
+              'Merged into the contact (a null value removes its key) and kept with the event. A value `{"value": ..., "persistent": false}` is a one-shot variable: the event and workflows get its value, the contact does not keep it',
+          }),
+        ),
       }),
       response: {
         200: t.Object({

@@ -126,7 +126,7 @@ describeInBrowser('the Overview page in Chromium', () => {
     // The chart fits the phone's width.
     const box = await page.getByRole('img', { name: /^Line chart/ }).boundingBox()
     expect(box!.x + box!.width).toBeLessThanOrEqual(390)
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
     await screenshot(page, 'overview')
     await page.context().close()
     expect(w.problems).toEqual([])

@@ -109,7 +109,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
     await newbie.getByText('Your role (member) can see the keys').waitFor()
     expect(await newbie.getByRole('button', { name: 'Create key' }).count()).toBe(0)
     const refused = await newbie.evaluate(async (projectId) => {
-      const session = await (await fetch('/api/v1/auth/session')).json()
+      const session = (await (await fetch('/api/v1/auth/session')).json()) as { csrfToken: string }
       const response = await fetch('/api/v1/keys', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken, 'x-project-id': String(projectId) },
@@ -135,7 +135,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
     // The link again, used: refused, saying why.
     const again = await w.open('phone', pathOf(link))
     await again.getByRole('heading', { name: 'This invitation cannot be used' }).waitFor()
-    await again.getByText(/has expired, was already used or revoked/).waitFor()
+    await again.getByText('This invitation is not valid: it has expired, was already used or revoked, or was not made by this server.').waitFor()
     await screenshot(again, 'invitation-used')
     await again.context().close()
 
@@ -202,7 +202,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
     const page = await signedInAt('phone', '/console/settings')
     await page.getByRole('table', { name: 'Members' }).waitFor()
     await page.getByRole('region', { name: 'Invitations' }).getByLabel('Email address').fill('phone@example.com')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
     await screenshot(page, 'settings')
     await page.context().close()
     expect(w.problems).toEqual([])
@@ -263,7 +263,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
     await page.getByRole('table', { name: 'Your sessions' }).waitFor()
     await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
     await page.getByLabel('Setup key', { exact: true }).waitFor()
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
     await screenshot(page, 'account')
     await page.context().close()
     expect(w.problems).toEqual([])

@@ -11,6 +11,7 @@ const Setup = lazy(() => import('./pages/Setup.tsx'))
 const SetPassword = lazy(() => import('./pages/SetPassword.tsx'))
 const Invitation = lazy(() => import('./pages/Invitation.tsx'))
 const NotFound = lazy(() => import('./pages/NotFound.tsx'))
+const Account = lazy(() => import('./pages/Account.tsx'))
 
 /** The pages of a signed-in person, in the project chosen. */
 function ProjectPages() {
@@ -25,6 +26,9 @@ function ProjectPages() {
                   <Page />
                 </Route>
               ))}
+              <Route path="/account">
+                <Account />
+              </Route>
               <Route>
                 <NotFound />
               </Route>

@@ -24,7 +24,7 @@ const planned = (title: string, what: string, route: string) =>
   })
 
 export const PAGES: PageEntry[] = [
-  { path: '/', label: 'Overview', section: 'Overview', Page: planned('Overview', 'Sent, delivered, deferred, bounced, complained, opened and clicked over time, queue depth, domain health and reputation warnings.', 'GET /api/v1/analytics/email-time-series') },
+  { path: '/', label: 'Overview', section: 'Overview', Page: lazy(() => import('./pages/Overview.tsx')) },
   { path: '/emails', label: 'Emails', section: 'Sending', Page: planned('Emails', 'Every email with its events, each recipient’s delivery and its content.', 'GET /api/v1/emails') },
   { path: '/domains', label: 'Domains', section: 'Sending', Page: planned('Domains', 'Your sending domains, the DNS records each needs and whether they are right.', 'GET /api/v1/domains') },
   { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: lazy(() => import('./pages/Suppressions.tsx')) },
@@ -32,5 +32,5 @@ export const PAGES: PageEntry[] = [
   { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: planned('Webhooks', 'The endpoints told of events, and each delivery made to them.', 'GET /webhooks') },
   { path: '/api-keys', label: 'API keys', section: 'Connect', Page: lazy(() => import('./pages/ApiKeys.tsx')) },
   { path: '/smtp', label: 'SMTP relay', section: 'Connect', Page: lazy(() => import('./pages/SmtpRelay.tsx')) },
-  { path: '/settings', label: 'Settings', section: 'Project', Page: planned('Settings', 'The project’s name, default sender, send rate and members.', 'GET /api/v1/project') },
+  { path: '/settings', label: 'Settings', section: 'Project', Page: lazy(() => import('./pages/Settings.tsx')) },
 ]

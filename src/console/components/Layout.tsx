@@ -54,11 +54,11 @@ function Navigation({ onNavigate }: { onNavigate: () => void }) {
   )
 }
 
-function AccountBox() {
+function AccountBox({ onNavigate }: { onNavigate: () => void }) {
   const { auth } = useApi()
   const session = useSession()
   const signedOut = useSignedOut()
-  const [, navigate] = useLocation()
+  const [location, navigate] = useLocation()
   const signOut = useMutation({
     mutationFn: auth.signOut,
     // Whether the server still knew the session or not, this browser is signed out now.
@@ -72,6 +72,9 @@ function AccountBox() {
       <p className="account-email" title={session.data?.account.email}>
         {session.data?.account.email}
       </p>
+      <Link href="/account" className="nav-link" aria-current={location === '/account' ? 'page' : undefined} onClick={onNavigate}>
+        Your account
+      </Link>
       <Button className="button" onPress={() => signOut.mutate()} isPending={signOut.isPending}>
         Sign out
       </Button>
@@ -115,7 +118,7 @@ export function Layout({ children }: { children: ReactNode }) {
         </Link>
         <ProjectSwitcher />
         <Navigation onNavigate={() => setMenuOpen(false)} />
-        <AccountBox />
+        <AccountBox onNavigate={() => setMenuOpen(false)} />
       </aside>
       <main id="main" ref={main} tabIndex={-1} className="main">
         {children}

@@ -3,6 +3,7 @@ import type { FormEvent } from 'react'
 import { Button, Form } from 'react-aria-components'
 import { Link, useLocation, useSearch } from 'wouter'
 import { useApi } from '../api/context.tsx'
+import { ApiError } from '../api/errors.ts'
 import { SESSION_KEY } from '../app/keys.ts'
 import { useSession } from '../app/session.tsx'
 import { AuthCard } from '../components/AuthCard.tsx'
@@ -27,7 +28,22 @@ export default function Invitation() {
       navigate('/', { replace: true })
     },
   })
-  if (invitation.error) return <AuthCard title="This invitation cannot be used"><ErrorState error={invitation.error} /></AuthCard>
+  if (invitation.error) {
+    // The API names the token as the field in error; the person reading this has no field, only the link.
+    const why = invitation.error instanceof ApiError ? invitation.error.fieldMessage('token') : undefined
+    return (
+      <AuthCard title="This invitation cannot be used">
+        {why ? (
+          <div className="state state-error" role="alert">
+            <p className="state-title">{`${why[0]!.toUpperCase()}${why.slice(1)}.`}</p>
+            <p>Ask whoever invited you for a new link.</p>
+          </div>
+        ) : (
+          <ErrorState error={invitation.error} />
+        )}
+      </AuthCard>
+    )
+  }
   if (!invitation.data || session.isPending) return <Loading label="Loading the invitation" />
   const { email, role, projectName } = invitation.data
   const signedInAs = session.data?.account.email

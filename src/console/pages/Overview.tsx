@@ -1,0 +1,237 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { lazy, Suspense, useMemo, useState } from 'react'
+import { Button, Label, Radio, RadioGroup } from 'react-aria-components'
+import { Link } from 'wouter'
+import { analyticsApi, type TimeSeries } from '../api/analytics.ts'
+import { useApi } from '../api/context.tsx'
+import { overviewApi, type DomainSummary, type ServerChecks } from '../api/overview.ts'
+import { useProjectKey } from '../app/project.tsx'
+import { PageHeader } from '../components/PageHeader.tsx'
+import { Empty, ErrorState, Loading } from '../components/States.tsx'
+import { DataTable, type Column } from '../components/Table.tsx'
+import { Time } from '../components/Time.tsx'
+import { bucketName, chartData, chartSummary, checkWarnings, domainHealth, queueDepth, rangeOf, RANGES, SERIES, type RangeChoice } from '../lib/overview.ts'
+
+// uPlot and its stylesheet load with the chart, only when a chart is shown.
+const LineChart = lazy(() => import('../components/LineChart.tsx'))
+
+type Row = TimeSeries['result'][number]
+
+function MailTable({ series, range }: { series: TimeSeries; range: RangeChoice }) {
+  const total: Row = { date: 'total', ...series.totalCounts }
+  const columns: Column<Row>[] = [
+    { header: series.bucket === 'hour' ? 'Hour (UTC)' : 'Day (UTC)', cell: (row) => (row === total ? <strong>Total</strong> : bucketName(row.date, series.bucket)) },
+    ...SERIES.map(({ key, label }) => ({ header: label, align: 'end' as const, cell: (row: Row) => row[key] })),
+  ]
+  return <DataTable caption={`Mail by ${series.bucket}, ${range.label.toLowerCase()}`} columns={columns} rows={[...series.result, total]} rowKey={(row) => row.date} />
+}
+
+function Mail() {
+  const { api } = useApi()
+  const [rangeId, setRangeId] = useState(RANGES[0]!.id)
+  const [asTable, setAsTable] = useState(false)
+  const range = rangeOf(rangeId)
+  const series = useQuery({
+    queryKey: useProjectKey('analytics', range.id),
+    // The answer keeps its range: while the next range loads, the last one's stays shown, named as it is.
+    queryFn: async () => ({ range, series: await analyticsApi(api).timeSeries(range.query) }),
+    placeholderData: keepPreviousData,
+  })
+  const shown = series.data?.series
+  const shownRange = series.data?.range ?? range
+  const data = useMemo(() => (shown ? chartData(shown) : undefined), [shown])
+  const none = shown && SERIES.every(({ key }) => shown.totalCounts[key] === 0)
+  return (
+    <section className="panel" aria-labelledby="mail-heading" aria-busy={series.isFetching}>
+      <div className="overview-mail-head">
+        <h2 id="mail-heading">Mail</h2>
+        <RadioGroup value={rangeId} onChange={(value) => setRangeId(value as typeof rangeId)} orientation="horizontal" className="segmented">
+          <Label className="visually-hidden">Range</Label>
+          {RANGES.map((r) => (
+            <Radio key={r.id} value={r.id} className="segment">
+              {r.label}
+            </Radio>
+          ))}
+        </RadioGroup>
+      </div>
+      {series.error && !shown ? (
+        <ErrorState error={series.error} retry={() => series.refetch()} />
+      ) : !shown || !data ? (
+        <Loading label="Loading the mail counts" />
+      ) : (
+        <>
+          <dl className="stat-tiles" aria-label={`Totals, ${shownRange.label.toLowerCase()}`}>
+            {SERIES.map(({ key, label }) => (
+              <div key={key} className="stat-tile">
+                <dt>
+                  <span className="stat-swatch" data-series={key} aria-hidden="true" />
+                  {label}
+                </dt>
+                <dd>{shown.totalCounts[key].toLocaleString()}</dd>
+              </div>
+            ))}
+          </dl>
+          {none ? (
+            <Empty title={`No mail in the ${shownRange.label.toLowerCase()}.`}>
+              <p>
+                Send with <code>POST /api/v1/emails</code> or the SMTP relay; what happens to it is counted here.
+              </p>
+            </Empty>
+          ) : (
+            <Suspense fallback={<Loading label="Loading the chart" />}>
+              <LineChart label={chartSummary(shown, shownRange)} data={data} series={SERIES} />
+            </Suspense>
+          )}
+          <div className="overview-table-toggle">
+            <Button className="button button-small" aria-expanded={asTable} aria-controls="mail-table" onPress={() => setAsTable(!asTable)}>
+              {asTable ? 'Hide table' : 'Show as table'}
+            </Button>
+          </div>
+          <div id="mail-table">{asTable && <MailTable series={shown} range={shownRange} />}</div>
+          {series.error && <ErrorState error={series.error} retry={() => series.refetch()} />}
+        </>
+      )}
+    </section>
+  )
+}
+
+const STATE_NAMES: Record<string, string> = { scheduled: 'Scheduled', queued: 'Queued', sending: 'Sending', deferred: 'Deferred', paused: 'Paused' }
+
+function Queue() {
+  const { api } = useApi()
+  const queue = useQuery({ queryKey: useProjectKey('queue', 'stats'), queryFn: overviewApi(api).queue })
+  return (
+    <section className="panel" aria-labelledby="queue-heading">
+      <h2 id="queue-heading">Queue</h2>
+      {queue.error ? (
+        <ErrorState error={queue.error} retry={() => queue.refetch()} />
+      ) : !queue.data ? (
+        <Loading label="Loading the queue" />
+      ) : (
+        <>
+          <p className="stat-big">
+            <span>{queueDepth(queue.data).toLocaleString()}</span> {queueDepth(queue.data) === 1 ? 'delivery waiting' : 'deliveries waiting'}
+          </p>
+          {Object.keys(queue.data.byState).length > 0 && (
+            <ul className="plain-list">
+              {Object.entries(queue.data.byState).map(([state, count]) => (
+                <li key={state}>
+                  {STATE_NAMES[state] ?? state}: {count.toLocaleString()}
+                </li>
+              ))}
+            </ul>
+          )}
+          <p className="panel-foot">
+            <Link href="/queue">Open the queue</Link>
+          </p>
+        </>
+      )}
+    </section>
+  )
+}
+
+function DomainItem({ domain }: { domain: DomainSummary }) {
+  const health = domainHealth(domain)
+  return (
+    <li className="domain-health">
+      <div className="domain-health-head">
+        <span className="domain-name">{domain.name}</span>
+        <span className={health.verified ? 'badge badge-ok' : 'badge badge-warn'}>{health.state}</span>
+      </div>
+      {health.problems.length > 0 && (
+        <ul className="problem-list" aria-label={`Problems of ${domain.name}`}>
+          {health.problems.map((problem) => (
+            <li key={problem}>{problem}</li>
+          ))}
+        </ul>
+      )}
+    </li>
+  )
+}
+
+function Domains() {
+  const { api } = useApi()
+  const domains = useQuery({ queryKey: useProjectKey('domains'), queryFn: overviewApi(api).domains })
+  return (
+    <section className="panel" aria-labelledby="domains-heading">
+      <h2 id="domains-heading">Domains</h2>
+      {domains.error ? (
+        <ErrorState error={domains.error} retry={() => domains.refetch()} />
+      ) : !domains.data ? (
+        <Loading label="Loading the domains" />
+      ) : domains.data.length === 0 ? (
+        <Empty title="No sending domain yet.">
+          <p>
+            Mail is sent from a verified domain: <Link href="/domains">add one</Link>.
+          </p>
+        </Empty>
+      ) : (
+        <>
+          <ul className="plain-list domain-list">
+            {domains.data.map((domain) => (
+              <DomainItem key={domain.id} domain={domain} />
+            ))}
+          </ul>
+          <p className="panel-foot">
+            <Link href="/domains">Open the domains</Link>
+          </p>
+        </>
+      )}
+    </section>
+  )
+}
+
+function Checks({ checks }: { checks: ServerChecks }) {
+  const warnings = checkWarnings(checks.findings)
+  if (checks.checkedAt === null) return <p className="muted">The server’s checks of its name, addresses and blocklists have not run yet; they run every hour.</p>
+  if (warnings.length === 0) {
+    return (
+      <p>
+        No warnings: the checks of <code>{checks.hostname}</code> found nothing wrong (<Time value={checks.checkedAt} />
+        ).
+      </p>
+    )
+  }
+  return (
+    <>
+      <p className="muted">
+        Checked <Time value={checks.checkedAt} /> for <code>{checks.hostname}</code>.
+      </p>
+      <ul className="plain-list warning-list" aria-label="Warnings">
+        {warnings.map((finding) => (
+          <li key={`${finding.check} ${finding.subject}`} className="warning-item">
+            <span className={finding.status === 'unchecked' ? 'badge' : 'badge badge-warn'}>{finding.status === 'unchecked' ? 'Not checked' : finding.status === 'failed' ? 'Failed' : 'Warning'}</span>{' '}
+            {finding.message}
+            {finding.fix && <p className="field-hint">{finding.fix}</p>}
+          </li>
+        ))}
+      </ul>
+    </>
+  )
+}
+
+function Reputation() {
+  const { api } = useApi()
+  const checks = useQuery({ queryKey: useProjectKey('server-checks'), queryFn: overviewApi(api).checks })
+  return (
+    <section className="panel" aria-labelledby="checks-heading">
+      <h2 id="checks-heading">Reputation checks</h2>
+      {checks.error ? <ErrorState error={checks.error} retry={() => checks.refetch()} /> : !checks.data ? <Loading label="Loading the checks" /> : <Checks checks={checks.data} />}
+    </section>
+  )
+}
+
+/** How the project's mail went over the last day, week or month; the queue, the domains and the server's checks. */
+export default function Overview() {
+  return (
+    <>
+      <PageHeader title="Overview" description="What happened to your mail, what waits in the queue, and whether your domains and the server are set up right." />
+      <Mail />
+      <div className="overview-grid">
+        <Queue />
+        <Domains />
+      </div>
+      <Reputation />
+    </>
+  )
+}

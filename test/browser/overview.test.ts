@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import type { Page } from 'playwright-core'
+import { createOwnedProject } from '../../src/core/accounts/members.service.ts'
+import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
+import { publishRecords } from '../helpers/domains.ts'
+import { FakeDns } from '../helpers/fake-dns.ts'
+import { FakeMx } from '../helpers/fake-mx.ts'
+import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
+
+/*
+ * The Overview on real data: three emails sent through the API to a fake MX, which accepts one,
+ * bounces gone@ and defers busy@ every time (so it stays in the queue); one verified domain and one
+ * whose records were never published; the server's self-checks run against the fake DNS.
+ */
+
+let w: ConsoleWorld
+let dns: FakeDns
+let mx: FakeMx
+
+async function signedInAt(width: Width, path: string): Promise<Page> {
+  const page = await w.open(width, path)
+  await page.getByLabel('Email').fill('owner@example.com')
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
+  return page
+}
+
+/** The numbers of a table row: its cells after the first. */
+const numbersOf = async (page: Page, table: string, row: string) =>
+  (await page.getByRole('table', { name: table }).getByRole('row').filter({ hasText: row }).getByRole('cell').allTextContents()).slice(1).map(Number)
+
+describeInBrowser('the Overview page in Chromium', () => {
+  beforeAll(async () => {
+    dns = await new FakeDns().start()
+    mx = await new FakeMx({ onRcpt: (to) => (to.startsWith('gone') ? { code: 550, message: '5.1.1 No such user' } : to.startsWith('busy') ? { code: 451, message: '4.2.1 Try again later' } : undefined) }).start('127.0.0.2')
+    dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 })
+    dns.records('mx.example.net', { type: 'A', address: '127.0.0.2' })
+    w = await startConsoleWorld({
+      'dns-servers': dns.address,
+      'dns-timeout-ms': '300',
+      hostname: 'mx.mailstead.test',
+      'public-ips': '192.0.2.25',
+      'delivery-port': String(mx.port),
+      'delivery-allow-private-targets': 'true',
+      'smtp-timeout-seconds': '1',
+      'delivery-attempt-timeout-seconds': '5',
+      'send-rate-per-second': '10000',
+    })
+    const owner = await makeAccount(w.t, 'owner@example.com')
+    const project = await w.t.app.writer.run((trx) => createOwnedProject(trx, owner.id, 'Shop', Date.now()))
+    const request = (method: string, path: string, body?: unknown) => w.t.request(method, path, { key: project.secretKey, body })
+    const domain = await request('POST', '/api/v1/domains', { name: 'sender.example.com', region: 'us-east-1' })
+    publishRecords(dns, domain.body.dnsRecords)
+    await w.t.app.checker.check(domain.body.id)
+    const unpublished = await request('POST', '/api/v1/domains', { name: 'unpublished.example.com', region: 'us-east-1' })
+    await w.t.app.checker.check(unpublished.body.id)
+    for (const to of ['ann@example.net', 'gone@example.net', 'busy@example.net']) {
+      expect((await request('POST', '/api/v1/emails', { from: 'ada@sender.example.com', to, subject: 'Hi', html: '<p>Hi</p>' })).status).toBe(200)
+    }
+    await w.t.app.deliveries.drain()
+    await w.t.app.serverChecks.run()
+  })
+  afterAll(async () => {
+    await w?.close()
+    await mx?.stop()
+    await dns?.stop()
+  })
+
+  test('counts from real mail, as a chart and as a table, by hour and by day; the queue, the domains and the checks', async () => {
+    const page = await signedInAt('desktop', '/console/')
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
+    const chart = page.getByRole('img', { name: /^Line chart of mail by hour, last 24 hours: sent 3, delivered 1, deferred 1, bounced 1/ })
+    await chart.waitFor()
+    await chart.locator('canvas').waitFor()
+    expect(await page.getByRole('radio', { name: 'Last 24 hours' }).isChecked()).toBe(true)
+
+    await page.getByRole('button', { name: 'Show as table' }).click()
+    const hourly = 'Mail by hour, last 24 hours'
+    await page.getByRole('table', { name: hourly }).waitFor()
+    // A header row, 24 hours and the totals.
+    expect(await page.getByRole('table', { name: hourly }).getByRole('row').count()).toBe(26)
+    // Sent, delivered, deferred, bounced, complained, opened, clicked.
+    expect(await numbersOf(page, hourly, 'Total')).toEqual([3, 1, 1, 1, 0, 0, 0])
+    expect(await page.getByRole('button', { name: 'Hide table' }).getAttribute('aria-expanded')).toBe('true')
+
+    const queue = page.getByRole('region', { name: 'Queue' })
+    await queue.getByText('1 delivery waiting').waitFor()
+    await queue.getByText('Deferred: 1').waitFor()
+    const domains = page.getByRole('region', { name: 'Domains' })
+    await domains.getByRole('listitem').filter({ hasText: 'sender.example.com' }).getByText('Verified').waitFor()
+    const unpublished = domains.getByRole('listitem').filter({ hasText: 'unpublished.example.com' }).first()
+    expect(await unpublished.getByText('Verified').count()).toBe(0)
+    expect(await domains.getByRole('list', { name: 'Problems of unpublished.example.com' }).getByRole('listitem').count()).toBeGreaterThan(0)
+    const checks = page.getByRole('region', { name: 'Reputation checks' })
+    // 192.0.2.25 has no PTR record in the fake DNS: a warning to fix.
+    await checks.getByRole('list', { name: 'Warnings' }).getByText(/PTR/).first().waitFor()
+    await screenshot(page, 'overview')
+
+    // What a person clicks is the label: the radio itself is visually hidden behind it.
+    const range = page.getByRole('radiogroup', { name: 'Range' })
+    await range.getByText('Last 7 days').click()
+    expect(await page.getByRole('radio', { name: 'Last 7 days' }).isChecked()).toBe(true)
+    const daily = 'Mail by day, last 7 days'
+    await page.getByRole('table', { name: daily }).waitFor()
+    expect(await page.getByRole('table', { name: daily }).getByRole('row').count()).toBe(9)
+    expect(await numbersOf(page, daily, 'Total')).toEqual([3, 1, 1, 1, 0, 0, 0])
+    await page.getByRole('img', { name: /^Line chart of mail by day, last 7 days: sent 3/ }).waitFor()
+    await range.getByText('Last 30 days').click()
+    await page.getByRole('table', { name: 'Mail by day, last 30 days' }).waitFor()
+    expect(await page.getByRole('table', { name: 'Mail by day, last 30 days' }).getByRole('row').count()).toBe(32)
+    await screenshot(page, 'overview-30-days')
+    await page.context().close()
+    expect(w.problems).toEqual([])
+  })
+
+  test('on a phone, and the chart loaded only with the Overview', async () => {
+    const page = await signedInAt('phone', '/console/api-keys')
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor()
+    const scripts = () => page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => name.endsWith('.js')))
+    expect((await scripts()).some((name) => /LineChart/.test(name))).toBe(false)
+    await page.getByRole('button', { name: 'Menu' }).click()
+    await page.getByRole('link', { name: 'Overview' }).click()
+    await page.getByRole('img', { name: /^Line chart of mail by hour/ }).locator('canvas').waitFor()
+    expect((await scripts()).some((name) => /LineChart/.test(name))).toBe(true)
+    // The chart fits the phone's width.
+    const box = await page.getByRole('img', { name: /^Line chart/ }).boundingBox()
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390)
+    expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
+    await screenshot(page, 'overview')
+    await page.context().close()
+    expect(w.problems).toEqual([])
+  })
+})

@@ -78,6 +78,8 @@ describe('verdicts', () => {
     expect(recordVerdict(record({}), true)).toEqual({ tone: 'wait', label: 'Not checked yet' })
     expect(recordVerdict(record({ problem: 'no SPF record (v=spf1)' }), true)).toEqual({ tone: 'bad', label: 'Not found' })
     expect(recordVerdict(record({ status: 'FAILED', found: 'v=spf1 -all', problem: 'the SPF record does not authorise mail.example.test' }), true)).toEqual({ tone: 'bad', label: 'Wrong' })
+    // A recommended record missing is a warning: the domain may send without it.
+    expect(recordVerdict(record({ recommended: true, problem: 'no v=DMARC1 record' }), true)).toEqual({ tone: 'warn', label: 'Not found' })
   })
 
   test('a domain: only SUCCESS is verified', () => {

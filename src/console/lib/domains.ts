@@ -51,7 +51,8 @@ export function recordPurpose(record: Pick<DnsRecord, 'type' | 'name' | 'value'>
   return record.type
 }
 
-export type Tone = 'ok' | 'bad' | 'wait'
+/** Right; wrong where it matters (a required record); not right yet, or wrong where it only helps (a recommended one). */
+export type Tone = 'ok' | 'bad' | 'wait' | 'warn'
 
 export interface Verdict {
   tone: Tone
@@ -59,13 +60,14 @@ export interface Verdict {
 }
 
 /**
- * A record's verdict after the domain's last check: good; not checked yet; or bad (nothing found,
- * or something else found), with the API's `problem` saying why.
+ * A record's verdict after the domain's last check: good; not checked yet; or not found / wrong,
+ * with the API's `problem` saying why (a warning only for a recommended record: the domain may
+ * send without it).
  */
-export function recordVerdict(record: Pick<DnsRecord, 'status' | 'found' | 'problem'>, checked: boolean): Verdict {
+export function recordVerdict(record: Pick<DnsRecord, 'status' | 'found' | 'problem' | 'recommended'>, checked: boolean): Verdict {
   if (record.status === 'SUCCESS') return { tone: 'ok', label: 'Good' }
   if (!checked || (record.found === null && record.problem === null)) return { tone: 'wait', label: 'Not checked yet' }
-  return { tone: 'bad', label: record.found === null ? 'Not found' : 'Wrong' }
+  return { tone: record.recommended ? 'warn' : 'bad', label: record.found === null ? 'Not found' : 'Wrong' }
 }
 
 const STATUS: Record<DomainStatus, Verdict> = {

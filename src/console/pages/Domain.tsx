@@ -20,7 +20,7 @@ export const MANAGERS = ['owner', 'admin']
 const POLL_MS = 750
 const POLL_FOR_MS = 60_000
 
-const TONES = { ok: 'badge badge-ok', bad: 'badge badge-bad', wait: 'badge badge-wait' } as const
+const TONES = { ok: 'badge badge-ok', bad: 'badge badge-bad', wait: 'badge badge-wait', warn: 'badge badge-wait' } as const
 
 export function StatusBadge({ verdict }: { verdict: Verdict }) {
   return <span className={TONES[verdict.tone]}>{verdict.label}</span>
@@ -44,7 +44,7 @@ function RecordCard({ record, checked }: { record: DnsRecord; checked: boolean }
   const heading = useId()
   const purpose = recordPurpose(record)
   const verdict = recordVerdict(record, checked)
-  const bad = verdict.tone === 'bad'
+  const bad = verdict.tone === 'bad' || verdict.tone === 'warn'
   return (
     <section className={`dns-record dns-record-${verdict.tone}`} aria-labelledby={heading}>
       <div className="dns-record-head">
@@ -79,17 +79,25 @@ function RecordCard({ record, checked }: { record: DnsRecord; checked: boolean }
         {checked && (
           <>
             <dt>Found</dt>
-            <dd>{record.found === null ? <span className="muted">Nothing</span> : <code className={bad ? 'dns-value dns-found-bad' : 'dns-value'}>{record.found}</code>}</dd>
+            <dd>
+              {record.found === null ? (
+                <span className="muted">Nothing</span>
+              ) : record.found === record.value ? (
+                <span className="muted">The same as expected</span>
+              ) : (
+                <code className={bad ? 'dns-value dns-found-bad' : 'dns-value'}>{record.found}</code>
+              )}
+            </dd>
           </>
         )}
         {checked && record.problem && (
           <>
             <dt>Problem</dt>
-            <dd className={bad ? 'dns-problem' : undefined}>{record.problem}</dd>
+            <dd className={verdict.tone === 'bad' ? 'dns-problem' : undefined}>{record.problem}</dd>
           </>
         )}
         <dt>TTL</dt>
-        <dd>{record.ttl} seconds (or your provider’s default)</dd>
+        <dd>{record.ttl} seconds</dd>
       </dl>
     </section>
   )
@@ -103,10 +111,13 @@ function Records({ domain }: { domain: Domain }) {
     <section className="panel" aria-labelledby="dns-records">
       <div className="snippet-head dns-records-head">
         <h2 id="dns-records">DNS records</h2>
-        <div className="dns-records-actions">
-          <CopyButton value={zone} label="all records as zone-file lines" />
-          <Button className="button button-small" onPress={() => download(zone, zoneFileName(domain))}>
-            Download zone file
+        <div className="dns-records-actions" role="group" aria-labelledby="zone-file">
+          <span id="zone-file" className="muted">
+            Zone file
+          </span>
+          <CopyButton value={zone} label="zone file" />
+          <Button className="button button-small" aria-label="Download zone file" onPress={() => download(zone, zoneFileName(domain))}>
+            Download
           </Button>
         </div>
       </div>

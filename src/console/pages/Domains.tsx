@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent } from 'react'
+import { useState, type FormEvent } from 'react'
 import { Button, Form } from 'react-aria-components'
 import { Link, useLocation, useParams } from 'wouter'
 import { useApi } from '../api/context.tsx'
@@ -19,7 +19,7 @@ import NotFound from './NotFound.tsx'
 const DEFAULT_REGION = 'us-east-1'
 
 /** Step 1 of adding a domain: its name (and region). Step 2 is the domain's own page, with the records to publish. */
-function AddDomain() {
+function AddDomain({ onCancel }: { onCancel?: () => void }) {
   const { api } = useApi()
   const queries = useQueryClient()
   const listKey = useProjectKey('domains')
@@ -47,14 +47,22 @@ function AddDomain() {
           label="Domain name"
           name="name"
           isRequired
+          autoFocus={onCancel !== undefined}
           placeholder="mail.example.com"
           description="A domain or subdomain you control. A subdomain (mail.example.com) keeps this mail apart from your other mail."
           error={fieldError(add.error, 'name')}
         />
         <Field label="Region" name="region" isRequired defaultValue={DEFAULT_REGION} description={`The sending pool: ${DEFAULT_REGION}, unless the operator configured others.`} error={fieldError(add.error, 'region')} />
-        <Button type="submit" className="button button-primary" isPending={add.isPending}>
-          {add.isPending ? 'Making its keys…' : 'Add domain'}
-        </Button>
+        <div className="domain-form-actions">
+          <Button type="submit" className="button button-primary" isPending={add.isPending}>
+            {add.isPending ? 'Making its keys…' : 'Add domain'}
+          </Button>
+          {onCancel && (
+            <Button className="button" onPress={onCancel}>
+              Cancel
+            </Button>
+          )}
+        </div>
       </Form>
     </section>
   )
@@ -68,6 +76,9 @@ function DomainList() {
   const queryKey = useProjectKey('domains')
   const domains = useQuery({ queryKey, queryFn: domainsApi(api).list })
   const mayManage = MANAGERS.includes(project.role)
+  // The form shows by itself while there is no domain; above a list, the button opens it.
+  const [adding, setAdding] = useState(false)
+  const empty = domains.data?.length === 0
   const columns: Column<Domain>[] = [
     {
       header: 'Domain',
@@ -84,8 +95,21 @@ function DomainList() {
   ]
   return (
     <>
-      <PageHeader title="Domains" description="The domains this project sends from. Each publishes a few DNS records (DKIM, SPF, DMARC); only a verified domain may send." />
-      {mayManage ? <AddDomain /> : <p className="muted">Your role ({project.role}) can see the domains and their records; an owner or admin adds, verifies and removes them.</p>}
+      <PageHeader
+        title="Domains"
+        description="The domains this project sends from. Each publishes a few DNS records (DKIM, SPF, DMARC); only a verified domain may send."
+        actions={
+          mayManage &&
+          domains.data &&
+          !empty &&
+          !adding && (
+            <Button className="button button-primary" onPress={() => setAdding(true)}>
+              Add a domain
+            </Button>
+          )
+        }
+      />
+      {mayManage ? (adding || empty) && <AddDomain onCancel={empty ? undefined : () => setAdding(false)} /> : <p className="muted">Your role ({project.role}) can see the domains and their records; an owner or admin adds, verifies and removes them.</p>}
       {domains.error ? (
         <ErrorState error={domains.error} retry={() => domains.refetch()} />
       ) : !domains.data ? (

@@ -275,9 +275,11 @@ export function DomainPage({ id }: { id: number }) {
           <span className="domain-summary">
             <StatusBadge verdict={domainStatus(data.status)} />
             <span>Region {data.region}</span>
-            <span>
-              Last checked <Time value={data.lastCheckedTime} />
-            </span>
+            {data.lastCheckedTime && (
+              <span>
+                Last checked <Time value={data.lastCheckedTime} />
+              </span>
+            )}
           </span>
         }
         actions={

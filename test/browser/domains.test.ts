@@ -95,7 +95,14 @@ describeInBrowser('the Domains page in Chromium', () => {
     await expect(page.getByLabel('Domain name').getAttribute('aria-invalid')).resolves.toBe('true')
     await screenshot(page, 'domains-wizard-error')
 
+    // A region the server does not have: the API's list beside the region's field.
     await page.getByLabel('Domain name').fill('example.com')
+    await page.getByLabel('Region').fill('mars-north-1')
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    await page.getByText('must be one of us-east-1').waitFor()
+    await expect(page.getByLabel('Region').getAttribute('aria-invalid')).resolves.toBe('true')
+    await expect(page.getByLabel('Domain name').getAttribute('aria-invalid')).resolves.toBe(null)
+    await page.getByLabel('Region').fill('us-east-1')
     await page.getByRole('button', { name: 'Add domain' }).click()
     await page.getByRole('heading', { name: 'example.com', level: 1 }).waitFor()
     await page.getByRole('heading', { name: 'Step 2 of 2: publish these records' }).waitFor()

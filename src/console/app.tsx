@@ -21,8 +21,8 @@ function ProjectPages() {
         <Layout>
           <Suspense fallback={<Loading label="Loading the page" />}>
             <Switch>
-              {PAGES.map(({ path, Page }) => (
-                <Route key={path} path={path}>
+              {PAGES.map(({ path, Page, nested }) => (
+                <Route key={path} path={nested ? `${path}/*?` : path}>
                   <Page />
                 </Route>
               ))}

@@ -11,6 +11,11 @@ export interface PageEntry {
   label: string
   section: Section
   Page: LazyExoticComponent<ComponentType>
+  /**
+   * The page also takes every address under its path (/domains/12): it reads the rest with
+   * wouter's useParams()['*'] or useRoute('/domains/:id'). Otherwise only `path` itself is its.
+   */
+  nested?: boolean
 }
 
 export type Section = 'Overview' | 'Sending' | 'Connect' | 'Marketing' | 'Project'
@@ -26,7 +31,7 @@ const planned = (title: string, what: string, route: string) =>
 export const PAGES: PageEntry[] = [
   { path: '/', label: 'Overview', section: 'Overview', Page: lazy(() => import('./pages/Overview.tsx')) },
   { path: '/emails', label: 'Emails', section: 'Sending', Page: planned('Emails', 'Every email with its events, each recipient’s delivery and its content.', 'GET /api/v1/emails') },
-  { path: '/domains', label: 'Domains', section: 'Sending', Page: planned('Domains', 'Your sending domains, the DNS records each needs and whether they are right.', 'GET /api/v1/domains') },
+  { path: '/domains', label: 'Domains', section: 'Sending', Page: lazy(() => import('./pages/Domains.tsx')), nested: true },
   { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: lazy(() => import('./pages/Suppressions.tsx')) },
   { path: '/queue', label: 'Queue', section: 'Sending', Page: planned('Queue', 'Deliveries waiting, by state and destination, to retry or cancel.', 'GET /api/v1/queue') },
   { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: planned('Webhooks', 'The endpoints told of events, and each delivery made to them.', 'GET /webhooks') },

@@ -11,6 +11,8 @@ const Setup = lazy(() => import('./pages/Setup.tsx'))
 const SetPassword = lazy(() => import('./pages/SetPassword.tsx'))
 const Invitation = lazy(() => import('./pages/Invitation.tsx'))
 const NotFound = lazy(() => import('./pages/NotFound.tsx'))
+/** A page under a page of the navigation (which stays marked as the current one). */
+const Email = lazy(() => import('./pages/Email.tsx'))
 
 /** The pages of a signed-in person, in the project chosen. */
 function ProjectPages() {
@@ -25,6 +27,9 @@ function ProjectPages() {
                   <Page />
                 </Route>
               ))}
+              <Route path="/emails/:id">
+                <Email />
+              </Route>
               <Route>
                 <NotFound />
               </Route>

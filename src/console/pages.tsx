@@ -25,7 +25,7 @@ const planned = (title: string, what: string, route: string) =>
 
 export const PAGES: PageEntry[] = [
   { path: '/', label: 'Overview', section: 'Overview', Page: planned('Overview', 'Sent, delivered, deferred, bounced, complained, opened and clicked over time, queue depth, domain health and reputation warnings.', 'GET /api/v1/analytics/email-time-series') },
-  { path: '/emails', label: 'Emails', section: 'Sending', Page: planned('Emails', 'Every email with its events, each recipient’s delivery and its content.', 'GET /api/v1/emails') },
+  { path: '/emails', label: 'Emails', section: 'Sending', Page: lazy(() => import('./pages/Emails.tsx')) },
   { path: '/domains', label: 'Domains', section: 'Sending', Page: planned('Domains', 'Your sending domains, the DNS records each needs and whether they are right.', 'GET /api/v1/domains') },
   { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: lazy(() => import('./pages/Suppressions.tsx')) },
   { path: '/queue', label: 'Queue', section: 'Sending', Page: planned('Queue', 'Deliveries waiting, by state and destination, to retry or cancel.', 'GET /api/v1/queue') },

@@ -127,6 +127,9 @@ describeInBrowser('the Emails pages in Chromium', () => {
     const raw = readFileSync((await download.path())!, 'utf8')
     expect(raw).toStartWith('DKIM-Signature:')
     expect(raw).toContain('Subject: Welcome aboard')
+    // A frame of another origin below the window is painted once scrolled to (as a reader would).
+    await page.getByTitle('The email’s HTML').scrollIntoViewIfNeeded()
+    await page.evaluate('window.scrollTo(0, 0)')
     await screenshot(page, 'email')
     await page.context().close()
 
@@ -136,6 +139,11 @@ describeInBrowser('the Emails pages in Chromium', () => {
     ] as const) {
       const phone = await signedInAt('phone', path)
       await phone.getByRole('table').first().getByText('Delivered').first().waitFor()
+      if (name === 'email') {
+        await phone.frameLocator('iframe[title="The email’s HTML"]').getByRole('heading', { name: 'Welcome' }).waitFor()
+        await phone.getByTitle('The email’s HTML').scrollIntoViewIfNeeded()
+        await phone.evaluate('window.scrollTo(0, 0)')
+      }
       expect(await noSideways(phone)).toBe(true)
       await screenshot(phone, name)
       await phone.context().close()

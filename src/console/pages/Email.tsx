@@ -32,7 +32,10 @@ const STATE_NAMES: Record<Delivery['state'], string> = {
 
 const DELIVERY_TONES: Partial<Record<Delivery['state'], string>> = { delivered: 'ok', bounced: 'bad', failed: 'bad', suppressed: 'bad', scheduled: 'wait', queued: 'wait', sending: 'wait', deferred: 'wait' }
 
-/** What an event says besides its status, as "name: value" lines. */
+/** The names of what events say, as people read them; others are shown as they come. */
+const DATA_NAMES: Record<string, string> = { recipient: 'Recipient', mx: 'MX host', ip: 'IP', smtpCode: 'SMTP code', response: 'Response', attempt: 'Attempt', scheduledAt: 'Scheduled for', hard: 'Hard bounce', url: 'Link' }
+
+/** What an event says besides its status, as "name value" pairs. */
 function EventData({ data }: { data: EmailEvent['data'] }) {
   if (!data || typeof data !== 'object') return null
   const entries = Object.entries(data).filter(([, value]) => value !== null && value !== undefined && value !== '')
@@ -41,8 +44,8 @@ function EventData({ data }: { data: EmailEvent['data'] }) {
     <dl className="event-data">
       {entries.map(([name, value]) => (
         <div key={name}>
-          <dt>{name}</dt>
-          <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+          <dt>{DATA_NAMES[name] ?? name}</dt>
+          <dd>{typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'yes' : 'no') : JSON.stringify(value)}</dd>
         </div>
       ))}
     </dl>
@@ -69,26 +72,45 @@ function Timeline({ events }: { events: EmailEvent[] }) {
 function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
   if (deliveries.length === 0) return <p className="muted">No delivery yet.</p>
   const columns: Column<Delivery>[] = [
-    { header: 'Recipient', cell: (d) => <span className="wrap-anywhere">{d.recipient}</span> },
-    { header: 'State', cell: (d) => <span className={`badge badge-status badge-${DELIVERY_TONES[d.state] ?? 'plain'}`}>{STATE_NAMES[d.state] ?? d.state}</span> },
-    { header: 'Attempts', cell: (d) => d.attempts, align: 'end' },
-    { header: 'Server', cell: (d) => (d.mx || d.ip ? <span className="wrap-anywhere">{[d.mx, d.ip && `(${d.ip})`].filter(Boolean).join(' ')}</span> : <span className="muted">—</span>) },
+    { header: 'Recipient', cell: (d) => <span className="wrap-words">{d.recipient}</span> },
     {
-      header: 'TLS',
+      header: 'State',
+      cell: (d) => (
+        <span className="stacked">
+          <span className={`badge badge-status badge-${DELIVERY_TONES[d.state] ?? 'plain'}`}>{STATE_NAMES[d.state] ?? d.state}</span>
+          <span className="muted small">{d.attempts === 1 ? '1 attempt' : `${d.attempts} attempts`}</span>
+        </span>
+      ),
+    },
+    {
+      header: 'Server',
       cell: (d) =>
-        d.tls ? (
-          <span>
-            {d.tls.version}, {d.tls.verified ? 'verified' : 'not verified'}
-            {d.tls.mtaSts && `, MTA-STS ${d.tls.mtaSts.mode}`}
+        d.mx || d.ip ? (
+          <span className="stacked wrap-words">
+            <span>{[d.mx, d.ip && `(${d.ip})`].filter(Boolean).join(' ')}</span>
+            <span className="muted small">
+              {d.tls ? `${d.tls.version}, certificate ${d.tls.verified ? 'verified' : 'not verified'}${d.tls.mtaSts ? `, MTA-STS ${d.tls.mtaSts.mode}` : ''}` : 'No TLS'}
+              {d.dkimDomains.length > 0 && ` · DKIM ${d.dkimDomains.join(', ')}`}
+            </span>
           </span>
         ) : (
-          <span className="muted">None</span>
+          <span className="muted">Not reached yet</span>
         ),
     },
-    { header: 'DKIM', cell: (d) => (d.dkimDomains.length ? d.dkimDomains.join(', ') : <span className="muted">—</span>) },
-    { header: 'Last response', cell: (d) => (d.lastResponse ? <span className="wrap-anywhere response">{d.lastResponse}</span> : <span className="muted">—</span>) },
-    { header: 'Next attempt', cell: (d) => <Time value={d.nextAttemptAt} /> },
-    { header: 'Updated', cell: (d) => <Time value={d.updatedAt} /> },
+    { header: 'Last response', cell: (d) => (d.lastResponse ? <span className="wrap-words response">{d.lastResponse}</span> : <span className="muted">—</span>) },
+    {
+      header: 'When',
+      cell: (d) => (
+        <span className="stacked">
+          <Time value={d.updatedAt} />
+          {d.nextAttemptAt && (
+            <span className="muted small">
+              Next attempt <Time value={d.nextAttemptAt} />
+            </span>
+          )}
+        </span>
+      ),
+    },
   ]
   return <DataTable caption="Delivery to each recipient" columns={columns} rows={deliveries} rowKey={(d) => d.recipient} />
 }
@@ -285,8 +307,7 @@ export default function Email() {
         <h2 id="email-events">Timeline</h2>
         <Timeline events={e.emailEvents} />
       </section>
-      <section className="email-section" aria-labelledby="email-deliveries">
-        <h2 id="email-deliveries">Deliveries</h2>
+      <section className="email-section" aria-label="Deliveries">
         <Deliveries deliveries={e.deliveries} />
       </section>
       {e.html !== null ? (

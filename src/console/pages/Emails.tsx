@@ -125,28 +125,30 @@ export default function Emails() {
       <PageHeader title="Emails" description="Every email the project sent or is sending, newest first. Open one for its events, each recipient’s delivery and its content." />
       {/* Keyed by the address: Back or a link to other filters shows them in the form too. */}
       <Filters key={`filters ${query}`} filters={filters} onApply={apply} />
-      <PagedTable
-        key={`list ${query}`}
-        caption={hasFilters(filters) ? 'Emails matching the filters' : 'Emails'}
-        queryKey={queryKey}
-        fetchPage={emailsApi(api).page(filters)}
-        columns={columns}
-        rowKey={(e) => e.id}
-        pageSize={25}
-        empty={
-          hasFilters(filters) ? (
-            <Empty title="No email matches these filters.">
-              <p>Try fewer filters, or a wider range of days.</p>
-            </Empty>
-          ) : (
-            <Empty title="No email has been sent yet.">
-              <p>
-                Send one with <code>POST /api/v1/emails</code> and a secret key, or through the SMTP relay.
-              </p>
-            </Empty>
-          )
-        }
-      />
+      <div className="email-log">
+        <PagedTable
+          key={`list ${query}`}
+          caption={hasFilters(filters) ? 'Emails matching the filters' : 'Emails'}
+          queryKey={queryKey}
+          fetchPage={emailsApi(api).page(filters)}
+          columns={columns}
+          rowKey={(e) => e.id}
+          pageSize={25}
+          empty={
+            hasFilters(filters) ? (
+              <Empty title="No email matches these filters.">
+                <p>Try fewer filters, or a wider range of days.</p>
+              </Empty>
+            ) : (
+              <Empty title="No email has been sent yet.">
+                <p>
+                  Send one with <code>POST /api/v1/emails</code> and a secret key, or through the SMTP relay.
+                </p>
+              </Empty>
+            )
+          }
+        />
+      </div>
     </>
   )
 }

@@ -35,6 +35,9 @@ const DELIVERY_TONES: Partial<Record<Delivery['state'], string>> = { delivered: 
 /** The names of what events say, as people read them; others are shown as they come. */
 const DATA_NAMES: Record<string, string> = { recipient: 'Recipient', mx: 'MX host', ip: 'IP', smtpCode: 'SMTP code', response: 'Response', attempt: 'Attempt', scheduledAt: 'Scheduled for', hard: 'Hard bounce', url: 'Link' }
 
+/** What events say that are times, shown in the reader's zone. */
+const TIMES = new Set(['scheduledAt'])
+
 /** What an event says besides its status, as "name value" pairs. */
 function EventData({ data }: { data: EmailEvent['data'] }) {
   if (!data || typeof data !== 'object') return null
@@ -45,7 +48,7 @@ function EventData({ data }: { data: EmailEvent['data'] }) {
       {entries.map(([name, value]) => (
         <div key={name}>
           <dt>{DATA_NAMES[name] ?? name}</dt>
-          <dd>{typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'yes' : 'no') : JSON.stringify(value)}</dd>
+          <dd>{TIMES.has(name) && typeof value === 'string' ? <Time value={value} /> : typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'yes' : 'no') : JSON.stringify(value)}</dd>
         </div>
       ))}
     </dl>

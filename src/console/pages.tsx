@@ -30,7 +30,7 @@ const planned = (title: string, what: string, route: string) =>
 
 export const PAGES: PageEntry[] = [
   { path: '/', label: 'Overview', section: 'Overview', Page: lazy(() => import('./pages/Overview.tsx')) },
-  { path: '/emails', label: 'Emails', section: 'Sending', Page: planned('Emails', 'Every email with its events, each recipient’s delivery and its content.', 'GET /api/v1/emails') },
+  { path: '/emails', label: 'Emails', section: 'Sending', Page: lazy(() => import('./pages/Emails.tsx')), nested: true },
   { path: '/domains', label: 'Domains', section: 'Sending', Page: lazy(() => import('./pages/Domains.tsx')), nested: true },
   { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: lazy(() => import('./pages/Suppressions.tsx')) },
   { path: '/queue', label: 'Queue', section: 'Sending', Page: planned('Queue', 'Deliveries waiting, by state and destination, to retry or cancel.', 'GET /api/v1/queue') },

@@ -30,19 +30,23 @@ export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exe
  * others slowed after failed logins from the address) and counts it against its budget, or,
  * without an Authorization header, the session cookie and its X-Project-Id (sessionCaller); then
  * refuses what the caller's role may not write (permissions.ts). Routes of a file that uses this
- * see `caller`; `publicKey: true` admits public keys too.
+ * see `caller`; `publicKey: true` admits public keys too. `projectQuery: true` lets a session name
+ * its project in the projectId query parameter instead (a document the console frames, which
+ * cannot send headers: GET /api/v1/emails/{emailId}/preview only).
  *
  * Every well-formed key is checked, even from an address that has spent its budget of failed
  * ones: a right key is never locked out by others' mistakes at the same address, only slowed with
  * them. Failures count against that budget; once it is spent they get 429 instead of 401, which
  * tells a client that retries at once to stop.
  */
-export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean } = {}) =>
-  new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server, path }): Promise<{ caller: RequestCaller }> => {
+export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean; projectQuery?: boolean } = {}) =>
+  new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server, path, query }): Promise<{ caller: RequestCaller }> => {
     const parts = { request, server: server as ServerLike }
     // A request with an Authorization header is a key's, as it always was; without one, a session cookie may stand in.
     const token = headers.authorization === undefined ? sessionToken(headers.cookie) : undefined
-    const caller = token === undefined ? await keyCaller(deps, options, parts, headers, set) : await sessionCaller(deps, parts, token, headers, set)
+    // A document the console frames cannot send headers: such a read may name its project in ?projectId= instead.
+    const project = headers['x-project-id'] ?? (options.projectQuery && typeof query.projectId === 'string' ? query.projectId : undefined)
+    const caller = token === undefined ? await keyCaller(deps, options, parts, headers, set) : await sessionCaller(deps, parts, token, project, set)
     authorize(caller.role, request.method, path)
     return { caller }
   })
@@ -68,9 +72,8 @@ async function keyCaller(deps: HttpDeps, options: { publicKey?: boolean }, parts
  * project its X-Project-Id header names, and their role there. Not a member: 403, whether the
  * project exists or not.
  */
-async function sessionCaller(deps: HttpDeps, parts: { request: Request; server: ServerLike }, token: string, headers: Headers, set: { headers: Record<string, unknown> }): Promise<RequestCaller> {
+async function sessionCaller(deps: HttpDeps, parts: { request: Request; server: ServerLike }, token: string, header: string | undefined, set: { headers: Record<string, unknown> }): Promise<RequestCaller> {
   const session = await authenticateSession(deps, parts, token, set)
-  const header = headers['x-project-id']
   if (header === undefined || !/^[1-9][0-9]{0,15}$/.test(header)) {
     throw new AppError(400, 'BAD_REQUEST', 'A request with a session names its project in the X-Project-Id header', {
       suggestion: 'Send X-Project-Id: <project id>, one of GET /api/v1/account/projects.',

@@ -20,7 +20,7 @@ import { contactRoutes } from './routes/contacts.ts'
 import { domainRoutes } from './routes/domains.ts'
 import { queueRoutes } from './routes/queue.ts'
 import { domainStatsRoutes } from './routes/domain-stats.ts'
-import { emailRoutes } from './routes/emails.ts'
+import { emailPreviewRoutes, emailRoutes } from './routes/emails.ts'
 import { healthRoutes } from './routes/health.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { segmentRoutes } from './routes/segments.ts'
@@ -96,6 +96,7 @@ export function createHttpApp(deps: HttpDeps) {
     .use(domainStatsRoutes(deps))
     .use(sendRoutes(deps))
     .use(emailRoutes(deps))
+    .use(emailPreviewRoutes(deps))
     .use(analyticsRoutes(deps))
     .use(siteRoutes(deps))
     .use(templateRoutes(deps))

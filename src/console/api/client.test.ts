@@ -44,6 +44,18 @@ describe('ApiClient', () => {
     expect(seen[0]!.init.headers).toEqual({ accept: 'application/json', 'x-csrf-token': 'csrf-2' })
   })
 
+  test('a file comes back as its bytes, with the project named; its failure as an ApiError', async () => {
+    const { client, seen } = clientAnswering(() => new Response('From: a@example.com\r\n\r\n{"not":"json"}', { headers: { 'content-type': 'message/rfc822' } }))
+    client.projectId = 3
+    const blob = await client.blob('/api/v1/emails/e1/raw')
+    expect(await blob.text()).toBe('From: a@example.com\r\n\r\n{"not":"json"}')
+    expect((seen[0]!.init.headers as Record<string, string>)['x-project-id']).toBe('3')
+    const failing = clientAnswering(() => json(410, { code: 'GONE', message: 'deleted by retention' }))
+    const error = await failing.client.blob('/api/v1/emails/e1/raw').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ApiError)
+    expect((error as ApiError).status).toBe(410)
+  })
+
   test('turns an error answer into an ApiError and tells of a session that ended', async () => {
     let signedOut = 0
     const { client } = clientAnswering(() => json(401, { code: 'UNAUTHORIZED', message: 'Not signed in, or the session has ended' }, { 'x-request-id': 'r-9' }))

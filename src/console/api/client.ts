@@ -40,6 +40,16 @@ export class ApiClient {
   constructor(private readonly fetcher: Fetcher = (input, init) => fetch(input, init)) {}
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await readBody(await this.respond(method, path, options))) as T
+  }
+
+  /** What a route answers with other than JSON (an email's raw message, say): its bytes. */
+  async blob(path: string, query?: Query): Promise<Blob> {
+    return (await this.respond('GET', path, { query })).blob()
+  }
+
+  /** The answer of a request that succeeded; a failure is thrown as an ApiError. */
+  private async respond(method: string, path: string, options: RequestOptions): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json' }
     // A form (a file upload) says its own type, with its boundary; anything else goes as JSON.
     const form = options.body instanceof FormData
@@ -59,9 +69,8 @@ export class ApiClient {
       if ((error as Error)?.name === 'AbortError') throw error
       throw networkError(error)
     }
-    const body = await readBody(response)
-    if (response.ok) return body as T
-    const failure = toApiError(response.status, body, response.headers.get('x-request-id'))
+    if (response.ok) return response
+    const failure = toApiError(response.status, await readBody(response), response.headers.get('x-request-id'))
     if (response.status === 401 && failure.code === 'UNAUTHORIZED') this.onSignedOut?.()
     throw failure
   }

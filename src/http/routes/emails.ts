@@ -4,7 +4,8 @@ import type { SendRequest } from '../../core/emails/send.ts'
 import { invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, ErrorSchema, intQuery, oneOf, strictObject } from '../schemas.ts'
+import { authErrors, booleanQuery, ErrorSchema, intQuery, oneOf, strictObject } from '../schemas.ts'
+import { getPreviewHtml, previewDocument, previewHeaders } from '../../core/emails/preview.ts'
 import type { EmailStatus } from '../../db/schema.ts'
 import { acceptEmails } from '../sending.ts'
 import { mailboxOf } from '../../core/emails/mailbox.ts'
@@ -234,3 +235,36 @@ export const emailRoutes = (deps: HttpDeps) =>
         },
       },
     )
+
+/**
+ * An email's HTML as a sandboxed document for the console's preview frame (src/core/emails/preview.ts
+ * says what its policy allows). A frame cannot send headers, so a session names the project in
+ * ?projectId= here, and only here; a key's project is its own, whatever the query says.
+ */
+export const emailPreviewRoutes = (deps: HttpDeps) =>
+  new Elysia({ prefix: '/api/v1/emails' }).use(requireKey(deps, { projectQuery: true })).get(
+    '/:emailId/preview',
+    async ({ params, query, caller, set }) => {
+      const html = await getPreviewHtml(deps.db, caller.project.id, params.emailId)
+      Object.assign(set.headers, previewHeaders(query.remoteImages === true))
+      return previewDocument(html)
+    },
+    {
+      params: EmailIdParams,
+      query: t.Object({
+        projectId: t.Optional(t.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'With a session and no X-Project-Id header: the project', error: 'must be a project id', 'x-field': 'projectId' })),
+        remoteImages: t.Optional(booleanQuery('remoteImages', 'Let the document load images from other servers (which tells their owner it was read); false when absent')),
+      }),
+      detail: {
+        summary: "Show an email's HTML as a sandboxed document (for a frame)",
+        description:
+          "The HTML part as text/html under a Content-Security-Policy that sandboxes it (no scripts, no forms, an origin of its own, links open in a new tab) and blocks images from elsewhere unless remoteImages=true. A signed-in person's frame names the project in projectId, as it cannot send X-Project-Id.",
+        tags,
+        responses: {
+          200: { description: 'The HTML document', content: { 'text/html': { schema: { type: 'string' } } } },
+          404: { description: 'No such email in the project, or it has no HTML part (the error body)' },
+          410: { description: 'Retention deleted the message (the error body)' },
+        },
+      },
+    },
+  )

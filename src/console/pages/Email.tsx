@@ -1,0 +1,328 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { Button, Form } from 'react-aria-components'
+import { Link } from 'wouter'
+import { useApi } from '../api/context.tsx'
+import { emailsApi, type Delivery, type Email as EmailData, type EmailEvent } from '../api/emails.ts'
+import { useProject, useProjectKey } from '../app/project.tsx'
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx'
+import { StatusBadge } from '../components/EmailStatus.tsx'
+import { fieldError, FormErrors } from '../components/FormErrors.tsx'
+import { PageHeader } from '../components/PageHeader.tsx'
+import { ErrorState, Loading } from '../components/States.tsx'
+import { DataTable, type Column } from '../components/Table.tsx'
+import { Time } from '../components/Time.tsx'
+import { isoOfLocalInput, localInputOf } from '../lib/email-filters.ts'
+
+/** The roles that may send, and so cancel and reschedule (src/core/accounts/roles.ts decides; this only hides what they would be refused). */
+const SENDERS = ['owner', 'admin', 'member']
+
+const STATE_NAMES: Record<Delivery['state'], string> = {
+  scheduled: 'Scheduled',
+  queued: 'Queued',
+  sending: 'Sending',
+  deferred: 'Deferred, to retry',
+  paused: 'Paused',
+  delivered: 'Delivered',
+  bounced: 'Bounced',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+  suppressed: 'Suppressed',
+}
+
+const DELIVERY_TONES: Partial<Record<Delivery['state'], string>> = { delivered: 'ok', bounced: 'bad', failed: 'bad', suppressed: 'bad', scheduled: 'wait', queued: 'wait', sending: 'wait', deferred: 'wait' }
+
+/** The names of what events say, as people read them; others are shown as they come. */
+const DATA_NAMES: Record<string, string> = { recipient: 'Recipient', mx: 'MX host', ip: 'IP', smtpCode: 'SMTP code', response: 'Response', attempt: 'Attempt', scheduledAt: 'Scheduled for', hard: 'Hard bounce', url: 'Link' }
+
+/** What events say that are times, shown in the reader's zone. */
+const TIMES = new Set(['scheduledAt'])
+
+/** What an event says besides its status, as "name value" pairs. */
+function EventData({ data }: { data: EmailEvent['data'] }) {
+  if (!data || typeof data !== 'object') return null
+  const entries = Object.entries(data).filter(([, value]) => value !== null && value !== undefined && value !== '')
+  if (entries.length === 0) return null
+  return (
+    <dl className="event-data">
+      {entries.map(([name, value]) => (
+        <div key={name}>
+          <dt>{DATA_NAMES[name] ?? name}</dt>
+          <dd>{TIMES.has(name) && typeof value === 'string' ? <Time value={value} /> : typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'yes' : 'no') : JSON.stringify(value)}</dd>
+        </div>
+      ))}
+    </dl>
+  )
+}
+
+function Timeline({ events }: { events: EmailEvent[] }) {
+  if (events.length === 0) return <p className="muted">No events yet.</p>
+  return (
+    <ol className="timeline" aria-label="Events, oldest first">
+      {events.map((event, i) => (
+        <li key={`${event.createdAt}-${i}`} className="timeline-item">
+          <div className="timeline-head">
+            <StatusBadge status={event.status} />
+            <Time value={event.createdAt} />
+          </div>
+          <EventData data={event.data} />
+        </li>
+      ))}
+    </ol>
+  )
+}
+
+function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
+  if (deliveries.length === 0) return <p className="muted">No delivery yet.</p>
+  const columns: Column<Delivery>[] = [
+    { header: 'Recipient', cell: (d) => <span className="wrap-words">{d.recipient}</span> },
+    {
+      header: 'State',
+      cell: (d) => (
+        <span className="stacked">
+          <span className={`badge badge-status badge-${DELIVERY_TONES[d.state] ?? 'plain'}`}>{STATE_NAMES[d.state] ?? d.state}</span>
+          <span className="muted small">{d.attempts === 1 ? '1 attempt' : `${d.attempts} attempts`}</span>
+        </span>
+      ),
+    },
+    {
+      header: 'Server',
+      cell: (d) =>
+        d.mx || d.ip ? (
+          <span className="stacked wrap-words">
+            <span>{[d.mx, d.ip && `(${d.ip})`].filter(Boolean).join(' ')}</span>
+            <span className="muted small">
+              {d.tls ? `${d.tls.version}, certificate ${d.tls.verified ? 'verified' : 'not verified'}${d.tls.mtaSts ? `, MTA-STS ${d.tls.mtaSts.mode}` : ''}` : 'No TLS'}
+              {d.dkimDomains.length > 0 && ` · DKIM ${d.dkimDomains.join(', ')}`}
+            </span>
+          </span>
+        ) : (
+          <span className="muted">Not reached yet</span>
+        ),
+    },
+    { header: 'Last response', cell: (d) => (d.lastResponse ? <span className="wrap-words response">{d.lastResponse}</span> : <span className="muted">—</span>) },
+    {
+      header: 'When',
+      cell: (d) => (
+        <span className="stacked">
+          <Time value={d.updatedAt} />
+          {d.nextAttemptAt && (
+            <span className="muted small">
+              Next attempt <Time value={d.nextAttemptAt} />
+            </span>
+          )}
+        </span>
+      ),
+    },
+  ]
+  return <DataTable caption="Delivery to each recipient" columns={columns} rows={deliveries} rowKey={(d) => d.recipient} />
+}
+
+/**
+ * The HTML part, framed from its own address (GET …/preview) in a sandbox: no scripts, no forms,
+ * an origin of its own, links in a new tab. Images from other servers wait until asked for, as
+ * loading them tells the sender the email was opened.
+ */
+function HtmlPreview({ email }: { email: EmailData }) {
+  const { api } = useApi()
+  const [remoteImages, setRemoteImages] = useState(false)
+  return (
+    <section className="panel" aria-labelledby="html-part">
+      <div className="section-head">
+        <h2 id="html-part">HTML</h2>
+        {remoteImages ? (
+          <span className="muted">Remote images are shown.</span>
+        ) : (
+          <Button className="button button-small" onPress={() => setRemoteImages(true)}>
+            Load remote images
+          </Button>
+        )}
+      </div>
+      {!remoteImages && <p className="field-hint">Images from other servers are not loaded: loading them tells the sender the email was opened.</p>}
+      <iframe
+        key={String(remoteImages)}
+        className="preview-frame"
+        title="The email’s HTML"
+        src={emailsApi(api).previewUrl(email.id, remoteImages)}
+        sandbox="allow-popups allow-popups-to-escape-sandbox"
+        referrerPolicy="no-referrer"
+      />
+    </section>
+  )
+}
+
+function RawDownload({ email }: { email: EmailData }) {
+  const { api } = useApi()
+  const download = useMutation({
+    mutationFn: () => emailsApi(api).raw(email.id),
+    onSuccess: (blob) => {
+      const url = URL.createObjectURL(blob)
+      const link = document.createElement('a')
+      link.href = url
+      link.download = `${email.id.replace(/[^\w-]/g, '')}.eml`
+      document.body.append(link)
+      link.click()
+      link.remove()
+      setTimeout(() => URL.revokeObjectURL(url), 10_000)
+    },
+  })
+  return (
+    <div className="raw-download">
+      <Button className="button" onPress={() => download.mutate()} isPending={download.isPending}>
+        Download raw message (.eml)
+      </Button>
+      {download.error != null && <ErrorState error={download.error} />}
+    </div>
+  )
+}
+
+/** Reschedule or cancel a scheduled email. */
+function ScheduledActions({ email, onChanged }: { email: EmailData; onChanged: () => void }) {
+  const { api } = useApi()
+  const reschedule = useMutation({ mutationFn: (at: string) => emailsApi(api).reschedule(email.id, at), onSuccess: onChanged })
+  const cancel = useMutation({ mutationFn: () => emailsApi(api).cancel(email.id), onSuccess: onChanged })
+  const [problem, setProblem] = useState<string>()
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const at = isoOfLocalInput(String(new FormData(event.currentTarget).get('scheduledAt') ?? ''))
+    setProblem(at ? undefined : 'Choose a day and time')
+    if (at) reschedule.mutate(at)
+  }
+  const error = problem ?? fieldError(reschedule.error, 'scheduledAt')
+  return (
+    <section className="panel" aria-labelledby="scheduled">
+      <h2 id="scheduled">Scheduled</h2>
+      <p>
+        It is sent at <Time value={email.scheduledAt} />. Until then you can send it at another time, or not at all.
+      </p>
+      <Form onSubmit={submit} className="form reschedule" validationBehavior="aria">
+        <FormErrors error={reschedule.error} fields={['scheduledAt']} />
+        <div className="field">
+          <label htmlFor="scheduled-at" className="field-label">
+            Send at (your time)
+          </label>
+          <input
+            id="scheduled-at"
+            name="scheduledAt"
+            type="datetime-local"
+            className="input"
+            required
+            defaultValue={email.scheduledAt ? localInputOf(email.scheduledAt) : ''}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? 'scheduled-at-error' : undefined}
+          />
+          {error && (
+            <span id="scheduled-at-error" className="field-error">
+              {error}
+            </span>
+          )}
+        </div>
+        <div className="filter-actions">
+          <Button type="submit" className="button button-primary" isPending={reschedule.isPending}>
+            Reschedule
+          </Button>
+          <ConfirmDialog trigger="Cancel this email" title="Cancel this email?" confirm="Cancel the email" onConfirm={() => cancel.mutateAsync()} pending={cancel.isPending} error={cancel.error}>
+            <p>It will not be sent to anyone. This cannot be undone.</p>
+          </ConfirmDialog>
+        </div>
+      </Form>
+    </section>
+  )
+}
+
+function Addresses({ label, list }: { label: string; list: string[] }) {
+  if (list.length === 0) return null
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd className="wrap-anywhere">{list.join(', ')}</dd>
+    </>
+  )
+}
+
+/** One email: what it is, its events, each recipient's delivery, its HTML (sandboxed), its text and its raw message. */
+export function EmailPage({ id }: { id: string }) {
+  const { api } = useApi()
+  const { project } = useProject()
+  const queries = useQueryClient()
+  const queryKey = useProjectKey('email', id)
+  const email = useQuery({ queryKey, queryFn: () => emailsApi(api).get(id) })
+  const changed = () => {
+    queries.invalidateQueries({ queryKey })
+    queries.invalidateQueries({ queryKey: ['project', project.id, 'emails'] })
+  }
+  const back = (
+    <Link href="/emails" className="back-link">
+      ← All emails
+    </Link>
+  )
+  if (email.error)
+    return (
+      <>
+        {back}
+        <PageHeader title="Email" />
+        <ErrorState error={email.error} retry={() => email.refetch()} />
+      </>
+    )
+  if (!email.data) return <Loading label="Loading the email" />
+  const e = email.data
+  const mayChange = SENDERS.includes(project.role) && e.status === 'SCHEDULED' && e.deliveries.some((d) => d.state === 'scheduled')
+  return (
+    <>
+      {back}
+      <PageHeader title={e.subject || '(no subject)'} description={<StatusBadge status={e.status} />} />
+      <section className="panel" aria-labelledby="email-facts">
+        <h2 id="email-facts">Details</h2>
+        <dl className="facts">
+          <dt>From</dt>
+          <dd className="wrap-anywhere">{e.from}</dd>
+          <Addresses label="To" list={e.to} />
+          <Addresses label="Cc" list={e.cc} />
+          <Addresses label="Bcc" list={e.bcc} />
+          <Addresses label="Reply-To" list={e.replyTo} />
+          <dt>Created</dt>
+          <dd>
+            <Time value={e.createdAt} />
+          </dd>
+          {e.scheduledAt && (
+            <>
+              <dt>Scheduled for</dt>
+              <dd>
+                <Time value={e.scheduledAt} />
+              </dd>
+            </>
+          )}
+          <dt>Message-ID</dt>
+          <dd className="wrap-anywhere">
+            <code>{e.messageId}</code>
+          </dd>
+          <dt>Email id</dt>
+          <dd className="wrap-anywhere">
+            <code>{e.id}</code>
+          </dd>
+        </dl>
+        <RawDownload email={e} />
+      </section>
+      {mayChange && <ScheduledActions email={e} onChanged={changed} />}
+      <section className="panel" aria-labelledby="email-events">
+        <h2 id="email-events">Timeline</h2>
+        <Timeline events={e.emailEvents} />
+      </section>
+      <section className="email-section" aria-label="Deliveries">
+        <Deliveries deliveries={e.deliveries} />
+      </section>
+      {e.html !== null ? (
+        <HtmlPreview email={e} />
+      ) : (
+        <section className="panel" aria-labelledby="html-part">
+          <h2 id="html-part">HTML</h2>
+          <p className="muted">This email has no HTML part{e.text === null ? ', or retention deleted its content' : ''}.</p>
+        </section>
+      )}
+      <section className="panel" aria-labelledby="text-part">
+        <h2 id="text-part">Text</h2>
+        {e.text !== null ? <pre className="text-part">{e.text}</pre> : <p className="muted">This email has no text part.</p>}
+      </section>
+    </>
+  )
+}

@@ -20,8 +20,8 @@ function ProjectPages() {
         <Layout>
           <Suspense fallback={<Loading label="Loading the page" />}>
             <Switch>
-              {PAGES.map(({ path, Page }) => (
-                <Route key={path} path={path}>
+              {PAGES.map(({ path, route, Page }) => (
+                <Route key={path} path={route ?? path}>
                   <Page />
                 </Route>
               ))}

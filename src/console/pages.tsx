@@ -11,6 +11,8 @@ export interface PageEntry {
   label: string
   section: Section
   Page: LazyExoticComponent<ComponentType>
+  /** The route when the page has addresses under its own (e.g. '/webhooks/:id?'); `path` when absent. */
+  route?: string
 }
 
 export type Section = 'Overview' | 'Sending' | 'Connect' | 'Marketing' | 'Project'
@@ -28,8 +30,8 @@ export const PAGES: PageEntry[] = [
   { path: '/emails', label: 'Emails', section: 'Sending', Page: planned('Emails', 'Every email with its events, each recipient’s delivery and its content.', 'GET /api/v1/emails') },
   { path: '/domains', label: 'Domains', section: 'Sending', Page: planned('Domains', 'Your sending domains, the DNS records each needs and whether they are right.', 'GET /api/v1/domains') },
   { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: lazy(() => import('./pages/Suppressions.tsx')) },
-  { path: '/queue', label: 'Queue', section: 'Sending', Page: planned('Queue', 'Deliveries waiting, by state and destination, to retry or cancel.', 'GET /api/v1/queue') },
-  { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: planned('Webhooks', 'The endpoints told of events, and each delivery made to them.', 'GET /webhooks') },
+  { path: '/queue', label: 'Queue', section: 'Sending', Page: lazy(() => import('./pages/Queue.tsx')) },
+  { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: lazy(() => import('./pages/Webhooks.tsx')), route: '/webhooks/:id?' },
   { path: '/api-keys', label: 'API keys', section: 'Connect', Page: lazy(() => import('./pages/ApiKeys.tsx')) },
   { path: '/smtp', label: 'SMTP relay', section: 'Connect', Page: lazy(() => import('./pages/SmtpRelay.tsx')) },
   { path: '/settings', label: 'Settings', section: 'Project', Page: planned('Settings', 'The project’s name, default sender, send rate and members.', 'GET /api/v1/project') },

@@ -1,4 +1,4 @@
-import { useMutation } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { Button } from 'react-aria-components'
 import { useApi } from '../../api/context.tsx'
 import { webhooksApi, type Webhook, type WebhookDelivery } from '../../api/webhooks.ts'
@@ -80,12 +80,18 @@ function DeliveryCard({ webhook, delivery, mayManage, onReplayed }: { webhook: W
   )
 }
 
-/** A webhook's deliveries, newest first, paged on the server; read again while calls are due within seconds. */
+/** A webhook's deliveries, newest first, paged on the server; read again soon while calls are due within seconds, else now and then. */
 export function DeliveryLog({ webhook, queryKey, mayManage, onReplayed }: { webhook: Webhook; queryKey: readonly unknown[]; mayManage: boolean; onReplayed: () => void }) {
   const { api } = useApi()
+  const queries = useQueryClient()
   return (
     <section aria-labelledby="delivery-log" className="hooks-log">
-      <h2 id="delivery-log">Delivery log</h2>
+      <div className="hooks-log-head">
+        <h2 id="delivery-log">Delivery log</h2>
+        <Button className="button button-small" aria-label="Refresh the delivery log" onPress={() => queries.invalidateQueries({ queryKey })}>
+          Refresh
+        </Button>
+      </div>
       <p className="muted">Each event sent to this endpoint, newest first. A call that fails is tried again 5 times over about an hour; finished deliveries are kept for a while.</p>
       <PagedList
         label="Deliveries"
@@ -93,7 +99,7 @@ export function DeliveryLog({ webhook, queryKey, mayManage, onReplayed }: { webh
         fetchPage={webhooksApi(api).deliveries(webhook.id)}
         itemKey={(d) => d.id}
         renderItem={(d) => <DeliveryCard webhook={webhook} delivery={d} mayManage={mayManage} onReplayed={onReplayed} />}
-        refreshEvery={(items) => (awaitingCalls(items, Date.now()) ? 1500 : false)}
+        refreshEvery={(items) => (awaitingCalls(items, Date.now()) ? 1500 : 15_000)}
         empty={<Empty title="Nothing sent to this endpoint yet.">{<p>When one of its events happens, its delivery shows here with the request and the answer.</p>}</Empty>}
       />
     </section>

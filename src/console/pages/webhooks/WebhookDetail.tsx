@@ -19,7 +19,8 @@ import { StatusBadge } from './StatusBadge.tsx'
 
 function Facts({ webhook }: { webhook: Webhook }) {
   return (
-    <dl className="facts panel" aria-label="Endpoint">
+    <section className="panel" aria-label="Endpoint">
+    <dl className="facts">
       <dt>URL</dt>
       <dd>
         <code className="hooks-url">{webhook.url}</code>
@@ -51,10 +52,11 @@ function Facts({ webhook }: { webhook: Webhook }) {
         <Time value={webhook.updatedAt} />
       </dd>
     </dl>
+    </section>
   )
 }
 
-function EditWebhook({ webhook, onSaved }: { webhook: Webhook; onSaved: () => void }) {
+function EditWebhook({ webhook, onSaved, onClose }: { webhook: Webhook; onSaved: () => void; onClose: () => void }) {
   const { api } = useApi()
   const [events, setEvents] = useState(webhook.events)
   const save = useMutation({ mutationFn: (patch: { url: string; events: string[] }) => webhooksApi(api).update(webhook.id, patch), onSuccess: onSaved })
@@ -74,11 +76,9 @@ function EditWebhook({ webhook, onSaved }: { webhook: Webhook; onSaved: () => vo
           <Button type="submit" className="button button-primary" isPending={save.isPending}>
             Save changes
           </Button>
-          {save.isSuccess && !save.isPending && (
-            <span role="status" className="muted">
-              Saved.
-            </span>
-          )}
+          <Button className="button" onPress={onClose}>
+            Cancel
+          </Button>
         </div>
       </Form>
     </section>
@@ -143,6 +143,8 @@ export function WebhookDetail({ id }: { id: string }) {
   const listKey = useProjectKey('webhooks')
   const key = [...listKey, id]
   const webhook = useQuery({ queryKey: key, queryFn: () => webhooksApi(api).get(id) })
+  const [editing, setEditing] = useState(false)
+  const [saved, setSaved] = useState(false)
   const [rotated, setRotated] = useState<{ secret: string; previousSecretExpiresAt: string | null }>()
   const mayManage = mayManageWebhooks(project.role)
   const refresh = () => queries.invalidateQueries({ queryKey: listKey })
@@ -184,6 +186,17 @@ export function WebhookDetail({ id }: { id: string }) {
         actions={
           mayManage && (
             <>
+              {!editing && (
+                <Button
+                  className="button button-small"
+                  onPress={() => {
+                    setSaved(false)
+                    setEditing(true)
+                  }}
+                >
+                  Edit
+                </Button>
+              )}
               <Switch webhook={hook} onChanged={refresh} />
               <RotateSecret webhook={hook} onRotated={setRotated} />
               <DeleteWebhook webhook={hook} onDeleted={deleted} />
@@ -216,7 +229,20 @@ export function WebhookDetail({ id }: { id: string }) {
         </p>
       )}
       <Facts webhook={hook} />
-      {mayManage && <EditWebhook webhook={hook} onSaved={refresh} />}
+      {mayManage && editing && (
+        <EditWebhook
+          webhook={hook}
+          onClose={() => setEditing(false)}
+          onSaved={() => {
+            refresh()
+            setEditing(false)
+            setSaved(true)
+          }}
+        />
+      )}
+      <p role="status" className={saved ? 'panel panel-notice' : 'visually-hidden'}>
+        {saved ? 'Changes saved.' : ''}
+      </p>
       <DeliveryLog webhook={hook} queryKey={[...key, 'deliveries']} mayManage={mayManage} onReplayed={() => queries.invalidateQueries({ queryKey: [...key, 'deliveries'] })} />
     </>
   )

@@ -17,7 +17,7 @@ import { chosenEvents, eventsSummary, mayManageWebhooks } from '../../lib/webhoo
 import { EventPicker } from './EventPicker.tsx'
 import { StatusBadge } from './StatusBadge.tsx'
 
-function AddWebhook({ onAdded }: { onAdded: () => void }) {
+function AddWebhook({ onAdded, onClose }: { onAdded: () => void; onClose: () => void }) {
   const { api } = useApi()
   const [events, setEvents] = useState<string[]>([])
   const add = useMutation({ mutationFn: webhooksApi(api).create, onSuccess: onAdded })
@@ -35,7 +35,7 @@ function AddWebhook({ onAdded }: { onAdded: () => void }) {
           <Link href={`/webhooks/${made.id}`} className="button">
             Open its delivery log
           </Link>
-          <Button className="button" onPress={() => add.reset()}>
+          <Button className="button" onPress={onClose}>
             Done
           </Button>
         </div>
@@ -55,9 +55,14 @@ function AddWebhook({ onAdded }: { onAdded: () => void }) {
         <FormErrors error={add.error} fields={['url', 'events']} />
         <Field label="Endpoint URL" name="url" type="url" isRequired placeholder="https://example.com/hooks/mailstead" description="http or https; Mailstead POSTs each event here." error={fieldError(add.error, 'url')} />
         <EventPicker value={events} onChange={setEvents} error={fieldError(add.error, 'events')} />
-        <Button type="submit" className="button button-primary" isPending={add.isPending}>
-          Add endpoint
-        </Button>
+        <div className="hooks-actions">
+          <Button type="submit" className="button button-primary" isPending={add.isPending}>
+            Add endpoint
+          </Button>
+          <Button className="button" onPress={onClose}>
+            Cancel
+          </Button>
+        </div>
       </Form>
     </section>
   )
@@ -70,6 +75,7 @@ export function WebhookList() {
   const queries = useQueryClient()
   const queryKey = useProjectKey('webhooks')
   const mayManage = mayManageWebhooks(project.role)
+  const [adding, setAdding] = useState(false)
   const columns: Column<Webhook>[] = [
     {
       header: 'Endpoint',
@@ -85,9 +91,20 @@ export function WebhookList() {
   ]
   return (
     <>
-      <PageHeader title="Webhooks" description="Endpoints of yours that Mailstead tells of events (sent, delivered, bounced, opened, a contact unsubscribed…) with a signed POST, retried when they fail." />
+      <PageHeader
+        title="Webhooks"
+        description="Endpoints of yours that Mailstead tells of events (sent, delivered, bounced, opened, a contact unsubscribed…) with a signed POST, retried when they fail."
+        actions={
+          mayManage &&
+          !adding && (
+            <Button className="button button-primary" onPress={() => setAdding(true)}>
+              Add an endpoint
+            </Button>
+          )
+        }
+      />
       {mayManage ? (
-        <AddWebhook onAdded={() => queries.invalidateQueries({ queryKey })} />
+        adding && <AddWebhook onAdded={() => queries.invalidateQueries({ queryKey })} onClose={() => setAdding(false)} />
       ) : (
         <p className="muted">Your role ({project.role}) can see the webhooks and their deliveries; an owner or admin adds and changes them.</p>
       )}
@@ -97,7 +114,7 @@ export function WebhookList() {
         fetchPage={webhooksApi(api).page}
         columns={columns}
         rowKey={(w) => w.id}
-        empty={<Empty title="No webhook yet.">{mayManage && <p>Add an endpoint above, and it is told of the events you choose.</p>}</Empty>}
+        empty={<Empty title="No webhook yet.">{mayManage && <p>Add an endpoint, and it is told of the events you choose.</p>}</Empty>}
       />
     </>
   )

@@ -47,7 +47,7 @@ function Counts({ counts, onDomain }: { counts: QueueCounts; onDomain: (domain: 
             caption="Waiting by destination domain"
             columns={[
               { header: 'Domain', cell: (row) => <span className="queue-domain">{row.domain}</span> },
-              { header: 'Waiting', align: 'end', cell: (row) => row.count },
+              { header: 'Waiting', cell: (row) => row.count },
               {
                 header: 'Show',
                 align: 'end',
@@ -175,12 +175,21 @@ export default function Queue() {
   const refresh = () => queries.invalidateQueries({ queryKey: queueKey })
   const deferred = counts.data?.byState.deferred ?? 0
   const columns: Column<QueuedDelivery>[] = [
-    { header: 'Recipient', cell: (d) => <span className="queue-recipient">{d.recipient}</span> },
+    {
+      header: 'Recipient',
+      cell: (d) => (
+        <span className="queue-recipient">
+          {d.recipient}
+          <span className="field-hint">
+            queued <Time value={d.createdAt} />
+          </span>
+        </span>
+      ),
+    },
     { header: 'State', cell: (d) => <span className={STATE_TONES[d.state]}>{STATE_WORDS[d.state]?.label ?? d.state}</span> },
-    { header: 'Attempts', align: 'end', cell: (d) => d.attempts },
+    { header: 'Attempts', cell: (d) => d.attempts },
     { header: 'Next attempt', cell: (d) => <Time value={d.nextAttemptAt} /> },
     { header: 'Last answer', cell: (d) => (d.lastResponse ? <span className="queue-response">{d.lastResponse}</span> : <span className="muted">—</span>) },
-    { header: 'Queued', cell: (d) => <Time value={d.createdAt} /> },
     ...(mayChange
       ? [
           {

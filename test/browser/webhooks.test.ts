@@ -117,7 +117,7 @@ describeInBrowser('the Webhooks page in Chromium', () => {
     expect((await addContact('ada@example.org')).status).toBe(201)
     await until(() => receiver.calls.length === 1, 'the first call')
     const first = receiver.calls[0]!
-    expect(first.path).toBe(longPath.split('?')[0])
+    expect(first.path).toBe(longPath.split('?')[0]!)
     expect(verifySignature(secret, first.headers, first.body, Date.now())).toBe(true)
 
     await page.getByRole('link', { name: 'Open its delivery log' }).click()
@@ -191,13 +191,13 @@ describeInBrowser('the Webhooks page in Chromium', () => {
   })
 
   test('on a phone, and a member or viewer sees the endpoints and their logs but no way to change them', async () => {
-    const made = await (
+    const made = (await (
       await fetch(`${w.url}/webhooks`, {
         method: 'POST',
         headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({ url: `${receiver.base}/phone/${'long-segment-'.repeat(8)}`, events: ['*'] }),
       })
-    ).json()
+    ).json()) as { id: string }
     receiver.state.failing = true
     expect((await addContact('phone@example.org')).status).toBe(201)
     await until(() => receiver.calls.some((c) => c.path.startsWith('/phone/')), 'the phone webhook call')

@@ -20,8 +20,8 @@ function ProjectPages() {
         <Layout>
           <Suspense fallback={<Loading label="Loading the page" />}>
             <Switch>
-              {PAGES.map(({ path, route, Page }) => (
-                <Route key={path} path={route ?? path}>
+              {PAGES.map(({ path, Page, nested }) => (
+                <Route key={path} path={nested ? `${path}/*?` : path}>
                   <Page />
                 </Route>
               ))}

@@ -11,8 +11,11 @@ export interface PageEntry {
   label: string
   section: Section
   Page: LazyExoticComponent<ComponentType>
-  /** The route when the page has addresses under its own (e.g. '/webhooks/:id?'); `path` when absent. */
-  route?: string
+  /**
+   * The page also takes every address under its path (/domains/12): it reads the rest with
+   * wouter's useParams()['*'] or useRoute('/domains/:id'). Otherwise only `path` itself is its.
+   */
+  nested?: boolean
 }
 
 export type Section = 'Overview' | 'Sending' | 'Connect' | 'Marketing' | 'Project'
@@ -31,7 +34,7 @@ export const PAGES: PageEntry[] = [
   { path: '/domains', label: 'Domains', section: 'Sending', Page: planned('Domains', 'Your sending domains, the DNS records each needs and whether they are right.', 'GET /api/v1/domains') },
   { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: lazy(() => import('./pages/Suppressions.tsx')) },
   { path: '/queue', label: 'Queue', section: 'Sending', Page: lazy(() => import('./pages/Queue.tsx')) },
-  { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: lazy(() => import('./pages/Webhooks.tsx')), route: '/webhooks/:id?' },
+  { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: lazy(() => import('./pages/Webhooks.tsx')), nested: true },
   { path: '/api-keys', label: 'API keys', section: 'Connect', Page: lazy(() => import('./pages/ApiKeys.tsx')) },
   { path: '/smtp', label: 'SMTP relay', section: 'Connect', Page: lazy(() => import('./pages/SmtpRelay.tsx')) },
   { path: '/settings', label: 'Settings', section: 'Project', Page: planned('Settings', 'The project’s name, default sender, send rate and members.', 'GET /api/v1/project') },

@@ -56,7 +56,7 @@ function Facts({ webhook }: { webhook: Webhook }) {
   )
 }
 
-function EditWebhook({ webhook, onSaved, onClose }: { webhook: Webhook; onSaved: () => void; onClose: () => void }) {
+function EditWebhook({ webhook, onSaved, onClose }: { webhook: Webhook; onSaved: (webhook: Webhook) => void; onClose: () => void }) {
   const { api } = useApi()
   const [events, setEvents] = useState(webhook.events)
   const save = useMutation({ mutationFn: (patch: { url: string; events: string[] }) => webhooksApi(api).update(webhook.id, patch), onSuccess: onSaved })
@@ -85,7 +85,7 @@ function EditWebhook({ webhook, onSaved, onClose }: { webhook: Webhook; onSaved:
   )
 }
 
-function Switch({ webhook, onChanged }: { webhook: Webhook; onChanged: () => void }) {
+function Switch({ webhook, onChanged }: { webhook: Webhook; onChanged: (webhook: Webhook) => void }) {
   const { api } = useApi()
   const toggle = useMutation({ mutationFn: () => webhooksApi(api).update(webhook.id, { enabled: !webhook.enabled }), onSuccess: onChanged })
   return (
@@ -147,7 +147,11 @@ export function WebhookDetail({ id }: { id: string }) {
   const [saved, setSaved] = useState(false)
   const [rotated, setRotated] = useState<{ secret: string; previousSecretExpiresAt: string | null }>()
   const mayManage = mayManageWebhooks(project.role)
-  const refresh = () => queries.invalidateQueries({ queryKey: listKey })
+  /** Shows the webhook as the API answered a change at once, then reads it and the list again. */
+  const refresh = (changed: Webhook) => {
+    queries.setQueryData(key, changed)
+    return queries.invalidateQueries({ queryKey: listKey })
+  }
   const back = (
     <p className="hooks-back">
       <Link href="/webhooks">← All webhooks</Link>
@@ -233,8 +237,8 @@ export function WebhookDetail({ id }: { id: string }) {
         <EditWebhook
           webhook={hook}
           onClose={() => setEditing(false)}
-          onSaved={() => {
-            refresh()
+          onSaved={(changed) => {
+            refresh(changed)
             setEditing(false)
             setSaved(true)
           }}

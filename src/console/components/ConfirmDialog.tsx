@@ -14,16 +14,18 @@ interface ConfirmProps {
   onConfirm: () => Promise<unknown>
   pending: boolean
   error: unknown
+  /** 'plain' for an action that destroys nothing (retry all): neither button is red. */
+  tone?: 'danger' | 'plain'
 }
 
 /**
  * A destructive action asked again in a modal dialog (React Aria: focus kept inside, Escape
  * closes, focus back on the trigger). It closes once the action succeeded; a failure stays shown.
  */
-export function ConfirmDialog({ trigger, triggerLabel, title, children, confirm, onConfirm, pending, error }: ConfirmProps) {
+export function ConfirmDialog({ trigger, triggerLabel, title, children, confirm, onConfirm, pending, error, tone = 'danger' }: ConfirmProps) {
   return (
     <DialogTrigger>
-      <Button className="button button-small button-danger" aria-label={triggerLabel}>
+      <Button className={tone === 'danger' ? 'button button-small button-danger' : 'button button-small'} aria-label={triggerLabel}>
         {trigger}
       </Button>
       <ModalOverlay className="modal-overlay" isDismissable>
@@ -38,7 +40,7 @@ export function ConfirmDialog({ trigger, triggerLabel, title, children, confirm,
                   <Button className="button" onPress={close}>
                     Cancel
                   </Button>
-                  <Button className="button button-danger button-solid" isPending={pending} onPress={() => onConfirm().then(close, () => {})}>
+                  <Button className={tone === 'danger' ? 'button button-danger button-solid' : 'button button-primary'} isPending={pending} onPress={() => onConfirm().then(close, () => {})}>
                     {confirm}
                   </Button>
                 </div>

@@ -21,13 +21,6 @@ export interface PageEntry {
 export type Section = 'Overview' | 'Sending' | 'Connect' | 'Marketing' | 'Project'
 export const SECTIONS: Section[] = ['Overview', 'Sending', 'Connect', 'Marketing', 'Project']
 
-/** A page still to come: says what it will show and where the API has it meanwhile. */
-const planned = (title: string, what: string, route: string) =>
-  lazy(async () => {
-    const { Planned } = await import('./pages/Planned.tsx')
-    return { default: () => <Planned title={title} what={what} route={route} /> }
-  })
-
 export const PAGES: PageEntry[] = [
   { path: '/', label: 'Overview', section: 'Overview', Page: lazy(() => import('./pages/Overview.tsx')) },
   { path: '/emails', label: 'Emails', section: 'Sending', Page: lazy(() => import('./pages/Emails.tsx')), nested: true },

@@ -66,7 +66,8 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
     await screenshot(page, 'api-keys-revoke')
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
-    expect(await page.evaluate('document.activeElement.getAttribute("aria-label")')).toBe(`Revoke ${whole.slice(0, 11)}…`)
+    // React Aria gives focus back to the trigger in the next frame after the dialog leaves.
+    await page.waitForFunction((label) => document.activeElement?.getAttribute('aria-label') === label, `Revoke ${whole.slice(0, 11)}…`, { timeout: 2000 })
     await revoke.click()
     await dialog.getByRole('button', { name: 'Revoke key' }).click()
     await dialog.waitFor({ state: 'detached' })

@@ -67,7 +67,7 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
     // React Aria gives focus back to the trigger in the next frame after the dialog leaves.
-    await page.waitForFunction((label) => document.activeElement?.getAttribute('aria-label') === label, `Revoke ${whole.slice(0, 11)}…`, { timeout: 2000 })
+    await page.waitForFunction(`document.activeElement?.getAttribute('aria-label') === ${JSON.stringify(`Revoke ${whole.slice(0, 11)}…`)}`, undefined, { timeout: 2000 })
     await revoke.click()
     await dialog.getByRole('button', { name: 'Revoke key' }).click()
     await dialog.waitFor({ state: 'detached' })

@@ -4,10 +4,10 @@ import type { Page } from 'playwright-core'
 import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { expectedRecords } from '../../src/core/domains/records.ts'
 import { zoneLines } from '../../src/core/domains/zone.ts'
-import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
+import { makeAccount } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
-import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
+import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 const HOST = 'mail.example.test'
 const LONG = 'a-rather-long-subdomain-label-to-see-wrapping.and-another-long-label-here.example.org'
@@ -15,16 +15,6 @@ const LONG = 'a-rather-long-subdomain-label-to-see-wrapping.and-another-long-lab
 let w: ConsoleWorld
 let dns: FakeDns
 let project: { id: number; secretKey: string }
-
-/** A page at `width` signed in as `email`, showing `path`. */
-async function signedInAt(width: Width, path: string, email = 'owner@example.com'): Promise<Page> {
-  const page = await w.open(width, path)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
-  return page
-}
 
 const api = async (method: string, path: string, body?: unknown) => {
   const response = await fetch(`${w.url}${path}`, {
@@ -83,7 +73,7 @@ describeInBrowser('the Domains page in Chromium', () => {
   })
 
   test('adding a domain and verifying it against the fake DNS', async () => {
-    const page = await signedInAt('desktop', '/console/domains')
+    const page = await w.signedInAt('desktop', '/console/domains')
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
     await page.getByText('This project has no sending domain yet.').waitFor()
     await screenshot(page, 'domains-empty')
@@ -174,7 +164,7 @@ describeInBrowser('the Domains page in Chromium', () => {
 
   test('tracking toggles round-trip: a reload keeps them, the API agrees', async () => {
     const domain = (await api('POST', '/api/v1/domains', { name: 'tracked.example.com', region: 'us-east-1' })).body
-    const page = await signedInAt('desktop', `/console/domains/${domain.id}`)
+    const page = await w.signedInAt('desktop', `/console/domains/${domain.id}`)
     const opens = page.getByRole('switch', { name: 'Open tracking' })
     const clicks = page.getByRole('switch', { name: 'Click tracking' })
     await opens.waitFor({ state: 'attached' })
@@ -207,7 +197,7 @@ describeInBrowser('the Domains page in Chromium', () => {
   test('delete asks first; Cancel keeps the domain, confirming removes it', async () => {
     await api('POST', '/api/v1/domains', { name: 'kept.example.com', region: 'us-east-1' })
     const domain = (await api('POST', '/api/v1/domains', { name: 'gone.example.com', region: 'us-east-1' })).body
-    const page = await signedInAt('desktop', `/console/domains/${domain.id}`)
+    const page = await w.signedInAt('desktop', `/console/domains/${domain.id}`)
     await page.getByRole('button', { name: 'Delete gone.example.com' }).click()
     const dialog = page.getByRole('alertdialog', { name: 'Delete gone.example.com?' })
     await dialog.waitFor()
@@ -236,7 +226,7 @@ describeInBrowser('the Domains page in Chromium', () => {
     // example.com, verified by the first test.
     const domain = await domainNamed('example.com')
     for (const email of ['viewer@example.com', 'member@example.com']) {
-      const page = await signedInAt('phone', '/console/domains', email)
+      const page = await w.signedInAt('phone', '/console/domains', email)
       await page.getByRole('table', { name: 'Sending domains' }).getByText('example.com', { exact: true }).waitFor()
       await page.getByText(`Your role (${email.split('@')[0]}) can see the domains`).waitFor()
       await expect(page.getByRole('button', { name: /^Add/ }).count()).resolves.toBe(0)
@@ -257,7 +247,7 @@ describeInBrowser('the Domains page in Chromium', () => {
 
   test('on a phone: the list, the wizard and the records of a long name fit the screen', async () => {
     await api('POST', '/api/v1/domains', { name: 'phone.example.com', region: 'us-east-1' })
-    const page = await signedInAt('phone', '/console/domains')
+    const page = await w.signedInAt('phone', '/console/domains')
     await page.getByRole('table', { name: 'Sending domains' }).waitFor()
     await fitsWidth(page)
     // Above a list, the form waits behind a button; opening it puts focus in its first field.

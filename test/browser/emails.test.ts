@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { createOwnedProject } from '../../src/core/accounts/members.service.ts'
-import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
+import { makeAccount } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
 import { FakeMx } from '../helpers/fake-mx.ts'
-import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
+import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 /*
  * The Emails pages in Chromium, against a server that really delivers: its DNS is a fake one that
@@ -22,15 +22,6 @@ let images: ReturnType<typeof Bun.serve>
 const asked: string[] = []
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64')
 const FROM = 'Shop <shop@sender.example.com>'
-
-async function signedInAt(width: Width, path: string): Promise<Page> {
-  const page = await w.open(width, path)
-  await page.getByLabel('Email').fill('owner@example.com')
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
-  return page
-}
 
 async function send(body: Record<string, unknown>): Promise<string> {
   const response = await fetch(`${w.url}/api/v1/emails`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: FROM, ...body }) })
@@ -96,7 +87,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
     await until(id, 'DELIVERED')
     expect(mx.received.some((m) => m.to.includes('jane@example.net'))).toBe(true)
 
-    const page = await signedInAt('desktop', '/console/emails')
+    const page = await w.signedInAt('desktop', '/console/emails')
     const table = page.getByRole('table', { name: 'Emails' })
     const row = table.getByRole('row').filter({ hasText: 'Welcome aboard' })
     await row.getByText('Delivered').waitFor()
@@ -137,7 +128,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
       ['/console/emails', 'emails'],
       [`/console/emails/${id}`, 'email'],
     ] as const) {
-      const phone = await signedInAt('phone', path)
+      const phone = await w.signedInAt('phone', path)
       await phone.getByRole('table').first().getByText('Delivered').first().waitFor()
       if (name === 'email') {
         await phone.frameLocator('iframe[title="The email’s HTML"]').getByRole('heading', { name: 'Welcome' }).waitFor()
@@ -167,7 +158,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
     await until(id, 'DELIVERED')
 
     for (const width of ['desktop', 'phone'] as const) {
-      const list = await signedInAt(width, '/console/emails')
+      const list = await w.signedInAt(width, '/console/emails')
       const link = list.getByRole('link', { name: subject })
       await link.waitFor()
       // Cut to its cell, the whole of it on hover.
@@ -179,7 +170,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
       await list.context().close()
     }
 
-    const page = await signedInAt('desktop', `/console/emails/${id}`)
+    const page = await w.signedInAt('desktop', `/console/emails/${id}`)
     const frame = page.frameLocator('iframe[title="The email’s HTML"]')
     await frame.getByText('Nothing ran').waitFor()
     await frame.getByRole('button', { name: 'Submit the form' }).click()
@@ -213,7 +204,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
     await send({ to: 'beta@example.net', subject: 'For beta', text: 'b' })
     await send({ to: 'later@example.net', subject: 'Sent tomorrow', text: 'c', scheduledAt: new Date(Date.now() + 86_400_000).toISOString() })
 
-    const page = await signedInAt('desktop', '/console/emails')
+    const page = await w.signedInAt('desktop', '/console/emails')
     const table = page.getByRole('table', { name: 'Emails' })
     await table.getByText('For beta').waitFor()
     await page.getByLabel('Recipient').fill('ALPHA@')
@@ -249,7 +240,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
     expect(new URL(page.url()).search).toBe('')
     await page.context().close()
 
-    const empty = await signedInAt('phone', '/console/emails?status=BOUNCED&sender=nobody')
+    const empty = await w.signedInAt('phone', '/console/emails?status=BOUNCED&sender=nobody')
     await empty.getByText('No email matches these filters.').waitFor()
     await expect(empty.getByLabel('Sender').inputValue()).resolves.toBe('nobody')
     await screenshot(empty, 'emails-filtered-empty')
@@ -259,7 +250,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
 
   test('a scheduled email is rescheduled, then cancelled, from its page', async () => {
     const id = await send({ to: 'someday@example.net', subject: 'Maybe later', text: 'later', scheduledAt: new Date(Date.now() + 86_400_000).toISOString() })
-    const page = await signedInAt('desktop', `/console/emails/${id}`)
+    const page = await w.signedInAt('desktop', `/console/emails/${id}`)
     await page.getByRole('heading', { name: 'Maybe later', level: 1 }).waitFor()
     const scheduled = page.getByRole('region', { name: 'Scheduled' })
     await scheduled.getByLabel('Send at (your time)').fill('2030-01-02T03:04')

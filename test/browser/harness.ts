@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'bun:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { PASSWORD } from '../helpers/accounts.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
 /*
@@ -39,6 +40,10 @@ export interface ConsoleWorld {
   browser: Browser
   /** A page in a fresh context of that width; what it logs as an error or a refused load lands in `problems`. */
   open(width: Width, path?: string): Promise<Page>
+  /** Fills the sign-in form of `page` and submits it. */
+  signIn(page: Page, email: string, password?: string): Promise<void>
+  /** A page of that width signed in as `email` (the owner by default), showing `path` once the console's navigation is there. */
+  signedInAt(width: Width, path: string, email?: string): Promise<Page>
   /** Console errors (but API answers of 4xx), page errors and CSP refusals seen so far, each with the page's address. */
   problems: string[]
   close(): Promise<void>
@@ -51,11 +56,22 @@ export async function startConsoleWorld(settings: Record<string, string> = {}): 
   const url = t.app.url.replace('0.0.0.0', '127.0.0.1')
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
   const problems: string[] = []
-  return {
+  const world: ConsoleWorld = {
     t,
     url,
     browser,
     problems,
+    async signIn(page, email, password = PASSWORD) {
+      await page.getByLabel('Email').fill(email)
+      await page.getByLabel('Password').fill(password)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+    },
+    async signedInAt(width, path, email = 'owner@example.com') {
+      const page = await world.open(width, path)
+      await world.signIn(page, email)
+      await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
+      return page
+    },
     async open(width, path = '/console/') {
       const context = await browser.newContext({ viewport: { width: WIDTHS[width], height: width === 'phone' ? 844 : 800 }, baseURL: url })
       // Under the test's own timeout, so that a wait that fails says what it waited for, and the
@@ -77,6 +93,7 @@ export async function startConsoleWorld(settings: Record<string, string> = {}): 
       await t.close()
     },
   }
+  return world
 }
 
 /** A full-page screenshot, named by page and width: test/browser/artifacts/<name>-<width>.png */

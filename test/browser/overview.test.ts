@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { createOwnedProject } from '../../src/core/accounts/members.service.ts'
-import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
+import { makeAccount } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
 import { FakeMx } from '../helpers/fake-mx.ts'
-import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
+import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 /*
  * The Overview on real data: three emails sent through the API to a fake MX, which accepts one,
@@ -16,15 +16,6 @@ import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, ty
 let w: ConsoleWorld
 let dns: FakeDns
 let mx: FakeMx
-
-async function signedInAt(width: Width, path: string): Promise<Page> {
-  const page = await w.open(width, path)
-  await page.getByLabel('Email').fill('owner@example.com')
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
-  return page
-}
 
 /** The numbers of a table row: its cells after the first. */
 const numbersOf = async (page: Page, table: string, row: string) =>
@@ -68,7 +59,7 @@ describeInBrowser('the Overview page in Chromium', () => {
   })
 
   test('counts from real mail, as a chart and as a table, by hour and by day; the queue, the domains and the checks', async () => {
-    const page = await signedInAt('desktop', '/console/')
+    const page = await w.signedInAt('desktop', '/console/')
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
     const chart = page.getByRole('img', { name: /^Line chart of mail by hour, last 24 hours: sent 3, delivered 1, deferred 1, bounced 1/ })
     await chart.waitFor()
@@ -115,7 +106,7 @@ describeInBrowser('the Overview page in Chromium', () => {
   })
 
   test('on a phone, and the chart loaded only with the Overview', async () => {
-    const page = await signedInAt('phone', '/console/api-keys')
+    const page = await w.signedInAt('phone', '/console/api-keys')
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor()
     const scripts = () => page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => name.endsWith('.js')))
     expect((await scripts()).some((name) => /LineChart/.test(name))).toBe(false)

@@ -1,22 +1,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import type { Page } from 'playwright-core'
 import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { suppress } from '../../src/core/suppressions/suppressions.service.ts'
-import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
-import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
+import { makeAccount } from '../helpers/accounts.ts'
+import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 let w: ConsoleWorld
 let project: { id: number; secretKey: string }
-
-/** A page at `width` signed in as `email`, showing `path`. */
-async function signedInAt(width: Width, path: string, email = 'owner@example.com'): Promise<Page> {
-  const page = await w.open(width, path)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
-  return page
-}
 
 const api = (path: string, key: string) => fetch(`${w.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
 
@@ -32,7 +21,7 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
   afterAll(() => w?.close())
 
   test('API keys: listed by their first characters only, a new one shown once with a copy button, then revoked', async () => {
-    const page = await signedInAt('desktop', '/console/api-keys')
+    const page = await w.signedInAt('desktop', '/console/api-keys')
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
     const table = page.getByRole('table', { name: 'Keys' })
     await table.waitFor()
@@ -78,14 +67,14 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
   })
 
   test('API keys on a phone, and a viewer sees the keys but no way to change them', async () => {
-    const page = await signedInAt('phone', '/console/api-keys', 'viewer@example.com')
+    const page = await w.signedInAt('phone', '/console/api-keys', 'viewer@example.com')
     await page.getByRole('table', { name: 'Keys' }).waitFor()
     await page.getByText('Your role (viewer) can see the keys').waitFor()
     await expect(page.getByRole('button', { name: 'Create key' }).count()).resolves.toBe(0)
     await expect(page.getByRole('button', { name: /^Revoke/ }).count()).resolves.toBe(0)
     await screenshot(page, 'api-keys-viewer')
     await page.context().close()
-    const owner = await signedInAt('phone', '/console/api-keys')
+    const owner = await w.signedInAt('phone', '/console/api-keys')
     await owner.getByRole('button', { name: 'Create key' }).waitFor()
     await screenshot(owner, 'api-keys')
     await owner.context().close()
@@ -95,7 +84,7 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
   test('SMTP relay: host, listening port, how to log in and a nodemailer snippet that copies', async () => {
     const relayPort = w.t.app.listeners()!.relay.port!
     for (const width of ['desktop', 'phone'] as const) {
-      const page = await signedInAt(width, '/console/smtp')
+      const page = await w.signedInAt(width, '/console/smtp')
       await page.getByRole('heading', { name: 'SMTP relay', level: 1 }).waitFor()
       const settings = page.getByRole('region', { name: 'Settings' })
       await settings.getByText('mail.example.test').waitFor()
@@ -130,7 +119,7 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
       for (let i = 1; i <= 45; i++) await suppress(trx, project.id, `bounced${String(i).padStart(2, '0')}@example.net`, 'hard_bounce', '550 5.1.1 no such user', start + i * 1000)
     })
     for (const width of ['desktop', 'phone'] as const) {
-      const page = await signedInAt(width, '/console/suppressions')
+      const page = await w.signedInAt(width, '/console/suppressions')
       const table = page.getByRole('table', { name: 'Suppressed addresses' })
       await table.getByText('bounced45@example.net').waitFor()
       const pages = page.getByRole('navigation', { name: 'Suppressed addresses pages' })
@@ -149,7 +138,7 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
       await page.context().close()
     }
 
-    const page = await signedInAt('desktop', '/console/suppressions')
+    const page = await w.signedInAt('desktop', '/console/suppressions')
     await page.getByLabel('Email address').fill('not an address')
     await page.getByRole('button', { name: 'Suppress address' }).click()
     const field = page.getByLabel('Email address')
@@ -172,7 +161,7 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
   })
 
   test('Suppressions: a search narrows the list on the server, and a CSV import says what became of each line', async () => {
-    const page = await signedInAt('desktop', '/console/suppressions')
+    const page = await w.signedInAt('desktop', '/console/suppressions')
     const table = page.getByRole('table', { name: 'Suppressed addresses' })
     await table.getByText('bounced45@example.net').waitFor()
     await page.getByLabel('Search addresses').fill('bounced1')

@@ -1,23 +1,13 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import type { Page } from 'playwright-core'
 import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
-import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
+import { makeAccount } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
-import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
+import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 let w: ConsoleWorld
 let dns: FakeDns
 let project: { id: number; secretKey: string }
-
-async function signedInAt(width: Width, path: string, email = 'owner@example.com'): Promise<Page> {
-  const page = await w.open(width, path)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
-  return page
-}
 
 const api = async (method: string, path: string, body?: unknown) => {
   const response = await fetch(`${w.url}${path}`, { method, headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
@@ -59,7 +49,7 @@ describeInBrowser('the Queue page in Chromium', () => {
   })
 
   test('counts by state and destination, a filtered list, a delivery retried and one cancelled, and every deferred one retried', async () => {
-    const page = await signedInAt('desktop', '/console/queue')
+    const page = await w.signedInAt('desktop', '/console/queue')
     const byState = page.getByRole('region', { name: 'By state' })
     await byState.getByRole('definition').first().waitFor()
     const count = (label: string) => byState.getByRole('term').filter({ hasText: label }).locator('xpath=following-sibling::dd[1]').textContent()
@@ -134,7 +124,7 @@ describeInBrowser('the Queue page in Chromium', () => {
   })
 
   test('on a phone; a viewer sees the queue without retry or cancel; a project with nothing waiting says so', async () => {
-    const owner = await signedInAt('phone', '/console/queue')
+    const owner = await w.signedInAt('phone', '/console/queue')
     await owner.getByRole('table', { name: 'Deliveries waiting' }).getByText('later@later.example').waitFor()
     await owner.getByRole('button', { name: 'Cancel later@later.example' }).waitFor()
     await screenshot(owner, 'queue')
@@ -147,7 +137,7 @@ describeInBrowser('the Queue page in Chromium', () => {
     await screenshot(owner, 'queue-empty')
     await owner.context().close()
 
-    const viewer = await signedInAt('desktop', '/console/queue', 'viewer@example.com')
+    const viewer = await w.signedInAt('desktop', '/console/queue', 'viewer@example.com')
     await viewer.getByRole('table', { name: 'Deliveries waiting' }).getByText('later@later.example').waitFor()
     await viewer.getByText('Your role (viewer) can see the queue').waitFor()
     await expect(viewer.getByRole('button', { name: /^(Retry|Cancel)/ }).count()).resolves.toBe(0)

@@ -3,7 +3,7 @@ import * as OTPAuth from 'otpauth'
 import type { Page } from 'playwright-core'
 import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
-import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
+import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 /*
  * The Settings and Account pages: renaming the project, a send rate above the server's refused
@@ -15,19 +15,6 @@ import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, ty
 
 let w: ConsoleWorld
 let shop: { id: number; secretKey: string }
-
-async function signIn(page: Page, email: string, password = PASSWORD) {
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-}
-
-async function signedInAt(width: Width, path: string, email = 'owner@example.com'): Promise<Page> {
-  const page = await w.open(width, path)
-  await signIn(page, email)
-  await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
-  return page
-}
 
 const api = (path: string) => w.t.request('GET', path, { key: shop.secretKey })
 
@@ -58,7 +45,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
   afterAll(() => w?.close())
 
   test('Settings: rename, a send rate above the server’s refused beside the field, an invitation accepted by a new member who cannot create keys', async () => {
-    const page = await signedInAt('desktop', '/console/settings')
+    const page = await w.signedInAt('desktop', '/console/settings')
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
     await page.getByLabel('Project name').fill('Shop Online')
     await page.getByRole('button', { name: 'Save settings' }).click()
@@ -152,7 +139,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
   })
 
   test('Settings: an owner changes a role, removes a member, revokes an invitation and deletes a project by typing its name', async () => {
-    const page = await signedInAt('desktop', '/console/settings')
+    const page = await w.signedInAt('desktop', '/console/settings')
     const members = page.getByRole('table', { name: 'Members' })
     await members.getByRole('row').filter({ hasText: 'newbie@example.com' }).waitFor()
     await page.getByLabel('Role of newbie@example.com').selectOption('viewer')
@@ -199,7 +186,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
   })
 
   test('Settings on a phone', async () => {
-    const page = await signedInAt('phone', '/console/settings')
+    const page = await w.signedInAt('phone', '/console/settings')
     await page.getByRole('table', { name: 'Members' }).waitFor()
     await page.getByRole('region', { name: 'Invitations' }).getByLabel('Email address').fill('phone@example.com')
     expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
@@ -209,8 +196,8 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
   })
 
   test('Account: another session revoked; two-step sign-in turned on, then asked for at sign-in', async () => {
-    const other = await signedInAt('phone', '/console/', 'second@example.com')
-    const page = await signedInAt('desktop', '/console/', 'second@example.com')
+    const other = await w.signedInAt('phone', '/console/', 'second@example.com')
+    const page = await w.signedInAt('desktop', '/console/', 'second@example.com')
     await page.getByRole('link', { name: 'Your account' }).click()
     await page.getByRole('heading', { name: 'Your account', level: 1 }).waitFor()
     const sessions = page.getByRole('table', { name: 'Your sessions' })
@@ -246,7 +233,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
 
     // Signed out and in again: the code is asked for after the password.
     await page.getByRole('button', { name: 'Sign out' }).click()
-    await signIn(page, 'second@example.com')
+    await w.signIn(page, 'second@example.com')
     const code = page.getByLabel('Authenticator code')
     await code.waitFor()
     expect(await page.locator('nav[aria-label="Console"]').count()).toBe(0)
@@ -259,7 +246,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
   })
 
   test('Account on a phone', async () => {
-    const page = await signedInAt('phone', '/console/account')
+    const page = await w.signedInAt('phone', '/console/account')
     await page.getByRole('table', { name: 'Your sessions' }).waitFor()
     await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
     await page.getByLabel('Setup key', { exact: true }).waitFor()

@@ -10,17 +10,11 @@ const OWNER = 'owner@example.com'
 const OWNER_PASSWORD = 'a long enough password'
 const PAGES = ['Overview', 'Emails', 'Domains', 'Suppressions', 'Queue', 'Webhooks', 'API keys', 'SMTP relay', 'Settings']
 
-async function signIn(page: Page, email: string, password: string) {
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-}
-
 /** A page at `width`, signed in as the owner, at `path`. */
 async function signedIn(width: Width, path = '/console/'): Promise<Page> {
   const page = await w.open(width, path)
   await page.getByRole('heading', { name: 'Sign in' }).waitFor()
-  await signIn(page, OWNER, OWNER_PASSWORD)
+  await w.signIn(page, OWNER, OWNER_PASSWORD)
   // The navigation is there, hidden behind the Menu button on a phone.
   await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
   return page
@@ -77,7 +71,7 @@ describeInBrowser('the console shell in Chromium', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()
     expect(new URL(page.url()).search).toBe(`?next=${encodeURIComponent('/domains')}`)
     await screenshot(page, 'sign-in')
-    await signIn(page, OWNER, 'not the password at all')
+    await w.signIn(page, OWNER, 'not the password at all')
     await page.getByRole('alert').filter({ hasText: /wrong|invalid|incorrect/i }).waitFor()
     await screenshot(page, 'sign-in-error')
     await page.getByLabel('Password').fill(OWNER_PASSWORD)
@@ -164,7 +158,7 @@ describeInBrowser('the console shell in Chromium', () => {
     await makeAccount(w.t, 'second@example.com')
     const page = await w.open('phone', '/console/')
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()
-    await signIn(page, 'second@example.com', PASSWORD)
+    await w.signIn(page, 'second@example.com', PASSWORD)
     await page.getByRole('heading', { name: 'Create your first project' }).waitFor()
     // Too long: the API's message under the field, which gets the focus.
     await page.getByLabel('Project name').fill('x'.repeat(101))

@@ -4,9 +4,9 @@ import { addMember, createOwnedProject } from '../../src/core/accounts/members.s
 import { EVENT_TYPES as SERVER_EVENT_TYPES } from '../../src/core/webhooks/event-types.ts'
 import { verifySignature } from '../../src/lib/outbound/signature.ts'
 import { EVENT_TYPES as CONSOLE_EVENT_TYPES } from '../../src/console/lib/webhooks.ts'
-import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
+import { makeAccount } from '../helpers/accounts.ts'
 import { until } from '../helpers/webhooks.ts'
-import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
+import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 let w: ConsoleWorld
 let project: { id: number; secretKey: string }
@@ -34,15 +34,6 @@ function startReceiver() {
 }
 
 let receiver: ReturnType<typeof startReceiver>
-
-async function signedInAt(width: Width, path: string, email = 'owner@example.com'): Promise<Page> {
-  const page = await w.open(width, path)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
-  return page
-}
 
 /** Ticks or unticks a box by its label, as a person clicks it (React Aria's input is visually hidden under the label). */
 async function tick(page: Page, name: string, on: boolean) {
@@ -77,7 +68,7 @@ describeInBrowser('the Webhooks page in Chromium', () => {
   })
 
   test('a webhook with its delivery log: added (errors beside the fields first), an event delivered, the receiver failing on a replay, the secret rotated, then deleted', async () => {
-    const page = await signedInAt('desktop', '/console/webhooks')
+    const page = await w.signedInAt('desktop', '/console/webhooks')
     await page.getByText('No webhook yet.').waitFor()
     await screenshot(page, 'webhooks-empty')
     await page.getByRole('button', { name: 'Add an endpoint' }).click()
@@ -201,7 +192,7 @@ describeInBrowser('the Webhooks page in Chromium', () => {
     expect((await addContact('phone@example.org')).status).toBe(201)
     await until(() => receiver.calls.some((c) => c.path.startsWith('/phone/')), 'the phone webhook call')
 
-    const owner = await signedInAt('phone', '/console/webhooks')
+    const owner = await w.signedInAt('phone', '/console/webhooks')
     await owner.getByRole('table', { name: 'Endpoints' }).getByText('All events').waitFor()
     await screenshot(owner, 'webhooks')
     await owner.getByRole('link', { name: /^Endpoint .*\/phone\// }).click()
@@ -215,7 +206,7 @@ describeInBrowser('the Webhooks page in Chromium', () => {
     await owner.context().close()
 
     for (const email of ['member@example.com', 'viewer@example.com']) {
-      const page = await signedInAt('phone', `/console/webhooks/${made.id}`, email)
+      const page = await w.signedInAt('phone', `/console/webhooks/${made.id}`, email)
       await page.getByRole('list', { name: 'Deliveries' }).getByRole('listitem').first().waitFor()
       for (const name of ['Edit', 'Disable', 'Rotate secret', 'Delete webhook']) {
         await expect(page.getByRole('button', { name }).count()).resolves.toBe(0)
@@ -229,7 +220,7 @@ describeInBrowser('the Webhooks page in Chromium', () => {
     }
 
     // A webhook that does not exist says so, with a way back.
-    const missing = await signedInAt('desktop', '/console/webhooks/nope')
+    const missing = await w.signedInAt('desktop', '/console/webhooks/nope')
     await missing.getByRole('alert').getByText(/not found/i).waitFor()
     await missing.getByRole('link', { name: '← All webhooks' }).waitFor()
     await missing.context().close()

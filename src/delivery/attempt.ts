@@ -1,7 +1,7 @@
 import type { ComposedEmail } from '../core/campaigns/message.ts'
 import { keepContent } from '../core/emails/emails.repository.ts'
 import { PROJECT_DISABLED_HOLD } from '../core/emails/deliveries.repository.ts'
-import { isSuppressed } from '../core/suppressions/suppressions.service.ts'
+import { suppressionReason } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'
 import type { Db } from '../db/schema.ts'
 import { checkAddress } from '../lib/address.ts'
@@ -99,7 +99,8 @@ export function createAttempt(deps: AttemptDeps) {
     const data: AttemptData = { startedAt }
     if (startedAt >= delivery.expires_at) return { kind: 'bounced', data: { ...data, response: 'Retried for too long' }, category: 'expired', hard: false }
     const key = checkAddress(delivery.recipient)
-    if (key.ok && (await isSuppressed(deps.db, delivery.project_id, key.value.key))) return { kind: 'suppressed', data }
+    const suppressedFor = key.ok ? await suppressionReason(deps.db, delivery.project_id, key.value.key) : undefined
+    if (suppressedFor) return { kind: 'suppressed', data, reason: suppressedFor }
     const [email] = await loadEmail(deps.db, { id: delivery.email_id })
     // Read at each attempt, so that mail already claimed is held as soon as its project is disabled.
     if (email?.disabled === 1) return { kind: 'held', data, reason: PROJECT_DISABLED_HOLD }

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import { holdClaimedDelivery, updateDelivery } from '../core/emails/deliveries.repository.ts'
 import { addEmailEvents, type NewEmailEvent } from '../core/emails/email-events.ts'
-import { suppressRecipient } from '../core/suppressions/suppressions.service.ts'
+import { suppressRecipient, type SuppressionReason } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
 import type { SmtpReply } from './classify.ts'
@@ -36,7 +36,8 @@ export type Settlement =
   | { kind: 'deferred'; data: AttemptData; nextAttemptAt: number; category: string; held?: boolean }
   | { kind: 'bounced'; data: AttemptData; category: string; hard: boolean }
   | { kind: 'failed'; data: AttemptData; reason: string }
-  | { kind: 'suppressed'; data: AttemptData }
+  /** Its address was put on the suppression list after it was queued; `reason` is the list's. */
+  | { kind: 'suppressed'; data: AttemptData; reason: SuppressionReason }
   /** Not attempted: its project is disabled. It waits, uncounted, until the project is enabled. */
   | { kind: 'held'; data: AttemptData; reason: string }
 
@@ -76,7 +77,7 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
     attempt: delivery.attempts,
     ...(outcome.kind === 'deferred' && { category: outcome.category, nextAttemptAt: new Date(outcome.nextAttemptAt).toISOString() }),
     ...(outcome.kind === 'bounced' && { category: outcome.category, hard: outcome.hard }),
-    ...(outcome.kind === 'failed' && { reason: outcome.reason }),
+    ...((outcome.kind === 'failed' || outcome.kind === 'suppressed') && { reason: outcome.reason }),
   }
   const next = outcome.kind === 'deferred' ? outcome.nextAttemptAt : delivery.next_attempt_at
   // A wait the site imposes does not age the message: its expiry moves with it.

@@ -66,7 +66,12 @@ describe('email events', () => {
     await send('blocked@example.net')
     await drain()
     expect(typesAt('/ok/suppressed')).toEqual(['email.suppressed'])
-    expect(hooks.to('/ok/suppressed')[0]!.payload.data).toMatchObject({ status: 'SUPPRESSED', recipient: 'blocked@example.net' })
+    expect(hooks.to('/ok/suppressed')[0]!.payload.data).toMatchObject({
+      status: 'SUPPRESSED',
+      recipient: 'blocked@example.net',
+      details: { reason: 'manual' },
+      suppression: { type: 'Manual', reason: 'manual' },
+    })
     await api('DELETE', `/webhooks/${hook.id}`)
   })
 
@@ -188,8 +193,8 @@ describe('domain events', () => {
     await w.t.app.checker.check(bad.body.id)
     await drain()
     expect(hooks.to('/ok/domains').map((c) => c.payload.data)).toEqual([
-      { id: good.body.id, name: 'second.example.com', status: 'SUCCESS', error: null },
-      { id: bad.body.id, name: 'broken.example.com', status: 'FAILED', error: expect.stringContaining('72 h') },
+      expect.objectContaining({ id: good.body.id, name: 'second.example.com', status: 'SUCCESS', error: null, region: 'us-east-1', openTracking: expect.any(Boolean) }),
+      expect.objectContaining({ id: bad.body.id, name: 'broken.example.com', status: 'FAILED', error: expect.stringContaining('72 h') }),
     ])
     expect(typesAt('/ok/domains')).toEqual(['domain.verified', 'domain.failed'])
     await api('DELETE', `/webhooks/${hook.id}`)

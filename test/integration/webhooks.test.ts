@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { UseSend } from 'usesend-js'
 import { createDeliveryCaller } from '../../src/core/webhooks/caller.ts'
 import { claimDeliveries } from '../../src/core/webhooks/deliveries.repository.ts'
 import { createWebhookDispatcher } from '../../src/core/webhooks/dispatcher.ts'
@@ -143,6 +144,29 @@ describe('calls', () => {
     await api(w.key, 'DELETE', `/webhooks/${hook.id}`)
   })
 
+  test("usesend-js's webhooks(secret) verifies and parses every call, and refuses one changed or signed with another secret", async () => {
+    const hook = await createHook(w, w.key, `${hooks.base}/ok/usesend`, ['email.queued', 'email.sent', 'email.delivered'])
+    const sent = await w.t.request('POST', '/api/v1/emails', { key: w.key, body: { from: 'ada@sender.example.com', to: 'bob@example.net', subject: 'Hi', html: '<p>Hi</p>' } })
+    await w.deliver()
+    await drain()
+    const webhooks = new UseSend('us_not_used', 'http://127.0.0.1:1').webhooks(hook.secret)
+    const calls = hooks.to('/ok/usesend')
+    expect(calls).toHaveLength(3)
+    for (const call of calls) {
+      const event = webhooks.constructEvent(call.body, { headers: call.headers })
+      expect(event).toEqual(call.payload)
+      expect(call.headers.get('x-usesend-event')).toBe(call.payload.type)
+      expect(call.headers.get('x-usesend-call')).toBe(call.payload.id)
+      expect(webhooks.verify(call.body.replace('bob', 'eve'), { headers: call.headers })).toBe(false)
+      expect(new UseSend('us_not_used', 'http://127.0.0.1:1').webhooks('another-secret-of-enough-length-0123456').verify(call.body, { headers: call.headers })).toBe(false)
+    }
+    const delivered = webhooks.constructEvent(calls[2]!.body, { headers: calls[2]!.headers })
+    expect(delivered.type).toBe('email.delivered')
+    if (delivered.type !== 'email.delivered') throw new Error('narrowed above')
+    expect(delivered.data).toMatchObject({ id: sent.body.emailId, status: 'DELIVERED', from: 'ada@sender.example.com', to: ['bob@example.net'], subject: 'Hi', occurredAt: expect.any(String) })
+    await api(w.key, 'DELETE', `/webhooks/${hook.id}`)
+  })
+
   test('POST /contacts is contact.created; an update is contact.updated only when something changed', async () => {
     const key = await newProject()
     await createHook(w, key, `${hooks.base}/ok/contacts`, ['contact.created', 'contact.updated', 'contact.unsubscribed'])
@@ -153,7 +177,17 @@ describe('calls', () => {
     await drain()
     const calls = hooks.to('/ok/contacts')
     expect(calls.map((c) => c.payload.type)).toEqual(['contact.created', 'contact.updated', 'contact.updated', 'contact.unsubscribed'])
-    expect(calls[0]!.payload.data).toEqual({ id: created.body.id, email: 'Jane@Example.net', subscribed: true, data: { plan: 'pro' }, createdAt: expect.any(String), updatedAt: expect.any(String) })
+    expect(calls[0]!.payload.data).toEqual({
+      id: created.body.id,
+      email: 'Jane@Example.net',
+      subscribed: true,
+      data: { plan: 'pro' },
+      properties: { plan: 'pro' },
+      firstName: null,
+      lastName: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    })
     expect(calls[1]!.payload.data.data).toEqual({ plan: 'team' })
     expect(calls[3]!.payload.data).toMatchObject({ subscribed: false, source: 'update' })
   })

@@ -4,7 +4,7 @@ import { AppError, invalid } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../contacts/contact.ts'
 import { findContactRowByKey, saveContact } from '../contacts/contacts.service.ts'
-import { isSuppressed } from '../suppressions/suppressions.service.ts'
+import { suppressionReason, type SuppressionReason } from '../suppressions/suppressions.service.ts'
 import { render } from '../templates/render.ts'
 import { findTemplate } from '../templates/templates.service.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
@@ -187,9 +187,10 @@ export async function enqueueEmail(db: Db, email: PreparedEmail, settings: SendS
   const contact = email.contact
     ? (await saveContact(db, email.projectId, { email: email.contact.email, subscribed: email.contact.subscribed, data: email.contact.data }, now, false)).contact
     : undefined
-  const suppressed = new Set<string>()
+  const suppressed = new Map<string, SuppressionReason>()
   for (const recipient of email.envelope) {
-    if (await isSuppressed(db, email.projectId, recipient.key)) suppressed.add(recipient.key)
+    const reason = await suppressionReason(db, email.projectId, recipient.key)
+    if (reason) suppressed.set(recipient.key, reason)
   }
   const startAt = email.scheduledAt ?? now
   const firstStatus = email.scheduledAt !== null ? 'SCHEDULED' : 'QUEUED'
@@ -224,7 +225,7 @@ export async function enqueueEmail(db: Db, email: PreparedEmail, settings: SendS
   )
   if (suppressed.size < email.envelope.length) await addEmailEvent(db, email.id, firstStatus, null, now)
   for (const r of email.envelope.filter((r) => suppressed.has(r.key))) {
-    await addEmailEvent(db, email.id, 'SUPPRESSED', { recipient: r.address }, now)
+    await addEmailEvent(db, email.id, 'SUPPRESSED', { recipient: r.address, reason: suppressed.get(r.key) }, now)
   }
   return { emailId: email.id, contact: contact && { id: contact.id, email: contact.email } }
 }

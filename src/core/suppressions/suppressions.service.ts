@@ -21,11 +21,12 @@ const toSuppression = (row: Omit<SuppressionTable, 'id'>) => ({
   createdAt: isoTime(row.created_at),
 })
 
-export const isSuppressed = async (db: Db, projectId: number, emailKey: string) =>
-  (await selectSuppression(db, { projectId, emailKey })).length > 0
+/** Why the address is on the project's list (the reason recorded with a SUPPRESSED event), or undefined when it is not. */
+export const suppressionReason = async (db: Db, projectId: number, emailKey: string): Promise<SuppressionReason | undefined> =>
+  (await selectSuppression(db, { projectId, emailKey }))[0]?.reason
 
 const selectSuppression = prepared((db, p: { projectId: number; emailKey: string }) =>
-  db.selectFrom('suppressions').select('id').where('project_id', '=', p.projectId).where('email_key', '=', p.emailKey),
+  db.selectFrom('suppressions').select('reason').where('project_id', '=', p.projectId).where('email_key', '=', p.emailKey),
 )
 
 /** Puts an address on the list; an address already there keeps its first reason. */

@@ -1,10 +1,13 @@
 import { sendRequest, type OutboundOptions, type OutboundResult } from '../../lib/outbound/request.ts'
 import { SIGNATURE_HEADER, signatureHeaders } from '../../lib/outbound/signature.ts'
+import { useSendHeaders } from './usesend-signature.ts'
 
 export interface WebhookCall {
   url: string
   /** The event's id: x-mailstead-id, the same on every attempt. */
   eventId: string
+  /** The event's type (`email.delivered`), named in a header for receivers that route on it. */
+  type: string
   body: string
   /** What signs the call: the webhook's secret, and the one before it while a rotation overlaps. */
   secrets: readonly string[]
@@ -18,10 +21,17 @@ export const USER_AGENT = 'Mailstead-Webhooks/1'
 const TIMEOUT_MS = 10_000
 const MAX_RESPONSE_BYTES = 64 * 1024
 
-/** The signature headers, with one `v1=` value per secret: a receiver that knows either accepts. */
-export function signedHeaders(secrets: readonly string[], id: string, body: string, nowMs: number): Record<string, string> {
-  const signed = secrets.map((secret) => signatureHeaders(secret, id, body, nowMs))
-  return { ...signed[0], [SIGNATURE_HEADER]: signed.map((headers) => headers[SIGNATURE_HEADER]).join(' ') }
+/**
+ * Mailstead's signature headers, with one `v1=` value per secret (a receiver that knows either
+ * accepts), and useSend's, so that usesend-js's `webhooks(secret).constructEvent` accepts the call.
+ */
+export function signedHeaders(call: Omit<WebhookCall, 'url'>, nowMs: number): Record<string, string> {
+  const signed = call.secrets.map((secret) => signatureHeaders(secret, call.eventId, call.body, nowMs))
+  return {
+    ...signed[0],
+    [SIGNATURE_HEADER]: signed.map((headers) => headers[SIGNATURE_HEADER]).join(' '),
+    ...useSendHeaders(call, nowMs),
+  }
 }
 
 /**
@@ -33,7 +43,7 @@ export const createDeliveryCaller = (targets: OutboundOptions, timeoutMs = TIMEO
     {
       url: call.url,
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(call.secrets, call.eventId, call.body, Date.now()) },
+      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(call, Date.now()) },
       body: call.body,
       timeoutMs,
       maxResponseBytes: MAX_RESPONSE_BYTES,

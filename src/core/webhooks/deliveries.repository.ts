@@ -38,7 +38,7 @@ const selectDue = prepared((db, p: { now: number; perWebhook: number }) =>
     .where('w.enabled', '=', 1),
 )
 
-export type Claimed = Pick<DeliveryRow, 'id' | 'webhook_id' | 'event_id' | 'payload' | 'attempts' | 'claimed_by'>
+export type Claimed = Pick<DeliveryRow, 'id' | 'webhook_id' | 'event_id' | 'type' | 'payload' | 'attempts' | 'claimed_by'>
 
 /** Claims these deliveries for a call, those still due (src/db/claims.ts). */
 export const claimDeliveries = (db: Db, claimant: Claimant, ids: readonly string[], now: number): Promise<Claimed[]> =>
@@ -47,7 +47,7 @@ export const claimDeliveries = (db: Db, claimant: Claimant, ids: readonly string
     still: (eb) => eb.and([sql<boolean>`state = 'pending'`, eb('next_attempt_at', '<=', now)]),
     set: { updated_at: now },
   })
-    .returning(['id', 'webhook_id', 'event_id', 'payload', 'attempts', 'claimed_by'])
+    .returning(['id', 'webhook_id', 'event_id', 'type', 'payload', 'attempts', 'claimed_by'])
     .execute()
 
 export interface Settlement {

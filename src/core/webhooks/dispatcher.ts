@@ -68,7 +68,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       return
     }
     const secrets = signingSecrets(deps.serverSecret, target, clock.now())
-    const result = await deps.call({ url: target.url, eventId: delivery.event_id, body: delivery.payload, secrets })
+    const result = await deps.call({ url: target.url, eventId: delivery.event_id, type: delivery.type, body: delivery.payload, secrets })
     const recorded = await deps.write((trx) => recordAttempt(trx, delivery, result, clock.now()))
     // Not the URL: some carry their own secret (a chat service's incoming-webhook URL).
     const fields = { webhookId: delivery.webhook_id, deliveryId: delivery.id, eventId: delivery.event_id, attempt: recorded.attempts, status: result.status, ms: result.durationMs }

@@ -1,9 +1,8 @@
-import type { Selectable } from 'kysely'
-import type { Db, DomainTable } from '../../db/schema.ts'
+import type { Db } from '../../db/schema.ts'
 import { emitWebhookEvent } from './emit.ts'
-import { domainEventData } from './payload.ts'
+import { domainEventData, type DomainFacts } from './payload.ts'
 
-export type CheckedDomain = Pick<Selectable<DomainTable>, 'id' | 'project_id' | 'name' | 'status' | 'error_message'>
+export type CheckedDomain = DomainFacts & { project_id: number }
 
 /** domain.verified when a check moved the domain to SUCCESS, domain.failed when to FAILED. */
 export async function emitDomainStatus(db: Db, before: Pick<CheckedDomain, 'status'>, after: CheckedDomain, now: number): Promise<void> {

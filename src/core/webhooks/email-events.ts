@@ -20,7 +20,7 @@ export async function emitEmailEvents(db: Db, emailId: string, events: ReadonlyA
     const webhooks = takers(enabled, event.type)
     if (webhooks.length === 0) continue
     email ??= (await selectFacts(db, { emailId }))[0]
-    if (email) await deliverEvents(db, webhooks, event.type, [emailEventData(email, event.status, event.data)], event.at)
+    if (email) await deliverEvents(db, webhooks, event.type, [emailEventData(email, event.status, event.data, event.at)], event.at)
   }
 }
 
@@ -34,4 +34,4 @@ const selectFacts = prepared((db, p: { emailId: string }) =>
 
 /** email.queued for many new emails of a campaign at once, as they are handed to the queue. */
 export const emitEmailsQueued = (db: Db, projectId: number, campaignId: string, emails: ReadonlyArray<Omit<EmailFacts, 'campaign_id'>>, at: number) =>
-  emails.length === 0 ? Promise.resolve(0) : emitWebhookEvents(db, projectId, 'email.queued', () => emails.map((email) => emailEventData({ ...email, campaign_id: campaignId }, 'QUEUED', null)), at)
+  emails.length === 0 ? Promise.resolve(0) : emitWebhookEvents(db, projectId, 'email.queued', () => emails.map((email) => emailEventData({ ...email, campaign_id: campaignId }, 'QUEUED', null, at)), at)

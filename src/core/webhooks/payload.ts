@@ -2,7 +2,9 @@ import type { Selectable } from 'kysely'
 import type { CampaignTable, ContactRow, DomainTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { toContact } from '../contacts/contact.ts'
+import { subdomainOf } from '../domains/domain-name.ts'
 import type { WebhookEventType } from './event-types.ts'
+import { useSendEmailFields } from './usesend-fields.ts'
 
 export type EventData = Record<string, unknown>
 
@@ -16,12 +18,14 @@ export type EmailFacts = Pick<EmailTable, 'id' | 'from_address' | 'recipients' |
 /**
  * An email event's data: the email (who it is from and to, which contact and campaign), the
  * recipient the event is about when it is about one (delivery, bounce), and the event's own
- * details as the email's history records them (the SMTP reply, bounce facts, the link clicked).
+ * details as the email's history records them (the SMTP reply, bounce facts, the link clicked);
+ * and useSend's names for the same facts.
  */
-export function emailEventData(email: EmailFacts, status: EmailStatus, details: Record<string, unknown> | null): EventData {
+export function emailEventData(email: EmailFacts, status: EmailStatus, details: Record<string, unknown> | null, at: number): EventData {
   const { recipient, ...rest } = details ?? {}
   const recipients = JSON.parse(email.recipients) as { to?: string[] }
   return {
+    ...useSendEmailFields(email.id, status, rest, at),
     emailId: email.id,
     status,
     from: email.from_address,
@@ -47,17 +51,38 @@ export function contactChangeTypes(before: ContactRow, after: ContactRow): Webho
 /** How a contact came to be unsubscribed, said in contact.unsubscribed: an unsubscribe link or mail, a suppression, an update. */
 export type UnsubscribeSource = 'link' | 'one-click' | 'mail' | 'hard_bounce' | 'complaint' | 'manual' | 'update'
 
-/** A contact event's data: the contact as the API shows it; an unsubscription says how it came. */
-export const contactEventData = (row: ContactRow, type: WebhookEventType, source: UnsubscribeSource = 'update'): EventData => ({
-  ...toContact(row),
-  ...(type === 'contact.unsubscribed' && { source }),
-})
+/**
+ * A contact event's data: the contact as the API shows it, with useSend's names beside (its
+ * `properties`, and the first and last name it keeps apart from them); an unsubscription says how
+ * it came. useSend's `contactBookId` has no counterpart: a contact belongs to a project, and
+ * contact books are views of it.
+ */
+export function contactEventData(row: ContactRow, type: WebhookEventType, source: UnsubscribeSource = 'update'): EventData {
+  const contact = toContact(row)
+  const { firstName, lastName, ...properties } = contact.data as { firstName?: unknown; lastName?: unknown }
+  return {
+    ...contact,
+    properties,
+    firstName: typeof firstName === 'string' ? firstName : null,
+    lastName: typeof lastName === 'string' ? lastName : null,
+    ...(type === 'contact.unsubscribed' && { source }),
+  }
+}
 
-export const domainEventData = (row: Pick<Selectable<DomainTable>, 'id' | 'name' | 'status' | 'error_message'>): EventData => ({
+export type DomainFacts = Pick<Selectable<DomainTable>, 'id' | 'name' | 'status' | 'error_message' | 'region' | 'click_tracking' | 'open_tracking' | 'created_at' | 'updated_at'>
+
+/** A domain event's data, in the fields of useSend's domain events, with the reason a check failed. */
+export const domainEventData = (row: DomainFacts): EventData => ({
   id: row.id,
   name: row.name,
   status: row.status,
   error: row.error_message,
+  region: row.region,
+  clickTracking: row.click_tracking === 1,
+  openTracking: row.open_tracking === 1,
+  subdomain: subdomainOf(row.name),
+  createdAt: isoTime(row.created_at),
+  updatedAt: isoTime(row.updated_at),
 })
 
 export const campaignEventData = (row: Pick<Selectable<CampaignTable>, 'id' | 'name' | 'total'>, at: number): EventData => ({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app.ts'
+import { publishRecords } from '../helpers/domains.ts'
 import { addUnverifiedDomain, emailOf, leavesOf, receivedBy, receivedCount, rowCounts, statusesOf, textOf } from '../helpers/sending.ts'
 import { createWorld, type World } from '../helpers/world.ts'
 
@@ -98,6 +99,51 @@ describe('POST /api/v1/emails', () => {
     const other = await w.t.project('Other')
     const response = await w.t.request('GET', `/api/v1/emails/${sent.body.emailId}`, { key: other.secretKey })
     expect(response.status).toBe(404)
+  })
+})
+
+describe('inReplyToId', () => {
+  test('threads the email under the one it answers: In-Reply-To names it, References carries the thread', async () => {
+    const first = await send({ to: 'thread@example.net', subject: 'Order 1' })
+    await w.deliver()
+    const firstId = receivedBy(w, 'thread@example.net').headers['message-id']
+    const second = await send({ to: 'thread@example.net', subject: 'Re: Order 1', inReplyToId: first.body.emailId })
+    expect(second.status).toBe(200)
+    await w.deliver()
+    const replyHeaders = receivedBy(w, 'thread@example.net').headers
+    expect(firstId).toBe(`<${first.body.emailId}@sender.example.com>`)
+    expect(replyHeaders['in-reply-to']).toBe(firstId)
+    expect(replyHeaders.references).toBe(firstId)
+    const third = await send({ to: 'thread@example.net', subject: 'Re: Order 1', inReplyToId: second.body.emailId })
+    await w.deliver()
+    const thirdHeaders = receivedBy(w, 'thread@example.net').headers
+    expect(thirdHeaders['in-reply-to']).toBe(`<${second.body.emailId}@sender.example.com>`)
+    expect(thirdHeaders.references).toBe(`${firstId} <${second.body.emailId}@sender.example.com>`)
+    expect(third.status).toBe(200)
+  })
+
+  test('null is no thread, as useSend allows', async () => {
+    const sent = await send({ to: 'nothread@example.net', inReplyToId: null })
+    expect(sent.status).toBe(200)
+    await w.deliver()
+    expect(receivedBy(w, 'nothread@example.net').headers['in-reply-to']).toBeUndefined()
+  })
+
+  test("another project's email, or none, is a 404 and nothing is queued", async () => {
+    const other = await w.t.project('Thread elsewhere')
+    const domain = await w.t.request('POST', '/api/v1/domains', { key: other.secretKey, body: { name: 'elsewhere.example.com', region: 'us-east-1' } })
+    publishRecords(w.dns, domain.body.dnsRecords)
+    await w.t.app.checker.check(domain.body.id)
+    const theirs = await w.t.request('POST', '/api/v1/emails', { key: other.secretKey, body: { from: 'x@elsewhere.example.com', to: 'x@example.net', subject: 'S', html: '<p>x</p>' } })
+    expect(theirs.status).toBe(200)
+    await w.deliver()
+    for (const inReplyToId of [theirs.body.emailId, 'no-such-email']) {
+      const before = await rowCounts(w)
+      const answer = await send({ to: 'reply@example.net', inReplyToId })
+      expect(answer.status).toBe(404)
+      expect(answer.body).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('inReplyToId') })
+      expect(await rowCounts(w)).toEqual(before)
+    }
   })
 })
 

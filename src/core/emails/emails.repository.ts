@@ -89,6 +89,16 @@ const setStatus = prepared((db, p: { emailId: string; status: EmailStatus; at: n
 export const findEmail = (db: Db, projectId: number, id: string) =>
   withBodies(db).where('emails.project_id', '=', projectId).where('emails.id', '=', id).executeTakeFirst()
 
+/** What a reply needs of the email it answers, when it is the project's: its Message-ID and its built message (null once retention took it). */
+export const threadFactsOf = (db: Db, projectId: number, id: string) =>
+  db
+    .selectFrom('emails')
+    .leftJoin('email_contents', 'email_contents.email_id', 'emails.id')
+    .select(['emails.message_id', 'email_contents.mime'])
+    .where('emails.project_id', '=', projectId)
+    .where('emails.id', '=', id)
+    .executeTakeFirst()
+
 export const withBodies = (db: Db) =>
   db.selectFrom('emails').leftJoin('email_contents', 'email_contents.email_id', 'emails.id').selectAll('emails').select(['email_contents.html', 'email_contents.text'])
 

@@ -21,6 +21,9 @@ export interface MessageParts {
   attachments: Attachment[]
   /** With angle brackets: <id@example.com>. */
   messageId: string
+  /** A reply's thread: the Message-ID it answers, and the ids of the thread before it. */
+  inReplyTo?: string
+  references?: string
   date: Date
 }
 
@@ -46,6 +49,8 @@ export async function buildMessage(parts: MessageParts): Promise<Uint8Array> {
     headers: parts.headers,
     attachments: parts.attachments.map((a) => ({ filename: a.filename, content: a.content, encoding: 'base64', contentType: a.contentType })),
     messageId: parts.messageId,
+    inReplyTo: parts.inReplyTo,
+    references: parts.references,
     date: parts.date,
     // Quoted-printable always: nodemailer otherwise scans every part to choose, several times over.
     textEncoding: 'quoted-printable',

@@ -12,6 +12,7 @@ import { checkAttachments, checkHeaders, checkSubject, type Attachment } from '.
 import { addEmailEvent } from './email-events.ts'
 import { insertDeliveries } from './deliveries.repository.ts'
 import { insertEmail } from './emails.repository.ts'
+import { threadOf } from './thread.ts'
 import { buildMessage, type Mailbox, type MessageParts } from './message.ts'
 
 /** One email to send, whichever API it came from. */
@@ -39,6 +40,8 @@ export interface SendRequest {
   contactId?: string
   /** The email's id, when the body must already name it (a campaign's test send links to its own unsubscribe page). */
   id?: string
+  /** One of the project's emails this one answers: In-Reply-To and References thread it under that one. */
+  inReplyToId?: string
 }
 
 export const MAX_RECIPIENTS = 50
@@ -89,10 +92,11 @@ export async function prepareEmail(
   if (request.scheduledAt !== undefined && request.scheduledAt < now - 60_000) throw invalid('scheduledAt', 'must not be in the past')
   const domain = await sendingDomain(db, projectId, from.address)
   const content = await contentOf(db, projectId, request, to[0]!.address)
+  const thread = request.inReplyToId === undefined ? undefined : await threadOf(db, projectId, request.inReplyToId)
   const id = request.id ?? newId()
   const messageId = `<${id}@${domain.name}>`
   const html = links && content.html !== undefined ? trackHtml(content.html, { emailId: id, ...links, ...trackingOf(domain) }) : content.html
-  const mime = await build({ from, to, cc, bcc, replyTo, ...content, html, headers, attachments, messageId, date: new Date(now) })
+  const mime = await build({ from, to, cc, bcc, replyTo, ...content, html, headers, attachments, messageId, ...thread, date: new Date(now) })
   return {
     id,
     projectId,

@@ -33,6 +33,11 @@ const EmailBody = strictObject({
   scheduledAt: t.Optional(t.String({ description: 'ISO 8601; the email waits until then' })),
   templateId: t.Optional(t.String()),
   variables: t.Optional(t.Record(t.String(), t.Any(), { description: 'Values for {{placeholders}}' })),
+  inReplyToId: t.Optional(
+    t.Union([t.String({ minLength: 1, maxLength: 100 }), t.Null()], {
+      description: "The id of one of the project's emails this one answers: In-Reply-To and References thread it under that one",
+    }),
+  ),
 })
 
 type EmailInput = typeof EmailBody.static
@@ -57,6 +62,7 @@ function requestOf(body: EmailInput, at = ''): SendRequest {
     scheduledAt: timeOf(body.scheduledAt, `${at}scheduledAt`),
     templateId: body.templateId,
     variables: body.variables,
+    ...(typeof body.inReplyToId === 'string' && { inReplyToId: body.inReplyToId }),
   }
 }
 

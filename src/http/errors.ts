@@ -1,6 +1,7 @@
 import { isUnstorableText } from '../db/text.ts'
 import { AppError, type FieldError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
+import { defaultSuggestion, issueCode } from './error-codes.ts'
 
 const MAX_MESSAGE = 1000
 const MAX_ERRORS = 20
@@ -12,10 +13,15 @@ const MAX_SCHEMA_PATH = 100
 /** Messages quote what was sent: a megabyte sent is not a megabyte answered. A cut never splits a character. */
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : text)
 
-/** The error body of DESIGN.md: the interface's fields, plus `error` for useSend's clients. */
+/**
+ * The error body of DESIGN.md: the interface's fields, plus `error` for useSend's clients. Every
+ * body says what to do next (`suggestion`), and every field error what kind it is (`code`).
+ */
 export function errorBody(requestId: string, error: AppError) {
   const message = cut(error.message, MAX_MESSAGE)
-  const errors = error.details.errors?.slice(0, MAX_ERRORS).map((e) => ({ field: cut(e.field, MAX_FIELD), message: cut(e.message, MAX_MESSAGE) }))
+  const errors = error.details.errors
+    ?.slice(0, MAX_ERRORS)
+    .map((e) => ({ field: cut(e.field, MAX_FIELD), message: cut(e.message, MAX_MESSAGE), code: e.code ?? 'invalid_value' }))
   return {
     success: false,
     code: error.code,
@@ -23,7 +29,7 @@ export function errorBody(requestId: string, error: AppError) {
     statusCode: error.status,
     requestId,
     ...(errors && { errors }),
-    ...(error.details.suggestion && { suggestion: cut(error.details.suggestion, MAX_MESSAGE) }),
+    suggestion: cut(error.details.suggestion || defaultSuggestion(error.code, error.status), MAX_MESSAGE),
     error: { code: error.code, message },
   }
 }
@@ -31,19 +37,21 @@ export function errorBody(requestId: string, error: AppError) {
 interface ValidationIssue {
   path: string
   message: string
-  schema?: { error?: unknown; 'x-field'?: string }
+  /** TypeBox's ValueErrorType. */
+  type?: number
+  schema?: { error?: unknown; 'x-field'?: string; enum?: unknown }
 }
 
 /** Elysia's validation error as our field list, one message per field: `/data/plan` is `data.plan`. */
 export function fieldErrors(on: string, issues: ValidationIssue[]): FieldError[] {
-  const byField = new Map<string, string>()
+  const byField = new Map<string, FieldError>()
   for (const issue of issues) {
     const path = issue.path.split('/').filter(Boolean).join('.') || issue.schema?.['x-field'] || on
     const field = cut(path, MAX_SCHEMA_PATH)
     const custom = issue.schema?.error
-    if (!byField.has(field)) byField.set(field, typeof custom === 'string' ? custom : inWords(issue.message))
+    if (!byField.has(field)) byField.set(field, { field, message: typeof custom === 'string' ? custom : inWords(issue.message), code: Array.isArray(issue.schema?.enum) ? 'invalid_enum_value' : issueCode(issue.type) })
   }
-  return [...byField].map(([field, message]) => ({ field, message }))
+  return [...byField.values()]
 }
 
 /** TypeBox's messages, said the way the rest of the API says things. */
@@ -68,7 +76,9 @@ export function toAppError(code: string | number, error: unknown, request: Reque
   if (code === 'PARSE') {
     return cause instanceof AppError ? cause : new AppError(400, 'INVALID_JSON', 'The request body is not valid JSON')
   }
-  if (code === 'NOT_FOUND') return new AppError(404, 'NOT_FOUND', `No route for ${path}`)
+  if (code === 'NOT_FOUND') {
+    return new AppError(404, 'NOT_FOUND', `No route for ${path}`, { suggestion: 'Check the method and the path: /swagger lists every route.' })
+  }
   if (code === 'VALIDATION' && isForm(request.headers.get('content-type'))) {
     return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'This endpoint takes a JSON body', {
       suggestion: 'Send the body as JSON with the header Content-Type: application/json.',

@@ -22,7 +22,7 @@ export const decimalParam = (name: string, min: number, max: number, description
     .Transform(t.String({ pattern: '^[0-9]{1,16}$', description: `${description}: ${error.replace('must be ', '')}`, error, 'x-field': name }))
     .Decode((text) => {
       const value = Number(text)
-      if (value < min || value > max) throw invalid(name, error)
+      if (value < min || value > max) throw invalid(name, error, value < min ? 'too_small' : 'too_big')
       return value
     })
     .Encode((value) => String(value))
@@ -67,8 +67,10 @@ export const ErrorSchema = t.Object({
   message: t.String(),
   statusCode: t.Integer(),
   requestId: t.String(),
-  errors: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
-  suggestion: t.Optional(t.String()),
+  errors: t.Optional(
+    t.Array(t.Object({ field: t.String(), message: t.String(), code: t.String({ description: 'invalid_type, required, too_small, too_big, invalid_string, invalid_enum_value, unrecognized_keys or invalid_value' }) })),
+  ),
+  suggestion: t.String({ description: 'What to do about it' }),
   error: t.Object({ code: t.String(), message: t.String() }),
 })
 

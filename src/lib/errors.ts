@@ -2,6 +2,12 @@
 export interface FieldError {
   field: string
   message: string
+  /**
+   * What kind of problem, in the vocabulary Plunk's errors use (zod's issue codes): `required`,
+   * `invalid_type`, `too_small`, `too_big`, `invalid_string`, `invalid_enum_value`,
+   * `unrecognized_keys`; `invalid_value` when a rule of ours refused the value.
+   */
+  code?: string
 }
 
 export interface AppErrorDetails {
@@ -31,5 +37,6 @@ export const notFound = (what: string) => new AppError(404, 'NOT_FOUND', `${what
 export const conflict = (message: string, suggestion?: string) =>
   new AppError(409, 'CONFLICT', message, { suggestion })
 
-export const invalid = (field: string, message: string) =>
-  new AppError(422, 'VALIDATION_ERROR', `${field}: ${message}`, { errors: [{ field, message }] })
+/** A 422 naming the field; `code` says what kind of problem when more is known than "a rule refused it" (invalid_value). */
+export const invalid = (field: string, message: string, code?: string) =>
+  new AppError(422, 'VALIDATION_ERROR', `${field}: ${message}`, { errors: [{ field, message, ...(code && { code }) }] })

@@ -128,6 +128,10 @@ export function errorShapeProblem(status: number, body: any): string | undefined
   if (typeof code !== 'string' || typeof message !== 'string' || typeof requestId !== 'string') return 'code, message or requestId missing'
   if (statusCode !== status) return `statusCode ${statusCode} is not the status ${status}`
   if (error?.code !== code || error?.message !== message) return 'error does not repeat code and message'
+  if (typeof body.suggestion !== 'string' || body.suggestion.trim() === '') return 'no suggestion'
+  if (body.errors !== undefined && !body.errors.every((e: any) => typeof e.field === 'string' && typeof e.message === 'string' && typeof e.code === 'string')) {
+    return 'an item of errors without field, message and code'
+  }
   if (JSON.stringify(body).length > 8192) return 'longer than 8 KiB'
   return undefined
 }

@@ -18,6 +18,7 @@ const expectErrorBody = (body: any, status: number, code: string) => {
   expect(typeof body.message).toBe('string')
   expect(body.error.message).toBe(body.message)
   expect(body.requestId).toMatch(/\S+/)
+  expect(body.suggestion).toMatch(/\S/)
 }
 
 const MiB = 1024 * 1024
@@ -103,9 +104,9 @@ describe('error responses', () => {
     expectErrorBody(response.body, 422, 'VALIDATION_ERROR')
     expect(response.body.errors).toEqual(
       expect.arrayContaining([
-        { field: 'email', message: 'must be a string' },
-        { field: 'event', message: 'is required' },
-        { field: 'extra', message: 'is not a known field' },
+        { field: 'email', message: 'must be a string', code: 'invalid_type' },
+        { field: 'event', message: 'is required', code: 'required' },
+        { field: 'extra', message: 'is not a known field', code: 'unrecognized_keys' },
       ]),
     )
   })

@@ -38,7 +38,7 @@ describe('the HTTP sends refuse every field the table keeps from applications', 
       for (const spelled of [name, titleCase(name), name.toUpperCase()]) {
         const response = await w.t.request('POST', path, { key: w.key, body: body({ 'X-Fine': 'yes', [spelled]: valueOf(name) }) })
         expect(response.status).toBe(422)
-        expect(response.body.errors).toEqual([{ field: `${at}.${spelled}`, message: API_REFUSAL[rule] }])
+        expect(response.body.errors).toMatchObject([{ field: `${at}.${spelled}`, message: API_REFUSAL[rule] }])
       }
       // The project's own verified domain is no better: the send's from field is its only sender.
       if (rule === 'sender') expect((await w.t.request('POST', path, { key: w.key, body: body({ [titleCase(name)]: FROM }) })).status).toBe(422)
@@ -77,7 +77,7 @@ describe('the other sends take no custom headers at all', () => {
   ])('%s with headers is a 422 naming them', async (_, path, body, field) => {
     const response = await w.t.request('POST', path, { key: w.key, body })
     expect(response.status).toBe(422)
-    expect(response.body.errors).toContainEqual({ field, message: expect.stringMatching(/not a known field|is not part of a SEND_EMAIL step/) })
+    expect(response.body.errors).toContainEqual(expect.objectContaining({ field, message: expect.stringMatching(/not a known field|is not part of a SEND_EMAIL step/) }))
   })
 })
 

@@ -61,13 +61,13 @@ describe('nesting', () => {
 
   test('a body of 64 levels is read; 65 is refused, naming the top-level field it is under', async () => {
     const ok = await raw('POST', '/v1/verify', `{"email":"a@example.net","x":${nestedObjects(63)}}`)
-    expect(ok.body.errors).toEqual([{ field: 'x', message: 'is not a known field' }])
+    expect(ok.body.errors).toMatchObject([{ field: 'x', message: 'is not a known field' }])
     const deep = await raw('POST', '/v1/verify', `{"email":"a@example.net","x":${nestedObjects(64)}}`)
-    expect(deep.body.errors).toEqual([{ field: 'x', message: 'is nested more than 64 levels deep' }])
+    expect(deep.body.errors).toMatchObject([{ field: 'x', message: 'is nested more than 64 levels deep' }])
     const inList = await raw('POST', `/api/v1/contactBooks/${bookId}/contacts/bulk`, `[{"email":"a@example.net"},{"email":"b@example.net","properties":${nestedArrays(64)}}]`)
-    expect(inList.body.errors).toEqual([{ field: '[1].properties', message: 'is nested more than 64 levels deep' }])
+    expect(inList.body.errors).toMatchObject([{ field: '[1].properties', message: 'is nested more than 64 levels deep' }])
     const whole = await raw('POST', '/v1/verify', nestedArrays(65))
-    expect(whole.body.errors).toEqual([{ field: '[0]', message: 'is nested more than 64 levels deep' }])
+    expect(whole.body.errors).toMatchObject([{ field: '[0]', message: 'is nested more than 64 levels deep' }])
   })
 
   test('contact data 5,000 deep, or 33 deep, is a 422 naming it, on every route that stores data; nothing changes', async () => {
@@ -81,7 +81,7 @@ describe('nesting', () => {
         expect({ route: `${method} ${path}`, status: response.status, errors: response.body.errors }).toEqual({
           route: `${method} ${path}`,
           status: 422,
-          errors: [{ field, message: `is nested more than ${limit} levels deep` }],
+          errors: [{ field, message: `is nested more than ${limit} levels deep`, code: 'invalid_value' }],
         })
       }
     }
@@ -136,7 +136,7 @@ describe('ill-formed Unicode', () => {
       ['/templates', '{"name":"T","subject":"\\ud83d","body":"x"}', 'subject'],
     ]
     for (const [path, body, field] of cases) {
-      expect((await raw('POST', path, body)).body.errors).toEqual([{ field, message: 'is not well-formed Unicode: it holds a lone UTF-16 surrogate' }])
+      expect((await raw('POST', path, body)).body.errors).toMatchObject([{ field, message: 'is not well-formed Unicode: it holds a lone UTF-16 surrogate' }])
     }
   })
 
@@ -179,7 +179,7 @@ describe('number parameters', () => {
     expect((await call('GET', '/contacts?limit=1')).body.contacts).toHaveLength(1)
     expect((await call('GET', '/contacts?limit=0001')).body.contacts).toHaveLength(1)
     expect((await call('GET', `/api/v1/contactBooks/${bookId}/contacts?page=1&limit=1000`)).status).toBe(200)
-    expect((await call('GET', '/contacts?limit=101')).body.errors).toEqual([{ field: 'limit', message: 'must be a whole number from 1 to 100' }])
+    expect((await call('GET', '/contacts?limit=101')).body.errors).toMatchObject([{ field: 'limit', message: 'must be a whole number from 1 to 100' }])
   })
 
   test('a domain id in the path takes plain decimal digits only', async () => {

@@ -306,12 +306,12 @@ describe('bad input is refused and nothing is queued', () => {
       [{ scheduledAt: 'soon' }, 'scheduledAt'],
       [{ to: ['ok@example.net', 'not-an-email'] }, 'to[1]'],
     ]
-    for (const [fields, field] of cases) expect((await send({ to: 'x@example.net', ...fields })).body.errors).toEqual([{ field, message: expect.any(String) }])
+    for (const [fields, field] of cases) expect((await send({ to: 'x@example.net', ...fields })).body.errors).toMatchObject([{ field, message: expect.any(String) }])
   })
   test('in a batch, a field error names the email by its place', async () => {
     const batch = [valid, { ...valid, to: 'not-an-email' }, { ...valid, cc: 'bad@@example.net' }]
-    expect((await post('/api/v1/emails/batch', batch.slice(0, 2))).body.errors).toEqual([{ field: '[1].to[0]', message: expect.any(String) }])
-    expect((await post('/api/v1/emails/batch', [valid, batch[2]])).body.errors).toEqual([{ field: '[1].cc[0]', message: expect.any(String) }])
+    expect((await post('/api/v1/emails/batch', batch.slice(0, 2))).body.errors).toMatchObject([{ field: '[1].to[0]', message: expect.any(String) }])
+    expect((await post('/api/v1/emails/batch', [valid, batch[2]])).body.errors).toMatchObject([{ field: '[1].cc[0]', message: expect.any(String) }])
   })
 })
 

@@ -75,6 +75,12 @@ describe('campaigns, dashboard form', () => {
     const id = (await draft()).body.data.id
     const patched = await api('PATCH', `/campaigns/${id}`, { audienceType: 'FILTERED', audienceCondition: proOnly, subject: 'Only pros' })
     expect(patched.body.data).toMatchObject({ subject: 'Only pros', audienceType: 'FILTERED', totalRecipients: 3 })
+    // As segments answer theirs: every group shows its nested `conditions`, null when it has none.
+    expect(patched.body.data.audienceCondition).toEqual({ logic: 'AND', groups: [{ filters: proOnly.groups[0]!.filters, conditions: null }] })
+    const nested = { logic: 'OR', groups: [{ filters: proOnly.groups[0]!.filters, conditions: proOnly }] }
+    const deeper = await api('PATCH', `/campaigns/${id}`, { audienceCondition: nested })
+    expect(deeper.body.data.audienceCondition.groups[0].conditions).toEqual({ logic: 'AND', groups: [{ filters: proOnly.groups[0]!.filters, conditions: null }] })
+    expect((await api('GET', `/campaigns/${id}`)).body.data.audienceCondition).toEqual(deeper.body.data.audienceCondition)
     const put = await api('PUT', `/campaigns/${id}`, { name: 'Renamed' })
     expect(put.body.data).toMatchObject({ name: 'Renamed', subject: 'Only pros', audienceType: 'FILTERED', totalRecipients: 3 })
     expect((await api('DELETE', `/campaigns/${id}`)).body).toEqual({ success: true, message: 'Campaign deleted' })

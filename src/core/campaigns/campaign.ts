@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { AudienceType, CampaignTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
-import type { Condition } from '../segments/condition.ts'
+import { conditionAsAnswered, type Condition } from '../segments/condition.ts'
 import type { Segment } from '../segments/segment.ts'
 
 export type CampaignRow = Selectable<CampaignTable>
@@ -25,7 +25,7 @@ export function toDashboardCampaign(row: CampaignRow, segment: Segment | null = 
     fromName: row.from_name,
     replyTo: listOf(row.reply_to)[0] ?? null,
     audienceType: row.audience_type,
-    audienceCondition: row.audience_condition === null ? null : (JSON.parse(row.audience_condition) as Condition),
+    audienceCondition: row.audience_condition === null ? null : conditionAsAnswered(JSON.parse(row.audience_condition) as Condition),
     segmentId: row.segment_id,
     status: row.status,
     totalRecipients: row.total,

@@ -144,3 +144,9 @@ export function segmentRefs(condition: Condition): string[] {
   })
   return [...ids]
 }
+
+/** A condition as answered (a segment's, a campaign's audience): every group shows its `conditions`, null when it has none. */
+export const conditionAsAnswered = (condition: Condition): unknown => ({
+  logic: condition.logic,
+  groups: condition.groups.map((group) => ({ filters: group.filters, conditions: group.conditions ? conditionAsAnswered(group.conditions) : null })),
+})

@@ -1,13 +1,7 @@
 import { isoTime } from '../../lib/clock.ts'
-import type { Condition } from './condition.ts'
+import { conditionAsAnswered } from './condition.ts'
 import { conditionOf } from './membership.ts'
 import type { SegmentRow } from './segments.repository.ts'
-
-/** A condition as answered: every group shows its `conditions`, null when it has none. */
-const shown = (condition: Condition): unknown => ({
-  logic: condition.logic,
-  groups: condition.groups.map((group) => ({ filters: group.filters, conditions: group.conditions ? shown(group.conditions) : null })),
-})
 
 /** The Segment of the interface, with its type. */
 export function toSegment(row: SegmentRow, memberCount: number) {
@@ -17,7 +11,7 @@ export function toSegment(row: SegmentRow, memberCount: number) {
     name: row.name,
     description: row.description,
     type: row.type,
-    condition: condition ? shown(condition) : null,
+    condition: condition ? conditionAsAnswered(condition) : null,
     trackMembership: row.track_membership === 1,
     memberCount,
     projectId: String(row.project_id),

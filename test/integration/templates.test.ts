@@ -25,6 +25,7 @@ describe('/templates', () => {
       name: 'Welcome',
       subject: 'Welcome, {{name}}',
       body: '<p>Hi {{name}}</p>',
+      type: 'MARKETING',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     })

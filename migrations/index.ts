@@ -30,6 +30,7 @@ import * as accounts from './0029_accounts.ts'
 import * as projectMembers from './0030_project_members.ts'
 import * as accountTotp from './0031_account_totp.ts'
 import * as webhookResponses from './0032_webhook_responses.ts'
+import * as plunkLists from './0033_plunk_lists.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -67,6 +68,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0030_project_members', ...projectMembers },
   { name: '0031_account_totp', ...accountTotp },
   { name: '0032_webhook_responses', ...webhookResponses },
+  { name: '0033_plunk_lists', ...plunkLists },
 ]
 
 /**

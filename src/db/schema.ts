@@ -118,9 +118,13 @@ export interface TemplateTable {
   name: string
   subject: string
   body: string
+  type: TemplateType
   created_at: number
   updated_at: number
 }
+
+/** Plunk's template types: what the template is for. */
+export type TemplateType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS'
 
 export type EmailStatus =
   | 'SCHEDULED'

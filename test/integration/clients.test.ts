@@ -20,6 +20,9 @@ describe('client libraries', () => {
     expect(await plunk.emails.send({ to: 'plunk-user@example.net', subject: 'From Plunk', body: '<p>Hi</p>', from: 'app@sender.example.com' })).toMatchObject({ success: true })
     await w.deliver()
     expect(receivedBy(w, 'plunk-user@example.net').headers.subject).toBe('From Plunk')
+    const markdown = await plunk.emails.send({ to: 'plunk-md@example.net', subject: 'Markdown', body: '# Hi *there*', type: 'markdown', from: 'app@sender.example.com' })
+    const email = (await w.t.request('GET', `/api/v1/emails/${(markdown as unknown as { data: { emails: Array<{ email: string }> } }).data.emails[0]!.email}`, { key: w.key })).body
+    expect(email.html).toBe('<h1>Hi <em>there</em></h1>\n')
     const contact = (await w.t.request('GET', '/contacts?search=plunk-user', { key: w.key })).body.contacts[0]
     expect(contact.data.plan).toBe('pro')
   })

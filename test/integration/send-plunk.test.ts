@@ -97,6 +97,61 @@ describe('POST /v1/send', () => {
   })
 })
 
+/** A decoded MIME part's text with its CRLF line ends as LF. */
+const lf = (text: string | undefined) => text?.replace(/\r\n/g, '\n')
+
+describe('type: markdown', () => {
+  test('the body is rendered from Markdown; placeholders, in text and in links, are filled as in HTML; a text part is made', async () => {
+    const response = await send({
+      to: 'md@example.net',
+      type: 'markdown',
+      body: '# Hi {{name}}\n\nYour plan is **{{plan}}**. [Manage it]({{data.url}})\n\n- one\n- two',
+      data: { name: 'Tom & <Jerry>', plan: 'pro', url: 'https://app.example.com/plan?a=1&b=2' },
+    })
+    expect(response.status).toBe(200)
+    const html =
+      '<h1>Hi Tom &amp; &lt;Jerry&gt;</h1>\n<p>Your plan is <strong>pro</strong>. <a href="https://app.example.com/plan?a=1&amp;b=2">Manage it</a></p>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n'
+    expect((await emailOf(w, response.body.data.emails[0].email)).html).toBe(html)
+    await w.deliver()
+    const message = receivedBy(w, 'md@example.net')
+    expect(lf(textOf(message, 'text/html'))).toBe(html)
+    expect(lf(textOf(message, 'text/plain'))).toContain('Your plan is pro. Manage it [https://app.example.com/plan?a=1&b=2]')
+  })
+
+  test('Markdown with raw HTML and a script goes the way of the same HTML sent as html: the same stored body, HTML part and text part', async () => {
+    const markdown = 'Hello **there**\n\n<div class="note">Kept <em>as is</em></div>\n\n<script>alert("x")</script>\n\nThe end'
+    const asHtml = '<p>Hello <strong>there</strong></p>\n<div class="note">Kept <em>as is</em></div><script>alert("x")</script><p>The end</p>\n'
+    const md = await send({ to: 'md-raw@example.net', type: 'markdown', body: markdown })
+    const html = await send({ to: 'html-raw@example.net', type: 'html', body: asHtml })
+    const plain = await send({ to: 'plain-raw@example.net', body: asHtml })
+    const stored = await Promise.all([md, html, plain].map(async (r) => (await emailOf(w, r.body.data.emails[0].email)).html))
+    expect(stored).toEqual([asHtml, asHtml, asHtml])
+    await w.deliver()
+    const [mdMessage, htmlMessage, plainMessage] = ['md-raw', 'html-raw', 'plain-raw'].map((name) => receivedBy(w, `${name}@example.net`))
+    for (const type of ['text/html', 'text/plain']) {
+      expect(textOf(mdMessage!, type)).toBe(textOf(htmlMessage!, type)!)
+      expect(textOf(plainMessage!, type)).toBe(textOf(htmlMessage!, type)!)
+    }
+    // The text part is made from the HTML as for any HTML body: the script's code is not in it, the text is.
+    expect(lf(textOf(mdMessage!, 'text/plain'))).toBe('Hello there\n\nKept as is\n\nThe end')
+  })
+
+  test('a template keeps its HTML body whatever type says; a body given with it is Markdown', async () => {
+    const template = await w.t.request('POST', '/templates', { key: w.key, body: { name: 'T', subject: 'T', body: '<p># not a heading</p>' } })
+    const own = await send({ to: 'md-template@example.net', subject: undefined, body: undefined, template: template.body.id, type: 'markdown' })
+    expect((await emailOf(w, own.body.data.emails[0].email)).html).toBe('<p># not a heading</p>')
+    const overridden = await send({ to: 'md-template@example.net', body: '# a heading', template: template.body.id, type: 'markdown' })
+    expect((await emailOf(w, overridden.body.data.emails[0].email)).html).toBe('<h1>a heading</h1>\n')
+  })
+
+  test('a type that is neither html nor markdown is a 422 naming type and its values', async () => {
+    const response = await send({ to: 'md-bad@example.net', type: 'text' })
+    expect(response.status).toBe(422)
+    expect(response.body.errors).toEqual([{ field: 'type', message: 'must be one of html, markdown' }])
+    expect(response.body.message).toBe('type: must be one of html, markdown')
+  })
+})
+
 describe('the default sender', () => {
   test('without from: a 422 until the project has a default sender, then that sender', async () => {
     const refused = await send({ to: 'default@example.net', from: undefined })
@@ -168,6 +223,8 @@ describe('bad input is refused and nothing is queued', () => {
     ['data that is not an object', { to: 'x@example.net', data: 'plan=pro' }],
     ['subscribed that is not a boolean', { to: 'x@example.net', subscribed: 'yes' }],
     ['an unknown field', { to: 'x@example.net', cc: 'y@example.net' }],
+    ['an unknown body type', { to: 'x@example.net', type: 'text' }],
+    ['a body type in capitals', { to: 'x@example.net', type: 'MARKDOWN' }],
   ])('%s', async (_, fields) => {
     await w.deliver()
     const before = await rowCounts(w)

@@ -25,6 +25,7 @@ describe('/templates', () => {
       name: 'Welcome',
       subject: 'Welcome, {{name}}',
       body: '<p>Hi {{name}}</p>',
+      type: 'MARKETING',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     })
@@ -94,6 +95,91 @@ describe('/templates', () => {
     const plunk = await w.t.request('POST', '/v1/send', { key: w.key, body: { from: FROM, to: 'x@example.net', template: theirs.body.id } })
     expect([useSend.status, plunk.status]).toEqual([422, 422])
     expect(await rowCounts(w)).toEqual(before)
+  })
+})
+
+describe('template type', () => {
+  test('set on create and update, returned, MARKETING when absent', async () => {
+    const made = await create({ type: 'TRANSACTIONAL' })
+    expect(made).toMatchObject({ status: 201, body: { type: 'TRANSACTIONAL' } })
+    const path = `/templates/${made.body.id}`
+    expect((await w.t.request('GET', path, { key: w.key })).body.type).toBe('TRANSACTIONAL')
+    const changed = await w.t.request('PATCH', path, { key: w.key, body: { type: 'HEADLESS' } })
+    expect(changed).toMatchObject({ status: 200, body: { type: 'HEADLESS', name: 'Welcome', subject: 'Welcome, {{name}}' } })
+    expect((await w.t.request('PATCH', path, { key: w.key, body: { name: 'Renamed' } })).body.type).toBe('HEADLESS')
+    expect((await create()).body.type).toBe('MARKETING')
+  })
+
+  test.each(['transactional', 'OTHER', ''])('type %j is a 422 naming type and its values, on create and on update', async (type) => {
+    const before = await rowCounts(w)
+    const refused = await create({ type })
+    expect(refused.status).toBe(422)
+    expect(refused.body.errors).toEqual([{ field: 'type', message: 'must be one of TRANSACTIONAL, MARKETING, HEADLESS' }])
+    expect(await rowCounts(w)).toEqual(before)
+    const made = await create({ type: 'MARKETING' })
+    const update = await w.t.request('PATCH', `/templates/${made.body.id}`, { key: w.key, body: { type } })
+    expect(update.body.errors).toEqual([{ field: 'type', message: 'must be one of TRANSACTIONAL, MARKETING, HEADLESS' }])
+    expect((await w.t.request('GET', `/templates/${made.body.id}`, { key: w.key })).body.type).toBe('MARKETING')
+  })
+})
+
+describe('listing templates by type and search', () => {
+  let key: string
+  const ids: Record<string, string> = {}
+  const list = async (query: string) => {
+    const response = await w.t.request('GET', `/templates?pageSize=100&${query}`, { key })
+    expect(response.status).toBe(200)
+    return response.body
+  }
+  const names = (body: { templates: Array<{ name: string }> }) => body.templates.map((t) => t.name).toSorted()
+
+  beforeAll(async () => {
+    key = (await w.t.project('Filtered templates')).secretKey
+    for (const [name, subject, type] of [
+      ['Welcome', 'Hello there', 'TRANSACTIONAL'],
+      ['Password reset', 'Reset your PASSWORD', 'TRANSACTIONAL'],
+      ['Sale', '100% off today', 'MARKETING'],
+      ['Percent', '100 percent', 'MARKETING'],
+      ['snake_case', 'underscore', 'HEADLESS'],
+      ['snakeXcase', 'no underscore', 'HEADLESS'],
+    ]) {
+      ids[name!] = (await create({ name, subject, type }, key)).body.id
+    }
+  })
+
+  test('type filters, with the total of what it selects', async () => {
+    const transactional = await list('type=TRANSACTIONAL')
+    expect(names(transactional)).toEqual(['Password reset', 'Welcome'])
+    expect(transactional.total).toBe(2)
+    expect(names(await list('type=HEADLESS'))).toEqual(['snakeXcase', 'snake_case'])
+    expect((await list('')).total).toBe(6)
+  })
+
+  test('an unknown type filter is a 422 naming type', async () => {
+    const response = await w.t.request('GET', '/templates?type=NEWSLETTER', { key })
+    expect(response.status).toBe(422)
+    expect(response.body.errors).toEqual([{ field: 'type', message: 'must be one of TRANSACTIONAL, MARKETING, HEADLESS' }])
+  })
+
+  test.each([
+    ['WELCOME', ['Welcome']],
+    ['password', ['Password reset']],
+    ['hello THERE', ['Welcome']],
+    ['100%', ['Sale']],
+    ['%', ['Sale']],
+    ['e_c', ['snake_case']],
+    ['_', ['snake_case']],
+    ['underscore', ['snakeXcase', 'snake_case']],
+    ['nothing like it', []],
+  ])('search %j matches the name or the subject in any case, % and _ literally', async (search, expected) => {
+    expect(names(await list(`search=${encodeURIComponent(search)}`))).toEqual(expected)
+  })
+
+  test('search and type together, with sort', async () => {
+    const body = await list('search=100&type=MARKETING&sort=name&dir=asc')
+    expect(body.templates.map((t: { id: string }) => t.id)).toEqual([ids['Percent'], ids['Sale']])
+    expect(body.total).toBe(2)
+    expect((await list('search=100&type=HEADLESS')).total).toBe(0)
   })
 })
 

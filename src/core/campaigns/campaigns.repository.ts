@@ -3,6 +3,7 @@ import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
 import { dialectOf } from '../../db/client.ts'
 import type { CampaignStatus, CampaignTable, Db } from '../../db/schema.ts'
 import { pageOf } from '../../db/paging.ts'
+import type { Order } from '../../db/sorting.ts'
 import { claim, unclaim, type Claimant } from '../../db/claims.ts'
 import { lockedRow } from '../../db/locking.ts'
 import { campaignDeliveries } from '../emails/deliveries.repository.ts'
@@ -57,9 +58,9 @@ function filtered(db: Db, projectId: number, filter: CampaignFilter) {
   return query
 }
 
-/** A page of campaigns, newest first, with how many there are in all. */
-export const pageCampaigns = (db: Db, projectId: number, filter: CampaignFilter, page: number, pageSize: number) =>
-  pageOf(filtered(db, projectId, filter), page, pageSize)
+/** A page of campaigns in `order`, with how many there are in all. */
+export const pageCampaigns = (db: Db, projectId: number, filter: CampaignFilter, page: number, pageSize: number, order: Order) =>
+  pageOf(filtered(db, projectId, filter), page, pageSize, order)
 
 /** How many of the campaign's recipients have been handed to the queue. */
 export async function handedCount(db: Db, campaignId: string): Promise<number> {

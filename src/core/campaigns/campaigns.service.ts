@@ -1,4 +1,5 @@
 import type { CampaignStatus, Db } from '../../db/schema.ts'
+import type { Direction } from '../../db/sorting.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../contacts/contact.ts'
@@ -112,15 +113,25 @@ export async function deleteCampaign(db: Db, projectId: number, id: string): Pro
   return row
 }
 
+/** What a campaign list may be sorted by, with the column each names. Each has its index (migration 0033). */
+export const CAMPAIGN_SORTS = { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' } as const
+export type CampaignSort = keyof typeof CAMPAIGN_SORTS
+
 export interface CampaignPageQuery {
   page: number
   pageSize: number
   status?: CampaignStatus
   search?: string
+  sort?: CampaignSort
+  dir?: Direction
 }
 
+/** One page, newest first unless sorted otherwise; the id breaks ties. */
 export const listCampaigns = (db: Db, projectId: number, query: CampaignPageQuery) =>
-  repo.pageCampaigns(db, projectId, { status: query.status, search: query.search }, query.page, query.pageSize)
+  repo.pageCampaigns(db, projectId, { status: query.status, search: query.search }, query.page, query.pageSize, {
+    column: CAMPAIGN_SORTS[query.sort ?? 'createdAt'],
+    dir: query.dir ?? 'desc',
+  })
 
 /** The dashboard form, with the campaign's segment (and its current member count) embedded. */
 export async function dashboardCampaign(db: Db, row: CampaignRow, now: number) {

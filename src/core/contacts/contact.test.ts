@@ -3,17 +3,31 @@ import { newId } from '../../lib/ids.ts'
 import { checkContactData, decodeCursor, encodeCursor } from './contact.ts'
 
 describe('cursors', () => {
-  test('a cursor decodes to the id it was made from', () => {
-    const id = newId()
-    expect(decodeCursor(encodeCursor(id))).toBe(id)
+  test.each([
+    { sort: 'createdAt', dir: 'desc', value: 1_790_000_000_000, id: newId() },
+    { sort: 'email', dir: 'asc', value: 'odd:name%_@example.com', id: newId() },
+  ] as const)('a cursor decodes to the place it was made from: %j', (place) => {
+    expect(decodeCursor(encodeCursor(place), place.sort, place.dir)).toEqual(place)
   })
 
-  test.each(['', 'zzz', 'not a cursor', Buffer.from('c1:123').toString('base64url'), Buffer.from('x:' + newId()).toString('base64url'), 'a'.repeat(500)])(
-    'a forged cursor %j is refused',
-    (cursor) => {
-      expect(() => decodeCursor(cursor)).toThrow('cursor')
-    },
-  )
+  test('a cursor made under another sort or direction is refused, naming the one it was made for', () => {
+    const cursor = encodeCursor({ sort: 'email', dir: 'asc', value: 'a@example.com', id: newId() })
+    expect(() => decodeCursor(cursor, 'email', 'desc')).toThrow('sort=email&dir=asc')
+    expect(() => decodeCursor(cursor, 'createdAt', 'asc')).toThrow('sort=email&dir=asc')
+  })
+
+  test.each([
+    '',
+    'zzz',
+    'not a cursor',
+    Buffer.from('c1:' + newId()).toString('base64url'),
+    Buffer.from(`c2:createdAt:desc:${newId()}:soon`).toString('base64url'),
+    Buffer.from('c2:email:asc:123:a@example.com').toString('base64url'),
+    Buffer.from(`c2:subject:asc:${newId()}:x`).toString('base64url'),
+    'a'.repeat(2000),
+  ])('a forged cursor %j is refused', (cursor) => {
+    expect(() => decodeCursor(cursor, 'createdAt', 'desc')).toThrow('cursor')
+  })
 })
 
 describe('checkContactData', () => {

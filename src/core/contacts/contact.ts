@@ -1,4 +1,5 @@
 import { jsonText } from '../../db/json.ts'
+import type { Direction } from '../../db/sorting.ts'
 import type { ContactRow } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid } from '../../lib/errors.ts'
@@ -58,12 +59,35 @@ export function checkContactData(data: Record<string, unknown>, field = 'data'):
   }
 }
 
-/** Cursors are opaque to clients: the last id of the page, wrapped. */
-export const encodeCursor = (id: string): string => Buffer.from(`c1:${id}`).toString('base64url')
+/** What a contact list may be sorted by, with the column each names; each has its index. */
+export const CONTACT_SORTS = { createdAt: 'created_at', email: 'email_key' } as const
+export type ContactSort = keyof typeof CONTACT_SORTS
 
-export function decodeCursor(cursor: string): string {
-  const text = /^[A-Za-z0-9_-]{1,100}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : ''
-  const id = text.startsWith('c1:') ? text.slice(3) : ''
-  if (!isUuid(id)) throw invalid('cursor', 'is not a cursor returned by a previous page')
-  return id
+/** Where a page ended, in the order it was read in: the last row's sort value and id. */
+export interface ContactCursor {
+  sort: ContactSort
+  dir: Direction
+  value: string | number
+  id: string
+}
+
+/**
+ * Cursors are opaque to clients: the order they were made in and the last row's place in it,
+ * wrapped. A cursor carries its order so that one made under another sort or direction is
+ * refused instead of skipping or repeating rows.
+ */
+export const encodeCursor = (c: ContactCursor): string => Buffer.from(`c2:${c.sort}:${c.dir}:${c.id}:${c.value}`).toString('base64url')
+
+const CURSOR = /^c2:(createdAt|email):(asc|desc):([0-9a-f-]{36}):([\s\S]+)$/
+
+export function decodeCursor(cursor: string, sort: ContactSort, dir: Direction): ContactCursor {
+  const text = /^[A-Za-z0-9_-]{1,1600}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : ''
+  const match = CURSOR.exec(text)
+  if (!match || !isUuid(match[3]!) || (match[1] === 'createdAt' && !/^\d{1,16}$/.test(match[4]!))) {
+    throw invalid('cursor', 'is not a cursor returned by a previous page')
+  }
+  if (match[1] !== sort || match[2] !== dir) {
+    throw invalid('cursor', `was made for sort=${match[1]}&dir=${match[2]}: page on with those, or start again without a cursor`)
+  }
+  return { sort, dir, id: match[3]!, value: sort === 'createdAt' ? Number(match[4]) : match[4]! }
 }

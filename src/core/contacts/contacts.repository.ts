@@ -5,6 +5,7 @@ import type { ContactRow, Db } from '../../db/schema.ts'
 import { jsonFromPatch, jsonMergePatch, jsonText } from '../../db/json.ts'
 import { textsIn } from '../../db/lists.ts'
 import { prepared } from '../../db/prepared.ts'
+import { after, ordered, type Order } from '../../db/sorting.ts'
 import { contactFields } from './contact.ts'
 
 /** The contact's columns as contactFields reads them, for RETURNING, where the table has no alias. */
@@ -135,11 +136,11 @@ function filtered(db: Db, projectId: number, filter: ContactFilter) {
   return query
 }
 
-/** Newest first; `before` is the id the previous page ended on. */
-export const pageContacts = (db: Db, projectId: number, filter: ContactFilter, limit: number, before?: string) => {
+/** In `order`, from the row after `from` (where the previous page ended) when given. */
+export const pageContacts = (db: Db, projectId: number, filter: ContactFilter, limit: number, order: Order, from?: { value: string | number; id: string }) => {
   let query = filtered(db, projectId, filter).select(contactFields)
-  if (before) query = query.where('c.id', '<', before)
-  return query.orderBy('c.id', 'desc').limit(limit).execute()
+  if (from) query = query.where(after(order, from, 'c'))
+  return ordered(query, order, 'c').limit(limit).execute()
 }
 
 export const countContacts = async (db: Db, projectId: number, filter: ContactFilter) =>

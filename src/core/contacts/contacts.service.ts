@@ -3,7 +3,8 @@ import { conflict, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { contactSaved, contactsWritten, type ContactChange, type ContactWrites } from '../reactions.ts'
 import type { UnsubscribeSource } from '../webhooks/payload.ts'
-import { checkContactData, decodeCursor, encodeCursor, requireAddress, toContact } from './contact.ts'
+import { checkContactData, CONTACT_SORTS, decodeCursor, encodeCursor, requireAddress, toContact, type ContactSort } from './contact.ts'
+import type { Direction } from '../../db/sorting.ts'
 import { upsertContacts, type ContactUpsert } from './contact-upsert.ts'
 import * as repo from './contacts.repository.ts'
 
@@ -101,22 +102,30 @@ export interface ContactPageQuery {
   cursor?: string
   subscribed?: boolean
   search?: string
+  sort?: ContactSort
+  dir?: Direction
 }
 
 /**
- * One page, newest first, by keyset on the time-ordered id: a contact that exists throughout the
- * paging is seen exactly once, whatever is added or deleted between pages.
+ * One page, newest first unless sorted otherwise, by keyset on (sort column, id): a contact that
+ * exists throughout the paging, unchanged in its sort column, is seen exactly once, whatever is
+ * added or deleted between pages.
  */
 export async function listContacts(db: Db, projectId: number, query: ContactPageQuery) {
-  const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const sort = query.sort ?? 'createdAt'
+  const dir = query.dir ?? 'desc'
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, dir)
   const filter = { subscribed: query.subscribed, search: query.search?.toLowerCase() }
-  const rows = await repo.pageContacts(db, projectId, filter, query.limit + 1, before)
+  // The address key is unique in a project: it alone orders, with no ties for the id to break.
+  const order = { column: CONTACT_SORTS[sort], dir, unique: sort === 'email' }
+  const rows = await repo.pageContacts(db, projectId, filter, query.limit + 1, order, after)
   const hasMore = rows.length > query.limit
   const page = rows.slice(0, query.limit)
+  const last = page.at(-1)
   return {
     contacts: page.map(toContact),
-    cursor: hasMore ? encodeCursor(page.at(-1)!.id) : null,
+    cursor: hasMore && last ? encodeCursor({ sort, dir, id: last.id, value: sort === 'email' ? last.email_key : last.created_at }) : null,
     hasMore,
-    ...(before === undefined && { total: await repo.countContacts(db, projectId, filter) }),
+    ...(after === undefined && { total: await repo.countContacts(db, projectId, filter) }),
   }
 }

@@ -2,6 +2,7 @@ import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { mailboxOf } from '../emails/mailbox.ts'
 import { sendingDomain } from '../emails/send.ts'
+import { templateExists } from '../templates/templates.service.ts'
 import { compileCondition, type CompileContext } from '../segments/compile.ts'
 import { forEachFilter, segmentIdOf, type Condition } from '../segments/condition.ts'
 import { compileContext } from '../segments/membership.ts'
@@ -49,8 +50,7 @@ async function checkEmail(db: Db, projectId: number, config: { templateId?: stri
     throw error instanceof AppError ? at(`${path}.from`, prefix, error) : error
   }
   if (!config.templateId) return
-  const template = await db.selectFrom('templates').select('id').where('project_id', '=', projectId).where('id', '=', config.templateId).executeTakeFirst()
-  if (!template) throw invalid(`${path}.templateId`, `${prefix}there is no template ${config.templateId} in this project`)
+  if (!(await templateExists(db, projectId, config.templateId))) throw invalid(`${path}.templateId`, `${prefix}there is no template ${config.templateId} in this project`)
 }
 
 const segmentExists = async (db: Db, projectId: number, id: string) =>

@@ -7,6 +7,7 @@ import { prepareCampaignTest } from '../../core/campaigns/campaign-test.ts'
 import { enqueueEmail } from '../../core/emails/send.ts'
 import type { Db } from '../../db/schema.ts'
 import { requireKey } from '../auth.ts'
+import { dirQuery, sortQuery } from '../list-schemas.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, EmailField, ErrorSchema, intField, intQuery, oneOf, strictObject } from '../schemas.ts'
 import { CampaignSchema, StatsSchema, StatusField } from './campaign-schemas.ts'
@@ -82,7 +83,7 @@ export const campaignRoutes = (deps: HttpDeps) => {
       async ({ query, caller }) => {
         const page = query.page ?? 1
         const pageSize = query.pageSize ?? 20
-        const { rows, total } = await campaigns.listCampaigns(deps.db, caller.project.id, { page, pageSize, status: query.status, search: query.search })
+        const { rows, total } = await campaigns.listCampaigns(deps.db, caller.project.id, { ...query, page, pageSize })
         const data = await Promise.all(rows.map((row) => campaigns.dashboardCampaign(deps.db, row, now())))
         return { data, total, page, pageSize, totalPages: Math.ceil(total / pageSize) }
       },
@@ -92,9 +93,11 @@ export const campaignRoutes = (deps: HttpDeps) => {
           pageSize: t.Optional(intQuery('pageSize', 1, 100, 'Page size, 20 when absent')),
           status: t.Optional(StatusField),
           search: t.Optional(t.String({ maxLength: 200, description: 'Part of the name or subject' })),
+          sort: sortQuery(Object.keys(campaigns.CAMPAIGN_SORTS) as [campaigns.CampaignSort, ...campaigns.CampaignSort[]]),
+          dir: dirQuery,
         }),
         response: { 200: t.Object({ data: t.Array(CampaignSchema), total: t.Integer(), page: t.Integer(), pageSize: t.Integer(), totalPages: t.Integer() }), ...authErrors },
-        detail: { summary: 'List campaigns, newest first', tags },
+        detail: { summary: 'List campaigns, newest first unless sorted', tags },
       },
     )
     .get('/:id', async ({ params, caller }) => wrapped(await campaigns.requireCampaign(deps.db, caller.project.id, params.id)), {

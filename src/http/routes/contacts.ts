@@ -3,6 +3,8 @@ import * as contacts from '../../core/contacts/contacts.service.ts'
 import { invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
+import { CONTACT_SORTS, type ContactSort } from '../../core/contacts/contact.ts'
+import { dirQuery, sortQuery } from '../list-schemas.ts'
 import { authErrors, booleanQuery, ContactSchema, DataField, EmailField, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
 
 const IdParams = t.Object({ id: t.String({ description: 'Contact id' }) })
@@ -18,6 +20,8 @@ export const contactRoutes = (deps: HttpDeps) =>
         cursor: t.Optional(t.String({ description: 'The cursor of the previous page' })),
         subscribed: t.Optional(booleanQuery('subscribed', 'Only subscribed (true) or unsubscribed (false) contacts')),
         search: t.Optional(t.String({ maxLength: 254, description: 'Part of the email address', error: 'must be at most 254 characters', 'x-field': 'search' })),
+        sort: sortQuery(Object.keys(CONTACT_SORTS) as [ContactSort, ...ContactSort[]]),
+        dir: dirQuery,
       }),
       response: {
         200: t.Object({
@@ -28,7 +32,7 @@ export const contactRoutes = (deps: HttpDeps) =>
         }),
         ...authErrors,
       },
-      detail: { summary: 'List contacts, newest first, by cursor', tags },
+      detail: { summary: 'List contacts, newest first unless sorted, by cursor (a cursor pages on in the sort and dir it was made in)', tags },
     })
     .get('/:id', ({ params, caller }) => contacts.getContact(deps.db, caller.project.id, params.id), {
       params: IdParams,

@@ -3,9 +3,10 @@ import { MAX_RECIPIENTS, type SendRequest } from '../../core/emails/send.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
-import { authErrors, DataField, ErrorSchema, strictObject } from '../schemas.ts'
+import { authErrors, DataField, ErrorSchema, oneOf, strictObject } from '../schemas.ts'
 import { acceptEmails } from '../sending.ts'
 import { mailboxOf } from '../../core/emails/mailbox.ts'
+import { BODY_TYPES, htmlOfBody } from '../../core/emails/markdown.ts'
 import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, MailboxObject } from './send-schemas.ts'
 
 const Recipient = t.Union([t.String(), MailboxObject])
@@ -13,7 +14,8 @@ const Recipient = t.Union([t.String(), MailboxObject])
 const PlunkSendBody = strictObject({
   to: t.Union([Recipient, t.Array(Recipient, { minItems: 1, maxItems: MAX_RECIPIENTS, error: `must be 1 to ${MAX_RECIPIENTS} recipients` })]),
   subject: t.Optional(t.String()),
-  body: t.Optional(t.String({ description: 'HTML body' })),
+  body: t.Optional(t.String({ description: 'The body: HTML, or Markdown when type is markdown' })),
+  type: t.Optional(oneOf(BODY_TYPES, 'How body is written: html (sent as it is) or markdown (rendered to HTML, then sent as an HTML body is); html when absent')),
   from: t.Optional(t.Union([t.String(), MailboxObject])),
   name: t.Optional(t.String({ description: 'Sender name' })),
   reply: t.Optional(t.String({ description: 'Reply-To address' })),
@@ -30,13 +32,14 @@ type PlunkSend = typeof PlunkSendBody.static
 function requestsOf(body: PlunkSend): SendRequest[] {
   const recipients = Array.isArray(body.to) ? body.to : [body.to]
   const from = body.from === undefined ? undefined : mailboxOf(body.from, 'from')
+  const html = body.body === undefined ? undefined : htmlOfBody(body.body, body.type)
   return recipients.map((recipient, i) => ({
     from,
     fromName: body.name,
     to: [mailboxOf(recipient, `to[${i}]`)],
     replyTo: body.reply ? [body.reply] : [],
     subject: body.subject,
-    html: body.body,
+    html,
     templateId: body.template,
     headers: body.headers,
     attachments: body.attachments,

@@ -1,9 +1,9 @@
 import * as suppressions from '../../core/suppressions/suppressions.service.ts'
 import { writeTransaction } from '../../db/transaction.ts'
-import { CliError } from '../args.ts'
+import { CliError } from '../errors.ts'
 import { idArg, JSON_FLAG, print, stringFlag, table, type Command, type Context } from '../command.ts'
 
-const projectFlag = { project: { description: 'Project ID' } }
+const projectFlag = { project: { description: 'Project ID', value: 'id', required: true } }
 const projectOf = (context: Context) => idArg(stringFlag(context, 'project'), '--project')
 const addressOf = (context: Context) => {
   if (!context.args[0]) throw new CliError('Give the email address')

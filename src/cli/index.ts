@@ -38,6 +38,9 @@ import {
 import { queueCancelCommand, queueListCommand, queueRetryCommand, queueSitesCommand, queueStatsCommand } from './commands/queue.ts'
 import { suppressionAddCommand, suppressionListCommand, suppressionRemoveCommand } from './commands/suppression.ts'
 import { serveCommand } from './commands/serve.ts'
+import { sendCommand } from './commands/send.ts'
+import { completionCommand } from './commands/completion.ts'
+import { webhookAddCommand, webhookListCommand, webhookRemoveCommand } from './commands/webhook.ts'
 import { userCreateCommand, userDisableCommand, userEnableCommand, userListCommand, userResetPasswordCommand } from './commands/user.ts'
 
 /** The version of package.json, built into the binary: what --version prints. */
@@ -84,6 +87,11 @@ export const COMMANDS: readonly Command[] = [
   inboundShowCommand,
   contactsImportCommand,
   contactsExportCommand,
+  sendCommand,
+  webhookListCommand,
+  webhookAddCommand,
+  webhookRemoveCommand,
+  completionCommand(() => ({ commands: COMMANDS, groups: GROUPS })),
 ]
 
 /** The words that group commands, and what each group is about: the first line of their help. */

@@ -77,10 +77,11 @@ export const domainRecordsCommand: Command = {
   name: 'domain records',
   summary: "Print a domain's DNS records as zone-file lines, ready to paste",
   args: 'NAME',
-  flags: projectFlag,
+  flags: { ...projectFlag, ...JSON_FLAG },
   async run(context) {
     await context.withDb(async (db, { config }) => {
-      for (const line of zoneLines(expectedRecords(await findByName(context, db), config.hostname))) context.io.out(line)
+      const records = expectedRecords(await findByName(context, db), config.hostname)
+      print(context, records.map(({ kind, type, name, value, priority, required }) => ({ kind, type, name, value, priority: priority ?? null, required })), () => zoneLines(records))
     })
   },
 }
@@ -116,13 +117,13 @@ export const domainRemoveCommand: Command = {
   name: 'domain remove',
   summary: 'Remove a sending domain (its mail can no longer be sent)',
   args: 'NAME',
-  flags: { ...projectFlag, ...YES_FLAG },
+  flags: { ...projectFlag, ...YES_FLAG, ...JSON_FLAG },
   async run(context) {
     await context.withDb(async (db) => {
       const domain = await findByName(context, db)
       await confirmOrStop(context, `Remove ${domain.name} from project ${domain.project_id}?`)
       await writeTransaction(db, (trx) => domains.removeDomain(trx, domain.project_id, domain.id))
-      context.io.out(`Removed ${domain.name} from project ${domain.project_id}`)
+      print(context, { id: domain.id, name: domain.name, projectId: domain.project_id, removed: true }, () => [`Removed ${domain.name} from project ${domain.project_id}`])
     })
   },
 }

@@ -27,12 +27,12 @@ export const suppressionAddCommand: Command = {
   name: 'suppression add',
   summary: 'Suppress an address in a project: mail to it is not sent',
   args: 'EMAIL',
-  flags: projectFlag,
+  flags: { ...projectFlag, ...JSON_FLAG },
   async run(context) {
     const projectId = projectOf(context)
     const email = addressOf(context)
     await context.withDb((db) => writeTransaction(db, (trx) => suppressions.suppress(trx, projectId, email, 'manual', null, Date.now())))
-    context.io.out(`${email} is suppressed in project ${projectId}`)
+    print(context, { projectId, email, suppressed: true }, () => [`${email} is suppressed in project ${projectId}`])
   },
 }
 
@@ -40,11 +40,11 @@ export const suppressionRemoveCommand: Command = {
   name: 'suppression remove',
   summary: 'Take an address off a project\'s suppression list',
   args: 'EMAIL',
-  flags: projectFlag,
+  flags: { ...projectFlag, ...JSON_FLAG },
   async run(context) {
     const projectId = projectOf(context)
     const email = addressOf(context)
     await context.withDb((db) => writeTransaction(db, (trx) => suppressions.unsuppress(trx, projectId, email)))
-    context.io.out(`${email} is no longer suppressed in project ${projectId}`)
+    print(context, { projectId, email, suppressed: false }, () => [`${email} is no longer suppressed in project ${projectId}`])
   },
 }

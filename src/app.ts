@@ -34,7 +34,7 @@ import { createTransfer } from './delivery/transfer.ts'
 import { createRouteProbe } from './delivery/ip-routes.ts'
 import { createMtaSts } from './delivery/mta-sts.ts'
 import { trustedCas } from './lib/outbound/trust.ts'
-import { caFileOf, databaseTarget, deliverySettingsOf, domainSettingsOf, selfCheckSettingsOf } from './settings-of.ts'
+import { caFileOf, databaseTarget, deliverySettingsOf, domainSettingsOf, linkSettingsOf, selfCheckSettingsOf, sendSettingsOf } from './settings-of.ts'
 import { shapingOf } from './delivery/sites/configure.ts'
 import { createShaper } from './delivery/sites/shaper.ts'
 import { createSiteResolver } from './delivery/sites/site-resolver.ts'
@@ -93,7 +93,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const processGauges = processMetrics(metrics, 'mailstead')
   const resolver = options.resolver ?? createResolver(config.dnsServers, config.dnsTimeoutMs)
   const domainSettings = domainSettingsOf(config)
-  const links: LinkSettings = { secret: config.secret, baseUrl: config.publicUrl }
+  const links: LinkSettings = linkSettingsOf(config)
   const serverChecks = createServerChecks({ db: database.db, write: writer.run, resolver, clock, logger, settings: selfCheckSettingsOf(config) })
   const checker = createDomainChecker({
     db: database.db,
@@ -165,7 +165,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   })
   const authenticator = createAuthenticator(database.db, clock, rateLimits.loginFailures)
   const memberships = createMembershipTracker({ db: database.db, write: writer.run, clock, logger })
-  const sendSettings = { maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 }
+  const sendSettings = sendSettingsOf(config)
   const guardrailSettings = guardrailSettingsOf(config)
   const campaigns = createCampaignSender({
     db: database.db,

@@ -1,7 +1,8 @@
 // How big JavaScriptCore lets the server's heap grow: decided before anything else is loaded,
 // because JavaScriptCore reads its options (BUN_JSC_*) from the environment when the process starts.
 import { totalmem } from 'node:os'
-import { parseArgs } from './cli/args.ts'
+import { parseArgs } from 'node:util'
+import { flagName, SETTINGS } from './config/schema.ts'
 
 /** The JavaScriptCore option: the RAM its garbage collector sizes the heap by. */
 export const RAM_OPTION = 'BUN_JSC_forceRAMSize'
@@ -50,9 +51,12 @@ export function sizeHeapForServe(argv: readonly string[], compiled: boolean): vo
 
 /** Whether a command line runs `serve` (anything it cannot read is left to the CLI to refuse). */
 function isServe(args: readonly string[]): boolean {
+  // Only the flags that take a value matter here: they must not be taken for the command's name.
+  const settings = [...SETTINGS.map((s) => flagName(s.key)), 'config'].map((name) => [name, { type: 'string' as const }])
+  const options = { ...Object.fromEntries(settings), help: { type: 'boolean' as const, short: 'h' }, version: { type: 'boolean' as const, short: 'V' } }
   try {
-    const { words, flags } = parseArgs(args, new Set(['help']))
-    return words[0] === 'serve' && !flags.help
+    const { positionals, values } = parseArgs({ args: [...args], options, strict: false, allowPositionals: true })
+    return positionals[0] === 'serve' && !values.help && !values.version
   } catch {
     return false
   }

@@ -2,6 +2,8 @@ import { join } from 'node:path'
 import { ConfigError } from './config/errors.ts'
 import type { Config } from './config/schema.ts'
 import type { DomainSettings } from './core/domains/domains.service.ts'
+import type { SendSettings } from './core/emails/send.ts'
+import type { LinkSettings } from './core/tracking/links.ts'
 import type { DatabaseTarget } from './db/client.ts'
 import type { DeliverySettings } from './delivery/attempt.ts'
 import type { SelfCheckSettings } from './dns/self-checks.ts'
@@ -28,6 +30,11 @@ export const domainSettingsOf = (config: Config): DomainSettings => ({
   pendingCheckMs: config.domainCheckPendingMinutes * 60_000,
   verifiedCheckMs: config.domainCheckVerifiedMinutes * 60_000,
 })
+
+/** What links in mail are made of (tracking, unsubscribe). */
+export const linkSettingsOf = (config: Config): LinkSettings => ({ secret: config.secret, baseUrl: config.publicUrl })
+
+export const sendSettingsOf = (config: Config): SendSettings => ({ maxAgeMs: config.deliveryMaxAgeHours * 3_600_000 })
 
 export const selfCheckSettingsOf = (config: Config): SelfCheckSettings => ({
   hostname: config.hostname,

@@ -1,7 +1,7 @@
 import type { LoadedConfig } from '../config/load.ts'
 import type { Db } from '../db/schema.ts'
 import { createLogger, type Logger } from '../lib/logger.ts'
-import { CliError } from './args.ts'
+import { CliError } from './errors.ts'
 
 export interface Io {
   out(line: string): void
@@ -20,6 +20,10 @@ export interface Io {
 export interface FlagSpec {
   description: string
   boolean?: boolean
+  /** The name of its value in help and docs: `--email <address>`; the flag's own name when absent. */
+  value?: string
+  /** The parser refuses the command line without it, and help says so. */
+  required?: boolean
 }
 
 export interface Context {
@@ -36,13 +40,13 @@ export interface Command {
   /** Words that select it: `project create`. */
   name: string
   summary: string
-  /** Positional arguments, for the help text: `ID`. */
+  /** Positional arguments, for the parser and help: `ID N|default`; `[ID]` when it may be left out. */
   args?: string
   flags?: Record<string, FlagSpec>
   run(context: Context): Promise<void>
 }
 
-export const JSON_FLAG: Record<string, FlagSpec> = { json: { description: 'Print JSON', boolean: true } }
+export const JSON_FLAG: Record<string, FlagSpec> = { json: { description: 'Print JSON (camelCase keys, ISO 8601 times)', boolean: true } }
 export const YES_FLAG: Record<string, FlagSpec> = { yes: { description: 'Do not ask for confirmation', boolean: true } }
 
 export function stringFlag(context: Context, name: string): string {

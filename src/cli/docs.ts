@@ -1,10 +1,14 @@
 import { COMMANDS } from './index.ts'
-import type { Command } from './command.ts'
+import type { Command, FlagSpec } from './command.ts'
+
+/** A flag as help writes it: `--project <id>` when it must be given, `[--json]` when it may. */
+const flagUsage = (name: string, spec: FlagSpec) => {
+  const flag = spec.boolean ? `--${name}` : `--${name} <${spec.value ?? name}>`
+  return spec.required ? flag : `[${flag}]`
+}
 
 const usageOf = (command: Command) =>
-  [command.name, command.args, ...Object.entries(command.flags ?? {}).map(([name, spec]) => (spec.boolean ? `[--${name}]` : `[--${name} ${name.toUpperCase()}]`))]
-    .filter(Boolean)
-    .join(' ')
+  [command.name, command.args, ...Object.entries(command.flags ?? {}).map(([name, spec]) => flagUsage(name, spec))].filter(Boolean).join(' ')
 
 /** The CLI table of the README, made from the command table so the two cannot drift. */
 export function commandTable(): string {

@@ -1,12 +1,13 @@
 import { migrationsFor } from '../../migrations/index.ts'
 import { databaseTarget } from '../settings-of.ts'
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.ts'
-import { SETTINGS, flagName } from '../config/schema.ts'
 import { openDatabase } from '../db/client.ts'
 import { DatabaseError } from '../db/errors.ts'
 import { MigrationError, migrate } from '../db/migrator.ts'
 import { AppError } from '../lib/errors.ts'
-import { CliError, parseArgs } from './args.ts'
+import packageJson from '../../package.json' with { type: 'json' }
+import { CliError } from './errors.ts'
+import { buildProgram, CommanderError, type Invocation } from './program.ts'
 import type { Command, Context, Io } from './command.ts'
 import { backupCommand } from './commands/backup.ts'
 import { configShowCommand } from './commands/config.ts'
@@ -37,7 +38,13 @@ import {
 import { queueCancelCommand, queueListCommand, queueRetryCommand, queueSitesCommand, queueStatsCommand } from './commands/queue.ts'
 import { suppressionAddCommand, suppressionListCommand, suppressionRemoveCommand } from './commands/suppression.ts'
 import { serveCommand } from './commands/serve.ts'
+import { sendCommand } from './commands/send.ts'
+import { completionCommand } from './commands/completion.ts'
+import { webhookAddCommand, webhookListCommand, webhookRemoveCommand } from './commands/webhook.ts'
 import { userCreateCommand, userDisableCommand, userEnableCommand, userListCommand, userResetPasswordCommand } from './commands/user.ts'
+
+/** The version of package.json, built into the binary: what --version prints. */
+export const VERSION = packageJson.version
 
 export const COMMANDS: readonly Command[] = [
   serveCommand,
@@ -80,54 +87,43 @@ export const COMMANDS: readonly Command[] = [
   inboundShowCommand,
   contactsImportCommand,
   contactsExportCommand,
+  sendCommand,
+  webhookListCommand,
+  webhookAddCommand,
+  webhookRemoveCommand,
+  completionCommand(() => ({ commands: COMMANDS, groups: GROUPS })),
 ]
 
-const SETTING_FLAGS = new Set(SETTINGS.map((s) => flagName(s.key)))
-const GLOBAL_FLAGS = new Set(['config', 'help', ...SETTING_FLAGS])
-const BOOLEAN_FLAGS = new Set([
-  'help',
-  ...COMMANDS.flatMap((c) => Object.entries(c.flags ?? {}).filter(([, f]) => f.boolean).map(([name]) => name)),
-])
+/** The words that group commands, and what each group is about: the first line of their help. */
+export const GROUPS = {
+  config: 'The configuration',
+  project: 'Projects, their limits and default sender',
+  user: 'Console accounts',
+  key: 'API keys of a project',
+  domain: 'Sending domains and their DNS records',
+  queue: 'The delivery queue and destination sites',
+  suppression: "A project's suppression list",
+  inbound: 'Bounces and complaints received',
+  contacts: 'Contacts as CSV',
+  webhook: "A project's webhooks",
+} as const
 
 /** Runs one command line; returns the exit code. Never exits the process itself. */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
+  const program = buildProgram(COMMANDS, GROUPS, VERSION, io, (invocation) => invocation.command.run(createContext(invocation, io)))
   try {
-    const { words, flags } = parseArgs(argv, BOOLEAN_FLAGS)
-    const command = findCommand(words)
-    if (!command || flags.help) {
-      io.out(command ? commandHelp(command) : generalHelp())
-      return command || flags.help || words.length === 0 ? 0 : unknownCommand(io, words)
-    }
-    checkFlags(command, flags)
-    await command.run(createContext(command, words, flags, io))
+    await program.parseAsync([...argv], { from: 'user' })
     return 0
   } catch (error) {
+    // Help and --version end with exit code 0; a command line the parser refused, with 2.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2
     return reportError(io, error)
   }
 }
 
-function findCommand(words: string[]): Command | undefined {
-  return [...COMMANDS]
-    .sort((a, b) => b.name.split(' ').length - a.name.split(' ').length)
-    .find((command) => command.name.split(' ').every((word, i) => words[i] === word))
-}
-
-function checkFlags(command: Command, flags: Record<string, string | true>) {
-  for (const name of Object.keys(flags)) {
-    if (!GLOBAL_FLAGS.has(name) && !(command.flags && name in command.flags)) {
-      throw new CliError(`Unknown flag --${name} for "${command.name}" (see mailstead ${command.name} --help)`)
-    }
-  }
-}
-
-function createContext(command: Command, words: string[], flags: Record<string, string | true>, io: Io): Context {
-  const args = words.slice(command.name.split(' ').length)
-  const settingFlags = Object.fromEntries(
-    Object.entries(flags).filter(([name, value]) => SETTING_FLAGS.has(name) && typeof value === 'string'),
-  ) as Record<string, string>
+function createContext({ args, flags, configFile, settingFlags }: Invocation, io: Io): Context {
   let loaded: LoadedConfig | undefined
-  const load = () =>
-    (loaded ??= loadConfig({ file: typeof flags.config === 'string' ? flags.config : undefined, env: io.env, flags: settingFlags }))
+  const load = () => (loaded ??= loadConfig({ file: configFile, env: io.env, flags: settingFlags }))
   return {
     args,
     flags,
@@ -146,11 +142,6 @@ function createContext(command: Command, words: string[], flags: Record<string, 
   }
 }
 
-function unknownCommand(io: Io, words: string[]): number {
-  io.err(`Unknown command: ${words.join(' ')}`)
-  return 2
-}
-
 function reportError(io: Io, error: unknown): number {
   if (error instanceof CliError) {
     io.err(`error: ${error.message}`)
@@ -162,28 +153,4 @@ function reportError(io: Io, error: unknown): number {
   }
   io.err(`error: ${(error as Error)?.stack ?? String(error)}`)
   return 1
-}
-
-const usage = (command: Command) =>
-  [`mailstead ${command.name}`, command.args, ...Object.keys(command.flags ?? {}).map((f) => `[--${f}]`)].filter(Boolean).join(' ')
-
-function generalHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length))
-  return [
-    'Mailstead: a self-hosted email platform in one process.',
-    '',
-    'Usage: mailstead <command> [arguments] [--flags]',
-    '',
-    'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    '',
-    'Every command also takes --config FILE (JSON settings) and a flag per setting, such as',
-    '--data-dir DIR or --http-port N: "mailstead config show" lists them all.',
-    'Run "mailstead <command> --help" for its flags.',
-  ].join('\n')
-}
-
-function commandHelp(command: Command): string {
-  const flags = Object.entries(command.flags ?? {}).map(([name, spec]) => `  --${name.padEnd(10)} ${spec.description}`)
-  return [`Usage: ${usage(command)}`, '', command.summary, ...(flags.length ? ['', 'Flags:', ...flags] : [])].join('\n')
 }

@@ -84,7 +84,11 @@ function readConfigFile(path: string): Record<string, string> {
   return values
 }
 
-/** The effective configuration as text, secrets masked: what `config show` prints. */
+/**
+ * The effective configuration, secrets masked: what `config show` prints. `value` is the text a
+ * flag or MAILSTEAD_* variable would take; `typed` the value itself (number, boolean, string, list,
+ * object or null), for JSON.
+ */
 export function describeConfig({ config, sources }: LoadedConfig) {
   return (SETTINGS as readonly Setting[]).map((setting) => {
     const value = config[setting.key]
@@ -93,9 +97,11 @@ export function describeConfig({ config, sources }: LoadedConfig) {
       key: setting.key,
       env: envName(setting.key),
       value: setting.secret ? mask(text) : text,
+      typed: setting.secret ? (value === null || text === '' ? null : MASK) : (value as unknown),
       source: sources[setting.key],
     }
   })
 }
 
-const mask = (text: string) => (text.length > 0 ? '********' : '')
+const MASK = '********'
+const mask = (text: string) => (text.length > 0 ? MASK : '')

@@ -1,6 +1,7 @@
-import { cancelWaitingDelivery, countQueue, findDeliveryIn, listDeliveries, requeueDeliveries, type QueueScope } from '../core/emails/deliveries.repository.ts'
+import { cancelWaitingDelivery, countQueue, findDeliveryIn, listDeliveries, requeueDeliveries, type DeliveryRow, type QueueScope } from '../core/emails/deliveries.repository.ts'
 import { addEmailEvent } from '../core/emails/email-events.ts'
 import type { Db, DeliveryState } from '../db/schema.ts'
+import { isoTime } from '../lib/clock.ts'
 import { AppError, invalid, notFound } from '../lib/errors.ts'
 
 /*
@@ -31,6 +32,19 @@ export async function queueStats(db: Db, scope: QueueScope = {}, pendingOnly = f
 /** Pending deliveries (or those in `state`), soonest first; `after` is the last of the page before. */
 export const listQueue = (db: Db, options: { state?: DeliveryState; limit: number; after?: { at: number; id: number } }, scope: QueueScope = {}) =>
   listDeliveries(db, options.state ? [options.state] : PENDING_STATES, scope, options.limit, options.after)
+
+/** A delivery of the queue as the API and the CLI show it: camelCase, times in ISO 8601. */
+export const toQueued = (row: DeliveryRow) => ({
+  id: row.id,
+  emailId: row.email_id,
+  recipient: row.recipient,
+  domain: row.recipient_domain,
+  state: row.state,
+  attempts: row.attempts,
+  nextAttemptAt: isoTime(row.next_attempt_at),
+  lastResponse: row.last_response,
+  createdAt: isoTime(row.created_at),
+})
 
 /** Sends a deferred or failed delivery (or every deferred one in scope) at the next round. */
 export async function retryDeliveries(db: Db, target: number | 'all-deferred', now: number, scope: QueueScope = {}) {

@@ -79,8 +79,8 @@ describe('mailstead contacts import', () => {
 
   test.each([
     [['contacts', 'import', '/no/such/file.csv', '--project', '1'], 2, 'There is no file /no/such/file.csv'],
-    [['contacts', 'import', '--project', '1'], 2, 'Give the CSV file'],
-    [['contacts', 'import', 'x.csv'], 2, '--project is required'],
+    [['contacts', 'import', '--project', '1'], 2, "missing required argument 'FILE'"],
+    [['contacts', 'import', 'x.csv'], 2, "required option '--project <id>' not specified"],
   ])('%j fails with exit code %d', async (argv, code, message) => {
     const result = await cli([...argv, ...data])
     expect(result.code).toBe(code)

@@ -60,7 +60,11 @@ describe('mailstead queue', () => {
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${ids['a@stuck.example']}\\s+deferred\\s+a@stuck\\.example\\s+1\\s+\\d{4}-\\S+\\s+\\S`)))
 
     const delivered = await queue('list', '--state', 'delivered', '--json')
-    expect(JSON.parse(delivered.out)).toEqual([expect.objectContaining({ id: ids['d@example.net'], recipient: 'd@example.net', state: 'delivered' })])
+    // camelCase keys and ISO 8601 times, as the HTTP API shows a delivery: not the database's row.
+    const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(JSON.parse(delivered.out)).toEqual([
+      { id: ids['d@example.net'], emailId: expect.any(String), recipient: 'd@example.net', domain: 'example.net', state: 'delivered', attempts: 1, nextAttemptAt: iso, lastResponse: expect.any(String), createdAt: iso },
+    ])
     expect((await queue('list', '--state', 'bounced')).out).toBe('Nothing to show')
     expect(await queue('list', '--state', 'stuck')).toMatchObject({ code: 2, err: expect.stringContaining('--state must be one of') })
   })
@@ -73,10 +77,13 @@ describe('mailstead queue', () => {
     expect(await stateOf('a@stuck.example')).toBe('delivered')
     expect(await stateOf('b@stuck.example')).toBe('deferred')
 
-    expect(await queue('retry', '--all-deferred')).toMatchObject({ code: 0, out: '1 delivery queued again' })
+    // Without a terminal to ask, nothing is retried unless --yes says so.
+    expect(await queue('retry', '--all-deferred')).toMatchObject({ code: 2, err: expect.stringContaining('Not confirmed; nothing changed') })
+    expect(await stateOf('b@stuck.example')).toBe('deferred')
+    expect(await queue('retry', '--all-deferred', '--yes')).toMatchObject({ code: 0, out: '1 delivery queued again' })
     await w.deliver()
     expect(receivedCount(w, 'b@stuck.example')).toBe(1)
-    expect(await queue('retry', '--all-deferred')).toMatchObject({ code: 0, out: '0 deliveries queued again' })
+    expect(await queue('retry', '--all-deferred', '--yes', '--json')).toMatchObject({ code: 0, out: JSON.stringify({ target: 'all-deferred', retried: 0 }) })
   })
 
   test('retry refuses a delivery that is not deferred or failed, and one that does not exist', async () => {
@@ -87,14 +94,16 @@ describe('mailstead queue', () => {
 
   test('cancel takes a delivery out of the queue and records it on the email', async () => {
     const id = ids['c@later.example']!
-    expect(await queue('cancel', String(id))).toMatchObject({ code: 0, out: `Delivery ${id} cancelled` })
+    expect(await queue('cancel', String(id))).toMatchObject({ code: 2, err: expect.stringContaining('Not confirmed; nothing changed') })
+    expect(await stateOf('c@later.example')).toBe('scheduled')
+    expect(await queue('cancel', String(id), '--yes')).toMatchObject({ code: 0, out: `Delivery ${id} cancelled` })
     expect(await stateOf('c@later.example')).toBe('cancelled')
     const emailId = (await w.t.app.db.selectFrom('deliveries').select('email_id').where('id', '=', id).executeTakeFirstOrThrow()).email_id
     const email = await emailOf(w, emailId)
     expect(statusesOf(email)).toEqual(['SCHEDULED', 'CANCELLED'])
     expect(email.emailEvents[1].data).toEqual({ recipient: 'c@later.example' })
-    expect(await queue('cancel', String(id))).toMatchObject({ code: 1, err: expect.stringContaining('is cancelled') })
-    expect(await queue('cancel', String(ids['d@example.net']))).toMatchObject({ code: 1, err: expect.stringContaining('is delivered') })
+    expect(await queue('cancel', String(id), '--yes')).toMatchObject({ code: 1, err: expect.stringContaining('is cancelled') })
+    expect(await queue('cancel', String(ids['d@example.net']), '--yes')).toMatchObject({ code: 1, err: expect.stringContaining('is delivered') })
     expect(JSON.parse((await queue('stats', '--json')).out).byDomain).toEqual([])
   })
 })

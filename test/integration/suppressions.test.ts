@@ -199,8 +199,8 @@ describe('mailstead suppression', () => {
   })
 
   test.each([
-    ['add without --project', ['suppression', 'add', 'a@example.net'], 2, '--project is required'],
-    ['add without an address', ['suppression', 'add', '--project', 'PROJECT'], 2, 'Give the email address'],
+    ['add without --project', ['suppression', 'add', 'a@example.net'], 2, "required option '--project <id>' not specified"],
+    ['add without an address', ['suppression', 'add', '--project', 'PROJECT'], 2, "missing required argument 'EMAIL'"],
     ['add a malformed address', ['suppression', 'add', 'nope', '--project', 'PROJECT'], 1, 'not valid'],
     ['remove an address that is not suppressed', ['suppression', 'remove', 'never@example.net', '--project', 'PROJECT'], 1, 'not found'],
   ])('%s is an error', async (_, argv, code, message) => {

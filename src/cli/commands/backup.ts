@@ -7,7 +7,7 @@ import { secretPath } from '../../config/secret.ts'
 import { DatabaseFileError, snapshotDatabase } from '../../db/backup.ts'
 import { FileExistsError, writeNewFile } from '../../lib/files.ts'
 import { AppError } from '../../lib/errors.ts'
-import { CliError } from '../args.ts'
+import { CliError } from '../errors.ts'
 import { JSON_FLAG, print, type Command } from '../command.ts'
 
 /** Where a backup keeps the data directory's secret: beside the database, named after it. */

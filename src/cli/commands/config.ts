@@ -7,7 +7,9 @@ export const configShowCommand: Command = {
   flags: JSON_FLAG,
   async run(context) {
     const settings = describeConfig(context.loadConfig())
-    print(context, Object.fromEntries(settings.map((s) => [s.key, s.value])), () =>
+    // Each setting by name: its value in its own type (secrets masked), where it came from, its variable.
+    const json = Object.fromEntries(settings.map((s) => [s.key, { value: s.typed, source: s.source, env: s.env }]))
+    print(context, json, () =>
       table([['SETTING', 'ENVIRONMENT', 'VALUE', 'FROM'], ...settings.map((s) => [s.key, s.env, s.value, s.source])]),
     )
   },

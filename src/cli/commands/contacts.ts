@@ -5,10 +5,10 @@ import { importCsvFile, type ImportProgress, type ImportSummary } from '../../co
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { AppError } from '../../lib/errors.ts'
-import { CliError } from '../args.ts'
+import { CliError } from '../errors.ts'
 import { idArg, JSON_FLAG, print, stringFlag, type Command, type Context } from '../command.ts'
 
-const projectFlag = { project: { description: 'Project ID' } }
+const projectFlag = { project: { description: 'Project ID', value: 'id', required: true } }
 const projectOf = (context: Context) => idArg(stringFlag(context, 'project'), '--project')
 /** Failed rows printed after the summary; --json has the first 100. */
 const SHOWN_ERRORS = 10
@@ -63,7 +63,7 @@ const count = (n: number) => n.toLocaleString('en-US')
 export const contactsExportCommand: Command = {
   name: 'contacts export',
   summary: "Write a project's contacts as CSV, to standard output or --output FILE",
-  flags: { ...projectFlag, output: { description: 'Write to this file (replaced when done)' }, ...JSON_FLAG },
+  flags: { ...projectFlag, output: { description: 'Write to this file (replaced when done)', value: 'file' }, ...JSON_FLAG },
   async run(context) {
     const projectId = projectOf(context)
     const output = context.flags.output

@@ -13,7 +13,7 @@ import { isoTime, systemClock } from '../../lib/clock.ts'
 import { AppError } from '../../lib/errors.ts'
 import { countByStatus, finding, type Finding, type FindingStatus } from '../../lib/findings.ts'
 import { certificateFindings } from '../../smtp/certificate-check.ts'
-import { CliError } from '../args.ts'
+import { CliError } from '../errors.ts'
 import { commandLogger, JSON_FLAG, print, type Command, type Context } from '../command.ts'
 
 const DEFAULT_TIMEOUT_SECONDS = 10
@@ -25,7 +25,7 @@ export const doctorCommand: Command = {
   summary:
     "Check the server now: PTR and FCrDNS, host name, blocklists and SPF of its IPs, outbound port 25, the TLS certificate, who may read the data directory (exit code 1 when something failed)",
   flags: {
-    timeout: { description: `Seconds to wait for the outbound SMTP check (default ${DEFAULT_TIMEOUT_SECONDS})` },
+    timeout: { value: 'seconds', description: `Seconds to wait for the outbound SMTP check (default ${DEFAULT_TIMEOUT_SECONDS})` },
     ...JSON_FLAG,
   },
   async run(context) {

@@ -13,11 +13,11 @@ import { createDomainChecker } from '../../dns/checker.ts'
 import { createResolver } from '../../dns/resolver.ts'
 import { systemClock } from '../../lib/clock.ts'
 import { createRegistry } from '../../lib/metrics.ts'
-import { CliError } from '../args.ts'
+import { CliError } from '../errors.ts'
 import { commandLogger, confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command, type Context } from '../command.ts'
 import { processClaimant } from '../../cluster/membership.ts'
 
-const projectFlag = { project: { description: 'Project ID (needed when several projects have the domain)' } }
+const projectFlag = { project: { description: 'Project ID (needed when several projects have the domain)', value: 'id' } }
 
 /** The one domain NAME names, in --project when given. */
 async function findByName(context: Context, db: Db): Promise<DomainRow> {
@@ -35,7 +35,7 @@ export const domainAddCommand: Command = {
   name: 'domain add',
   summary: 'Add a sending domain to a project and print the DNS records to publish',
   args: 'NAME',
-  flags: { project: { description: 'Project ID' }, region: { description: 'Sending region (default us-east-1)' }, ...JSON_FLAG },
+  flags: { project: { description: 'Project ID', value: 'id', required: true }, region: { description: 'Sending region (default us-east-1)', value: 'region' }, ...JSON_FLAG },
   async run(context) {
     const projectId = idArg(stringFlag(context, 'project'), '--project')
     const region = typeof context.flags.region === 'string' ? context.flags.region : 'us-east-1'
@@ -56,7 +56,7 @@ export const domainAddCommand: Command = {
 export const domainListCommand: Command = {
   name: 'domain list',
   summary: 'List sending domains and their status',
-  flags: { project: { description: 'Only this project' }, ...JSON_FLAG },
+  flags: { project: { description: 'Only this project', value: 'id' }, ...JSON_FLAG },
   async run(context) {
     const project = typeof context.flags.project === 'string' ? idArg(context.flags.project, '--project') : undefined
     await context.withDb(async (db, { config }) => {
@@ -77,10 +77,11 @@ export const domainRecordsCommand: Command = {
   name: 'domain records',
   summary: "Print a domain's DNS records as zone-file lines, ready to paste",
   args: 'NAME',
-  flags: projectFlag,
+  flags: { ...projectFlag, ...JSON_FLAG },
   async run(context) {
     await context.withDb(async (db, { config }) => {
-      for (const line of zoneLines(expectedRecords(await findByName(context, db), config.hostname))) context.io.out(line)
+      const records = expectedRecords(await findByName(context, db), config.hostname)
+      print(context, records.map(({ kind, type, name, value, priority, required }) => ({ kind, type, name, value, priority: priority ?? null, required })), () => zoneLines(records))
     })
   },
 }
@@ -116,13 +117,13 @@ export const domainRemoveCommand: Command = {
   name: 'domain remove',
   summary: 'Remove a sending domain (its mail can no longer be sent)',
   args: 'NAME',
-  flags: { ...projectFlag, ...YES_FLAG },
+  flags: { ...projectFlag, ...YES_FLAG, ...JSON_FLAG },
   async run(context) {
     await context.withDb(async (db) => {
       const domain = await findByName(context, db)
       await confirmOrStop(context, `Remove ${domain.name} from project ${domain.project_id}?`)
       await writeTransaction(db, (trx) => domains.removeDomain(trx, domain.project_id, domain.id))
-      context.io.out(`Removed ${domain.name} from project ${domain.project_id}`)
+      print(context, { id: domain.id, name: domain.name, projectId: domain.project_id, removed: true }, () => [`Removed ${domain.name} from project ${domain.project_id}`])
     })
   },
 }

@@ -1,7 +1,7 @@
 import { findReport, listReports, type ReceivedReportRow } from '../../core/inbound/received-reports.repository.ts'
 import type { ReceivedOutcome } from '../../db/schema.ts'
 import { notFound } from '../../lib/errors.ts'
-import { CliError } from '../args.ts'
+import { CliError } from '../errors.ts'
 import { idArg, JSON_FLAG, print, table, type Command } from '../command.ts'
 
 const OUTCOMES: ReceivedOutcome[] = ['applied', 'duplicate', 'ignored', 'untrusted']
@@ -25,7 +25,7 @@ const shown = (row: Omit<ReceivedReportRow, 'raw'>) => ({
 export const inboundReportsCommand: Command = {
   name: 'inbound reports',
   summary: 'List the bounces and complaints the MX listener received, newest first, and why each changed what it did (or nothing)',
-  flags: { outcome: { description: OUTCOMES.join(', ') }, limit: { description: 'At most this many (50)' }, ...JSON_FLAG },
+  flags: { outcome: { description: OUTCOMES.join(', '), value: 'outcome' }, limit: { description: 'At most this many (50)', value: 'n' }, ...JSON_FLAG },
   async run(context) {
     const outcome = context.flags.outcome
     if (outcome !== undefined && !OUTCOMES.includes(outcome as ReceivedOutcome)) throw new CliError(`--outcome must be one of ${OUTCOMES.join(', ')}`)

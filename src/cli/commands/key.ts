@@ -1,14 +1,14 @@
 import * as projects from '../../core/projects/projects.service.ts'
 import type { KeyType } from '../../core/projects/keys.ts'
-import { CliError } from '../args.ts'
+import { CliError } from '../errors.ts'
 import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command } from '../command.ts'
 
-const projectFlag = { project: { description: 'Project ID' } }
+const projectFlag = { project: { description: 'Project ID', value: 'id', required: true } }
 
 export const keyCreateCommand: Command = {
   name: 'key create',
   summary: 'Create an API key for a project (secret or public); the key is shown only once',
-  flags: { ...projectFlag, type: { description: 'secret or public' }, ...JSON_FLAG },
+  flags: { ...projectFlag, type: { description: 'secret or public', value: 'type', required: true }, ...JSON_FLAG },
   async run(context) {
     const projectId = idArg(stringFlag(context, 'project'), '--project')
     const type = stringFlag(context, 'type')

@@ -1,13 +1,13 @@
 import * as projects from '../../core/projects/projects.service.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
-import { CliError } from '../args.ts'
+import { CliError } from '../errors.ts'
 import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command } from '../command.ts'
 
 export const projectCreateCommand: Command = {
   name: 'project create',
   summary: 'Create a project and print its first secret and public key (shown only once)',
-  flags: { name: { description: 'Project name' }, ...JSON_FLAG },
+  flags: { name: { description: 'Project name', value: 'name', required: true }, ...JSON_FLAG },
   async run(context) {
     const name = stringFlag(context, 'name')
     const created = await context.withDb((db) => projects.createProject(db, name, Date.now()))

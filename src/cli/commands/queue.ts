@@ -1,11 +1,11 @@
 import type { DeliveryState } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
-import { cancelDelivery, listQueue, queueStats, retryDeliveries } from '../../delivery/queue-admin.ts'
+import { cancelDelivery, listQueue, queueStats, retryDeliveries, toQueued } from '../../delivery/queue-admin.ts'
 import { shapingOf } from '../../delivery/sites/configure.ts'
 import { siteReports, type SiteReport } from '../../delivery/sites/site-report.ts'
 import { warmupIsOn } from '../../delivery/sites/warmup.ts'
-import { CliError } from '../args.ts'
-import { idArg, JSON_FLAG, print, table, type Command } from '../command.ts'
+import { CliError } from '../errors.ts'
+import { confirmOrStop, idArg, JSON_FLAG, print, table, YES_FLAG, type Command } from '../command.ts'
 
 const STATES: DeliveryState[] = ['scheduled', 'queued', 'sending', 'deferred', 'paused', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed']
 
@@ -26,18 +26,18 @@ export const queueStatsCommand: Command = {
 export const queueListCommand: Command = {
   name: 'queue list',
   summary: 'List pending deliveries (or those in --state), soonest first',
-  flags: { state: { description: STATES.join(', ') }, limit: { description: 'At most this many (100)' }, ...JSON_FLAG },
+  flags: { state: { description: STATES.join(', '), value: 'state' }, limit: { description: 'At most this many (100)', value: 'n' }, ...JSON_FLAG },
   async run(context) {
     const state = context.flags.state
     if (state !== undefined && !STATES.includes(state as DeliveryState)) throw new CliError(`--state must be one of ${STATES.join(', ')}`)
     const limit = typeof context.flags.limit === 'string' ? idArg(context.flags.limit, '--limit') : 100
-    const rows = await context.withDb((db) => listQueue(db, { state: state as DeliveryState | undefined, limit }))
+    const rows = (await context.withDb((db) => listQueue(db, { state: state as DeliveryState | undefined, limit }))).map(toQueued)
     print(context, rows, () =>
       rows.length === 0
         ? ['Nothing to show']
         : table([
             ['ID', 'STATE', 'RECIPIENT', 'ATTEMPTS', 'NEXT ATTEMPT', 'LAST RESPONSE'],
-            ...rows.map((r) => [String(r.id), r.state, r.recipient, String(r.attempts), new Date(r.next_attempt_at).toISOString(), (r.last_response ?? '-').slice(0, 60)]),
+            ...rows.map((r) => [String(r.id), r.state, r.recipient, String(r.attempts), r.nextAttemptAt, (r.lastResponse ?? '-').slice(0, 60)]),
           ]),
     )
   },
@@ -46,23 +46,28 @@ export const queueListCommand: Command = {
 export const queueRetryCommand: Command = {
   name: 'queue retry',
   summary: 'Try a deferred or failed delivery again now (or every deferred one)',
-  args: 'ID',
-  flags: { 'all-deferred': { description: 'Every deferred delivery', boolean: true } },
+  args: '[ID]',
+  flags: { 'all-deferred': { description: 'Every deferred delivery (asks first)', boolean: true }, ...YES_FLAG, ...JSON_FLAG },
   async run(context) {
-    const target = context.flags['all-deferred'] ? 'all-deferred' : idArg(context.args[0], 'Delivery ID')
-    const count = await context.withDb((db) => writeTransaction(db, (trx) => retryDeliveries(trx, target, Date.now())))
-    context.io.out(`${count} ${count === 1 ? 'delivery' : 'deliveries'} queued again`)
+    const all = context.flags['all-deferred'] === true
+    if (all && context.args[0] !== undefined) throw new CliError('Give a delivery ID or --all-deferred, not both')
+    const target = all ? 'all-deferred' : idArg(context.args[0], 'Delivery ID')
+    if (all) await confirmOrStop(context, 'Send every deferred delivery again now?')
+    const retried = await context.withDb((db) => writeTransaction(db, (trx) => retryDeliveries(trx, target, Date.now())))
+    print(context, { target: all ? 'all-deferred' : target, retried }, () => [`${retried} ${retried === 1 ? 'delivery' : 'deliveries'} queued again`])
   },
 }
 
 export const queueCancelCommand: Command = {
   name: 'queue cancel',
-  summary: 'Take a delivery that has not left yet out of the queue',
+  summary: 'Take a delivery that has not left yet out of the queue (asks first)',
   args: 'ID',
+  flags: { ...YES_FLAG, ...JSON_FLAG },
   async run(context) {
     const id = idArg(context.args[0], 'Delivery ID')
+    await confirmOrStop(context, `Cancel delivery ${id}? Its recipient will not get the email.`)
     await context.withDb((db) => writeTransaction(db, (trx) => cancelDelivery(trx, id, Date.now())))
-    context.io.out(`Delivery ${id} cancelled`)
+    print(context, { id, state: 'cancelled' }, () => [`Delivery ${id} cancelled`])
   },
 }
 

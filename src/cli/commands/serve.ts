@@ -1,15 +1,21 @@
 import { createApp } from '../../app.ts'
-import type { Command } from '../command.ts'
+import { JSON_FLAG, type Command } from '../command.ts'
 
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Run the server: migrations, then the HTTP API, until SIGINT or SIGTERM',
+  // Its log is JSON lines already; --json makes the notice of stopping one too.
+  flags: JSON_FLAG,
   async run(context) {
     const { config } = context.loadConfig()
     const app = await createApp(config)
     await app.start()
     const signal = await context.io.stopSignal
-    context.io.err(`${signal} received, stopping (at most ${config.stopGraceSeconds} s for work under way; ${signal} again exits at once)`)
+    context.io.err(
+      context.flags.json
+        ? JSON.stringify({ stopping: true, signal, graceSeconds: config.stopGraceSeconds })
+        : `${signal} received, stopping (at most ${config.stopGraceSeconds} s for work under way; ${signal} again exits at once)`,
+    )
     await app.stop()
   },
 }

@@ -1,9 +1,9 @@
 import * as suppressions from '../../core/suppressions/suppressions.service.ts'
 import { writeTransaction } from '../../db/transaction.ts'
-import { CliError } from '../args.ts'
+import { CliError } from '../errors.ts'
 import { idArg, JSON_FLAG, print, stringFlag, table, type Command, type Context } from '../command.ts'
 
-const projectFlag = { project: { description: 'Project ID' } }
+const projectFlag = { project: { description: 'Project ID', value: 'id', required: true } }
 const projectOf = (context: Context) => idArg(stringFlag(context, 'project'), '--project')
 const addressOf = (context: Context) => {
   if (!context.args[0]) throw new CliError('Give the email address')
@@ -27,12 +27,12 @@ export const suppressionAddCommand: Command = {
   name: 'suppression add',
   summary: 'Suppress an address in a project: mail to it is not sent',
   args: 'EMAIL',
-  flags: projectFlag,
+  flags: { ...projectFlag, ...JSON_FLAG },
   async run(context) {
     const projectId = projectOf(context)
     const email = addressOf(context)
     await context.withDb((db) => writeTransaction(db, (trx) => suppressions.suppress(trx, projectId, email, 'manual', null, Date.now())))
-    context.io.out(`${email} is suppressed in project ${projectId}`)
+    print(context, { projectId, email, suppressed: true }, () => [`${email} is suppressed in project ${projectId}`])
   },
 }
 
@@ -40,11 +40,11 @@ export const suppressionRemoveCommand: Command = {
   name: 'suppression remove',
   summary: 'Take an address off a project\'s suppression list',
   args: 'EMAIL',
-  flags: projectFlag,
+  flags: { ...projectFlag, ...JSON_FLAG },
   async run(context) {
     const projectId = projectOf(context)
     const email = addressOf(context)
     await context.withDb((db) => writeTransaction(db, (trx) => suppressions.unsuppress(trx, projectId, email)))
-    context.io.out(`${email} is no longer suppressed in project ${projectId}`)
+    print(context, { projectId, email, suppressed: false }, () => [`${email} is no longer suppressed in project ${projectId}`])
   },
 }

@@ -1,7 +1,5 @@
 import { Elysia, t } from 'elysia'
-import type { DeliveryRow } from '../../core/emails/deliveries.repository.ts'
-import { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries } from '../../delivery/queue-admin.ts'
-import { isoTime } from '../../lib/clock.ts'
+import { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued } from '../../delivery/queue-admin.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, ErrorSchema, intQuery, numericId, oneOf, strictObject } from '../schemas.ts'
@@ -20,18 +18,6 @@ const QueuedDeliverySchema = t.Object({
   nextAttemptAt: t.String({ format: 'date-time' }),
   lastResponse: t.Union([t.String(), t.Null()]),
   createdAt: t.String({ format: 'date-time' }),
-})
-
-const toQueued = (row: DeliveryRow) => ({
-  id: row.id,
-  emailId: row.email_id,
-  recipient: row.recipient,
-  domain: row.recipient_domain,
-  state: row.state,
-  attempts: row.attempts,
-  nextAttemptAt: isoTime(row.next_attempt_at),
-  lastResponse: row.last_response,
-  createdAt: isoTime(row.created_at),
 })
 
 const IdParams = t.Object({ id: numericId('The delivery id') })

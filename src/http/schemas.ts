@@ -59,7 +59,7 @@ export const ContactSchema = t.Object({
   data: t.Record(t.String(), t.Any()),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
-})
+}, { title: 'Contact' })
 
 export const ErrorSchema = t.Object({
   success: t.Literal(false),
@@ -70,7 +70,7 @@ export const ErrorSchema = t.Object({
   errors: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
   suggestion: t.Optional(t.String()),
   error: t.Object({ code: t.String(), message: t.String() }),
-})
+}, { title: 'Error' })
 
 /** Error responses every authenticated route can give. */
 export const authErrors = { 401: ErrorSchema, 403: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema } as const

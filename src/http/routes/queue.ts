@@ -20,7 +20,7 @@ const QueuedDeliverySchema = t.Object({
   nextAttemptAt: t.String({ format: 'date-time' }),
   lastResponse: t.Union([t.String(), t.Null()]),
   createdAt: t.String({ format: 'date-time' }),
-})
+}, { title: 'QueuedDelivery' })
 
 const toQueued = (row: DeliveryRow) => ({
   id: row.id,

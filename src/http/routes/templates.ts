@@ -12,7 +12,7 @@ const TemplateSchema = t.Object({
   body: t.String(),
   createdAt: t.String(),
   updatedAt: t.String(),
-})
+}, { title: 'Template' })
 
 const Fields = {
   name: t.String({ description: 'For people choosing a template' }),

@@ -4,7 +4,7 @@ import type { JsonObject } from './generate.ts'
  * A value that a schema accepts, made up the same way every time: a schema's own `examples`
  * first, then its const, its first enum value, its first alternative that is not null, and
  * otherwise a small value of its type that keeps its bounds. Objects carry their required
- * properties, and in an answer every property (a reader sees the whole shape). Field names that
+ * properties (and a message's subject and body), and in an answer every property (a reader sees the whole shape). Field names that
  * hold addresses, ids or links get one that reads as such. Tests check every example against its
  * schema.
  */
@@ -22,7 +22,7 @@ const HINTS: Array<[RegExp, string]> = [
   [/url$|^href$|^link$/i, 'https://example.com/'],
   [/domain$/i, 'example.com'],
   [/^name$/i, 'Example'],
-  [/At$/, AT],
+  [/At$|^timestamp$/, AT],
   [/^(subject|title)$/i, 'Welcome aboard'],
   [/^(body|html)$/i, '<p>Hello {{data.firstName ?? "there"}}</p>'],
   [/id$/i, 'cmb0example0000000000001'],
@@ -30,6 +30,8 @@ const HINTS: Array<[RegExp, string]> = [
 /** What a string of no other hint tries, in order, against its pattern and lengths. */
 const STRINGS = ['example', '1', 'x']
 const MAX_DEPTH = 12
+/** Optional fields a request's example shows all the same: without them a message says nothing. */
+const CONTENT = /^(subject|body|html)$/
 
 /** A string for a field named `name` that meets the schema's format, pattern and lengths. */
 function stringFor(schema: JsonObject, name: string): string {
@@ -61,7 +63,7 @@ function numberFor(schema: JsonObject): number {
 function objectFor(schema: JsonObject, options: ExampleOptions, depth: number): Record<string, unknown> {
   const properties = (schema.properties ?? {}) as Record<string, JsonObject>
   const required = new Set<string>(schema.required ?? [])
-  const names = Object.keys(properties).filter((name) => required.has(name) || options.everyProperty)
+  const names = Object.keys(properties).filter((name) => required.has(name) || options.everyProperty || CONTENT.test(name))
   // A request of only optional fields (a change) shows its first one rather than nothing.
   if (names.length === 0 && Object.keys(properties).length > 0 && !options.everyProperty) names.push(Object.keys(properties)[0]!)
   const value: Record<string, unknown> = {}

@@ -94,7 +94,11 @@ export function exampleOf(schema: JsonObject | undefined, options: ExampleOption
   const alternatives: JsonObject[] | undefined = schema.anyOf ?? schema.oneOf
   if (alternatives) return exampleOf(preferred(alternatives), options, name, depth + 1)
   if (Array.isArray(schema.allOf)) {
-    return Object.assign({}, ...schema.allOf.map((part: JsonObject) => exampleOf(part, options, name, depth + 1)))
+    // Objects merge; for anything else the first part's example stands for all (t.Composite
+    // gives a field that two parts both have as allOf of its two schemas).
+    const parts = schema.allOf.map((part: JsonObject) => exampleOf(part, options, name, depth + 1))
+    const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
+    return parts.every(isRecord) ? Object.assign({}, ...parts) : parts[0]
   }
   const type = Array.isArray(schema.type) ? (schema.type.find((t: string) => t !== 'null') ?? 'null') : schema.type
   switch (type) {

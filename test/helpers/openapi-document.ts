@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats'
  * components resolved.
  */
 
-export type OpenApiDocument = { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, any> } } & Record<string, any>
+export type OpenApiDocument = { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, any>; examples?: Record<string, any> } } & Record<string, any>
 
 const DOC_ID = 'mailstead:document'
 
@@ -81,3 +81,16 @@ export function operationFor(document: OpenApiDocument, method: string, path: st
 /** The JSON schema of an operation's answer of `status` (or its `default`), when it declares one. */
 export const responseSchemaOf = (operation: any, status: number): unknown =>
   (operation.responses?.[String(status)] ?? operation.responses?.default)?.content?.['application/json']?.schema
+
+/** `schema` with every `#/components/...` reference replaced by what it names (the shapes have no cycles). */
+export function dereferenced(document: OpenApiDocument, schema: unknown, depth = 0): any {
+  if (depth > 32) throw new Error('the document refers in a circle')
+  if (Array.isArray(schema)) return schema.map((item) => dereferenced(document, item, depth))
+  if (!schema || typeof schema !== 'object') return schema
+  const ref = (schema as { $ref?: unknown }).$ref
+  if (typeof ref === 'string' && ref.startsWith('#/components/')) {
+    const [, , group, name] = ref.split('/')
+    return dereferenced(document, (document.components as any)?.[group!]?.[name!], depth + 1)
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, dereferenced(document, value, depth)]))
+}

@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { canonical } from '../../src/http/openapi/components.ts'
 import { serverUrlOf } from '../../src/http/openapi/routes.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { SchemaChecker, type OpenApiDocument } from '../helpers/openapi-document.ts'
+import { operationFor, SchemaChecker, type OpenApiDocument } from '../helpers/openapi-document.ts'
 
 /*
  * The OpenAPI document itself: valid OpenAPI 3.1, its shared shapes written once as components,
@@ -127,6 +127,21 @@ describe('the OpenAPI document', () => {
     }
     expect(refused).toEqual([])
     expect(checked).toBeGreaterThan(400)
+  })
+})
+
+describe("the checks that test files run on live answers (test/helpers/openapi-answers.ts)", () => {
+  test('an answer is matched to its operation, a literal segment before a parameter', () => {
+    expect(operationFor(document, 'GET', '/contacts/import?limit=5')?.template).toBe('/contacts/import')
+    expect(operationFor(document, 'GET', '/contacts/c123')?.template).toBe('/contacts/{id}')
+    expect(operationFor(document, 'GET', '/no/such/route')).toBeUndefined()
+  })
+
+  test('an answer that breaks its schema is refused, through $ref', () => {
+    const contact = { $ref: '#/components/schemas/Contact' }
+    expect(checker.errors(contact, { id: 'c1', email: 'a@example.com', subscribed: true, data: {}, createdAt: '2025-06-01T12:00:00.000Z', updatedAt: '2025-06-01T12:00:00.000Z' })).toEqual([])
+    expect(checker.errors(contact, { id: 'c1', email: 'a@example.com', subscribed: 'yes' })).not.toEqual([])
+    expect(checker.errors({ type: 'array', items: contact }, [{ id: 1 }]).join()).toContain('/0')
   })
 })
 

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app.ts'
 import { addUnverifiedDomain, emailOf, leavesOf, receivedBy, receivedCount, rowCounts, statusesOf, textOf } from '../helpers/sending.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
+
+checkAnswersAgainstDocument()
 
 let w: World
 

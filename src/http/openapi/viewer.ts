@@ -6,7 +6,8 @@ import viewerPackage from 'swagger-ui-dist/package.json' with { type: 'json' }
  * The API document's page: Swagger UI (swagger-ui-dist, pinned in package.json) served by this
  * server from its own files, so that it shows with no network. The files are imported as files:
  * `bun build --compile` embeds them in the binary, and from source they are read where npm put
- * them. Swagger UI rather than Scalar: its bundle is half the size, and it needs no inline style.
+ * them. Swagger UI works under the page's self-only policy with nothing refused (the browser test
+ * checks it): 1.7 MB of script, 460 KB gzipped.
  */
 
 /** Under /swagger/assets/<version>/: a new version is a new address, so a file never changes. */

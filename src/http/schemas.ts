@@ -59,7 +59,7 @@ export const ContactSchema = t.Object({
   data: t.Record(t.String(), t.Any()),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
-})
+}, { title: 'Contact' })
 
 export const ErrorSchema = t.Object({
   success: t.Literal(false),
@@ -72,7 +72,7 @@ export const ErrorSchema = t.Object({
   ),
   suggestion: t.String({ description: 'What to do about it' }),
   error: t.Object({ code: t.String(), message: t.String() }),
-})
+}, { title: 'Error' })
 
 /** Error responses every authenticated route can give. */
 export const authErrors = { 401: ErrorSchema, 403: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema } as const

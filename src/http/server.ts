@@ -1,10 +1,10 @@
-import { swagger } from '@elysiajs/swagger'
 import { Elysia } from 'elysia'
 import { corsRoutes, CROSS_ORIGIN_HEADERS, isCrossOriginPath } from './cors.ts'
 import { bodyLimitFor, checkDeclaredLength, pathOf, readBody } from './body.ts'
 import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
 import { observeRequests } from './observe.ts'
+import { apiDocumentRoutes } from './openapi/routes.ts'
 import { requestIdFor } from './request-id.ts'
 import { analyticsRoutes } from './routes/analytics.ts'
 import { accountRoutes } from './routes/account.ts'
@@ -58,24 +58,19 @@ export function createHttpApp(deps: HttpDeps) {
       return errorBody(String(set.headers['x-request-id']), failure)
     })
     .use(
-      swagger({
-        path: '/swagger',
-        documentation: {
-          info: { title: 'Mailstead API', version: '0.1.0', description: 'Self-hosted email platform' },
-          components: {
-            securitySchemes: {
-              bearer: { type: 'http', scheme: 'bearer', description: 'sk_... or pk_...' },
-              session: {
-                type: 'apiKey',
-                in: 'cookie',
-                name: 'mailstead_session',
-                description:
-                  "The console's session (POST /api/v1/auth/sign-in), with the X-Project-Id header naming the project on project routes. Writes also need X-CSRF-Token.",
-              },
-            },
+      apiDocumentRoutes(deps.config, {
+        info: { title: 'Mailstead API', version: '0.1.0', description: 'Self-hosted email platform' },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'sk_... or pk_...' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'mailstead_session',
+            description:
+              "The console's session (POST /api/v1/auth/sign-in), with the X-Project-Id header naming the project on project routes. Writes also need X-CSRF-Token.",
           },
-          security: [{ bearer: [] }, { session: [] }],
         },
+        security: [{ bearer: [] }, { session: [] }],
       }),
     )
     .use(corsRoutes())

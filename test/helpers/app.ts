@@ -89,6 +89,15 @@ export async function createTestApp(settings: Record<string, string> = {}, optio
   }
 }
 
+/** Sees each answer that a test app's request() gets (test/helpers/openapi-answers.ts checks them against the API document). */
+export type AnswerObserver = (app: App, method: string, path: string, answer: TestResponse) => Promise<void>
+let observer: AnswerObserver | undefined
+
+/** Starts (or, with undefined, stops) showing every answer to `next`. */
+export function observeAnswers(next: AnswerObserver | undefined): void {
+  observer = next
+}
+
 async function send(app: App, method: string, path: string, options: RequestOptions): Promise<TestResponse> {
   const headers: Record<string, string> = { ...options.headers }
   if (options.key) headers.authorization = `Bearer ${options.key}`
@@ -105,5 +114,7 @@ async function send(app: App, method: string, path: string, options: RequestOpti
   } catch {
     // Not JSON (an HTML page, say): the test gets the text.
   }
-  return { status: response.status, headers: response.headers, body: parsed }
+  const answer = { status: response.status, headers: response.headers, body: parsed }
+  await observer?.(app, method, path, answer)
+  return answer
 }

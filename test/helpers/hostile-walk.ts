@@ -1,5 +1,6 @@
 import type { App } from '../../src/app.ts'
 import { errorShapeProblem, HOSTILE_VALUES, type RawBody } from './hostile.ts'
+import { dereferenced, type OpenApiDocument } from './openapi-document.ts'
 import type { JsonSchema } from './openapi-sample.ts'
 
 export interface Route {
@@ -9,14 +10,14 @@ export interface Route {
   body?: JsonSchema
 }
 
-/** Every operation of the OpenAPI document. */
-export function routesOf(doc: { paths: Record<string, Record<string, any>> }): Route[] {
+/** Every operation of the OpenAPI document, its schemas with their components written in. */
+export function routesOf(doc: OpenApiDocument): Route[] {
   return Object.entries(doc.paths).flatMap(([template, operations]) =>
     Object.entries(operations).map(([method, operation]) => ({
       method,
       template,
-      params: operation.parameters ?? [],
-      body: operation.requestBody?.content?.['application/json']?.schema,
+      params: dereferenced(doc, operation.parameters ?? []),
+      body: dereferenced(doc, operation.requestBody?.content?.['application/json']?.schema),
     })),
   )
 }

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { messageIdsByRecipient, runCampaign } from '../helpers/campaigns.ts'
 import { receivedBy } from '../helpers/sending.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
+
+checkAnswersAgainstDocument()
 
 let w: World
 let bookId: string

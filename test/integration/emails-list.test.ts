@@ -6,6 +6,9 @@ import { ManualClock } from '../helpers/clock.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { NEEDS_PEER_DOCUMENTS, NO_PEER_DOCUMENTS, schemaErrors, useSendResponse } from '../helpers/peer-schema.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
+
+checkAnswersAgainstDocument()
 
 /*
  * GET /api/v1/emails with useSend's filters: a creation range (startDate, endDate) and sending

@@ -3,6 +3,9 @@ import { cli } from '../helpers/cli.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { addUnverifiedDomain, cliFlags, emailOf, receivedBy, rowCounts, textOf } from '../helpers/sending.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
+
+checkAnswersAgainstDocument()
 
 let w: World
 let otherTemplateId: string

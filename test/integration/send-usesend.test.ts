@@ -3,6 +3,9 @@ import { createTestApp } from '../helpers/app.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { addUnverifiedDomain, emailOf, leavesOf, receivedBy, receivedCount, rowCounts, statusesOf, textOf } from '../helpers/sending.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
+
+checkAnswersAgainstDocument()
 
 let w: World
 

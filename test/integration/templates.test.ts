@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { emailOf, rowCounts } from '../helpers/sending.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
+
+checkAnswersAgainstDocument()
 
 let w: World
 let other: { secretKey: string }

@@ -11,6 +11,9 @@ import { SECRET } from '../helpers/sending.ts'
 import { createHook, startHookServer, until, type HookServer } from '../helpers/webhooks.ts'
 import { createWorld, type World } from '../helpers/world.ts'
 import { Holdings } from '../../src/db/claims.ts'
+import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
+
+checkAnswersAgainstDocument()
 
 const MINUTE = 60_000
 const clock = new ManualClock(Date.parse('2026-11-05T10:00:00Z'))

@@ -7,7 +7,7 @@ export const AccountSchema = t.Object({
   passwordSet: t.Boolean(),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
-})
+}, { title: 'Account' })
 
 export const PasswordField = t.String({ maxLength: 256, description: 'At least 10 characters' })
 

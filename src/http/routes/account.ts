@@ -8,7 +8,7 @@ import { requireSession } from '../session.ts'
 
 const tags = ['Accounts']
 const errors = { 401: ErrorSchema, 403: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema }
-const MyProject = t.Object({ id: t.Integer(), name: t.String(), disabled: t.Boolean(), role: t.String() })
+const MyProject = t.Object({ id: t.Integer(), name: t.String(), disabled: t.Boolean(), role: t.String() }, { title: 'MyProject' })
 const Time = t.String({ format: 'date-time' })
 const SessionSchema = t.Object({
   id: t.String(),
@@ -18,7 +18,7 @@ const SessionSchema = t.Object({
   createdAt: Time,
   lastSeenAt: t.String({ format: 'date-time', description: 'Written down at most every 5 minutes' }),
   expiresAt: Time,
-})
+}, { title: 'Session' })
 const CodeBody = strictObject({ code: t.String({ maxLength: 10, description: 'The current 6-digit code of the authenticator app' }) })
 const TotpState = t.Object({ totpEnabled: t.Boolean() })
 

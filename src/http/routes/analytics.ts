@@ -52,7 +52,7 @@ export const analyticsRoutes = (deps: HttpDeps) =>
             ...Span,
             result: t.Array(t.Object({ date: t.String({ description: 'The bucket: its date (YYYY-MM-DD), or when its hour starts' }), ...Counts })),
             totalCounts: t.Object(Counts),
-          }),
+          }, { title: 'EmailTimeSeries' }),
           ...authErrors,
           404: ErrorSchema,
         },

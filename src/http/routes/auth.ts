@@ -20,7 +20,7 @@ const SignedIn = t.Object({
   account: AccountSchema,
   csrfToken: t.String({ description: 'Send it in the X-CSRF-Token header of every write made with the session cookie' }),
   expiresAt: t.String({ format: 'date-time', description: 'When the session ends unless used: each use moves it two weeks on' }),
-})
+}, { title: 'SignedIn' })
 
 const errors = { 401: ErrorSchema, 403: ErrorSchema, 409: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema }
 

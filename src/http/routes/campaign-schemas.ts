@@ -34,7 +34,7 @@ export const CampaignSchema = t.Object({
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
   segment: t.Union([SegmentSchema, t.Null()]),
-})
+}, { title: 'Campaign' })
 
 export const StatsSchema = t.Object({
   totalRecipients: t.Integer(),
@@ -54,7 +54,7 @@ export const StatsSchema = t.Object({
   expectedFinishAt: t.Union([t.String(), t.Null()], {
     description: "While this server warms up: when the campaign's last message may go under the daily caps of the large providers (the start of that day, UTC); null when no cap holds it back",
   }),
-})
+}, { title: 'CampaignStats' })
 
 /** useSend's Campaign: the interface's v1 form, every field present. */
 export const V1CampaignSchema = t.Object({
@@ -84,4 +84,4 @@ export const V1CampaignSchema = t.Object({
   bcc: Addresses,
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
-})
+}, { title: 'V1Campaign' })

@@ -31,7 +31,7 @@ const NewCampaign = strictObject({
   scheduledAt: t.Optional(t.String({ description: 'ISO 8601' })),
   batchSize: t.Optional(BatchSize),
   batchWindowMinutes: t.Optional(intField(0, 1440)),
-})
+}, { title: 'V1NewCampaign' })
 
 type NewBody = typeof NewCampaign.static
 
@@ -108,7 +108,7 @@ export const campaignV1Routes = (deps: HttpDeps) => {
         }),
         response: {
           200: t.Object({
-            campaigns: t.Array(t.Pick(V1CampaignSchema, ['id', 'name', 'from', 'subject', 'createdAt', 'updatedAt', 'status', 'scheduledAt', 'total', 'sent', 'delivered', 'unsubscribed'])),
+            campaigns: t.Array(t.Pick(V1CampaignSchema, ['id', 'name', 'from', 'subject', 'createdAt', 'updatedAt', 'status', 'scheduledAt', 'total', 'sent', 'delivered', 'unsubscribed'], { title: 'V1CampaignSummary' })),
             totalPage: t.Integer(),
           }),
           ...authErrors,

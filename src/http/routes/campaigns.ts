@@ -29,8 +29,8 @@ const Fields = {
   batchSize: t.Optional(intField(1, MAX_BATCH_SIZE, 'Emails per batch, 500 when absent')),
   batchWindowMinutes: t.Optional(intField(0, 1440, 'Minutes at least between batches, 0 when absent')),
 }
-const NewCampaign = strictObject(Fields)
-const CampaignChanges = t.Partial(NewCampaign, { additionalProperties: false })
+const NewCampaign = strictObject(Fields, { title: 'NewCampaign' })
+const CampaignChanges = t.Partial(NewCampaign, { title: 'CampaignChanges', additionalProperties: false })
 
 type Body = Partial<typeof NewCampaign.static>
 
@@ -51,7 +51,7 @@ const inputOf = (body: Body): Partial<CampaignInput> => ({
 })
 
 const IdParams = t.Object({ id: t.String() })
-const Wrapped = t.Object({ success: t.Literal(true), data: CampaignSchema, message: t.Optional(t.String()) })
+const Wrapped = t.Object({ success: t.Literal(true), data: CampaignSchema, message: t.Optional(t.String()) }, { title: 'WrappedCampaign' })
 const errors = { ...authErrors, 404: ErrorSchema, 409: ErrorSchema }
 const tags = ['Campaigns']
 

@@ -15,7 +15,7 @@ const BookSchema = t.Object({
   _count: t.Object({ contacts: t.Integer() }, { description: "useSend's name for contactCount" }),
   createdAt: t.String(),
   updatedAt: t.String(),
-})
+}, { title: 'ContactBook' })
 
 const BookContactSchema = t.Object({
   id: t.String(),
@@ -27,7 +27,7 @@ const BookContactSchema = t.Object({
   contactBookId: t.String(),
   createdAt: t.String(),
   updatedAt: t.String(),
-})
+}, { title: 'ContactBookContact' })
 
 const BookFields = {
   emoji: t.Optional(t.String({ maxLength: 50 })),
@@ -40,7 +40,7 @@ const ContactFields = {
   properties: t.Optional(DataField),
   subscribed: t.Optional(t.Boolean()),
 }
-const NewContact = strictObject({ email: EmailField, ...ContactFields })
+const NewContact = strictObject({ email: EmailField, ...ContactFields }, { title: 'NewContactBookContact' })
 const ContactId = t.Object({ contactId: t.String() })
 const BookParams = t.Object({ contactBookId: t.String() })
 const ContactParams = t.Object({ contactBookId: t.String(), contactId: t.String() })

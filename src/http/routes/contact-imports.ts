@@ -28,7 +28,7 @@ const ImportSchema = t.Object({
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
   finishedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
-})
+}, { title: 'ContactImport' })
 const tags = ['Contacts']
 
 /** Importing contacts from CSV: the upload is stored and imported in the background. */

@@ -22,7 +22,7 @@ const DomainStatsSchema = t.Object({
   judged: t.Boolean({ description: 'Enough was sent in the window (minDeliveries) for the rates to be judged' }),
   over: t.Array(Breach, { description: 'The limits passed: campaigns from the domain pause while any is' }),
   message: t.Union([t.String(), t.Null()]),
-})
+}, { title: 'DomainStats' })
 
 /** The sending guardrails' view of a domain: its counts and rates over the window, and the limits. */
 export const domainStatsRoutes = (deps: HttpDeps) => {

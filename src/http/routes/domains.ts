@@ -17,7 +17,7 @@ const DnsRecordSchema = t.Object({
   recommended: t.Boolean(),
   found: t.Union([t.String(), t.Null()], { description: 'What the last check found at the name (null: nothing, or not checked yet)' }),
   problem: t.Union([t.String(), t.Null()], { description: 'Why the last check judged it so, when it is not right' }),
-})
+}, { title: 'DnsRecord' })
 
 const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])
 
@@ -41,7 +41,7 @@ const DomainSchema = t.Object({
   subdomain: Nullable(t.String()),
   verificationError: Nullable(t.String()),
   lastCheckedTime: Nullable(t.String()),
-})
+}, { title: 'Domain' })
 
 const Counts = {
   messages: t.Integer(),
@@ -75,7 +75,7 @@ const DmarcSummarySchema = t.Object({
   ),
   sourceCount: t.Integer({ description: 'Sources in the range; `sources` lists the 1,000 with the most messages' }),
   flagged: t.Integer({ description: 'Sources that send as the domain but are not this server' }),
-})
+}, { title: 'DmarcSummary' })
 
 const DateQuery = (name: string, description: string) =>
   t.Optional(t.String({ maxLength: 40, description, error: 'must be a date as YYYY-MM-DD', 'x-field': name }))

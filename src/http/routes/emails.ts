@@ -38,7 +38,7 @@ const EmailBody = strictObject({
       description: "The id of one of the project's emails this one answers: In-Reply-To and References thread it under that one",
     }),
   ),
-})
+}, { title: 'SendEmail' })
 
 type EmailInput = typeof EmailBody.static
 
@@ -66,7 +66,7 @@ function requestOf(body: EmailInput, at = ''): SendRequest {
   }
 }
 
-const EmailEventSchema = t.Object({ emailId: t.String(), status: t.String(), createdAt: t.String(), data: t.Any() })
+const EmailEventSchema = t.Object({ emailId: t.String(), status: t.String(), createdAt: t.String(), data: t.Any() }, { title: 'EmailEvent' })
 
 const EmailSchema = t.Object({
   id: t.String(),
@@ -87,7 +87,7 @@ const EmailSchema = t.Object({
   domainId: t.Union([t.Integer(), t.Null()], { description: 'The sending domain; null once it is removed' }),
   messageId: t.String(),
   scheduledAt: t.Union([t.String(), t.Null()]),
-})
+}, { title: 'Email' })
 
 const DeliverySchema = t.Object({
   recipient: t.String(),
@@ -111,9 +111,9 @@ const DeliverySchema = t.Object({
   dkimDomains: t.Array(t.String(), { description: 'The d= domains of its DKIM signatures' }),
   nextAttemptAt: t.Union([t.String(), t.Null()], { description: 'While it waits' }),
   updatedAt: t.String(),
-})
+}, { title: 'EmailDelivery' })
 
-const EmailSummarySchema = t.Omit(EmailSchema, ['emailEvents'])
+const EmailSummarySchema = t.Omit(EmailSchema, ['emailEvents'], { title: 'EmailSummary' })
 
 const EmailIdParams = t.Object({ emailId: t.String({ minLength: 3 }) })
 

@@ -19,11 +19,11 @@ const ProjectSchema = t.Object({
   sendRatePerSecond: t.Union([t.Number(), t.Null()], { description: "Emails per second; null for the server's rate, which is also the most a project may set here" }),
   createdAt: Time,
   updatedAt: Time,
-})
+}, { title: 'Project' })
 
-const KeySchema = t.Object({ id: t.Integer(), projectId: t.Integer(), type: t.String(), key: t.String({ description: 'Only its first characters' }), createdAt: Time, revokedAt: t.Union([Time, t.Null()]) })
-const MemberSchema = t.Object({ accountId: t.String(), email: t.String(), role: t.String(), createdAt: Time, updatedAt: Time })
-const InvitationSchema = t.Object({ id: t.String(), email: t.String(), role: t.String(), createdAt: Time, expiresAt: Time })
+const KeySchema = t.Object({ id: t.Integer(), projectId: t.Integer(), type: t.String(), key: t.String({ description: 'Only its first characters' }), createdAt: Time, revokedAt: t.Union([Time, t.Null()]) }, { title: 'ApiKey' })
+const MemberSchema = t.Object({ accountId: t.String(), email: t.String(), role: t.String(), createdAt: Time, updatedAt: Time }, { title: 'Member' })
+const InvitationSchema = t.Object({ id: t.String(), email: t.String(), role: t.String(), createdAt: Time, expiresAt: Time }, { title: 'Invitation' })
 const Done = <T extends TSchema>(id: T) => t.Object({ id, success: t.Boolean(), message: t.String() })
 const RoleField = oneOf(ROLE_VALUES, 'owner: everything; admin: everything but members and deleting the project; member: sending and content, no keys, domains, webhooks or settings; viewer: read only')
 

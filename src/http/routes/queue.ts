@@ -18,7 +18,7 @@ const QueuedDeliverySchema = t.Object({
   nextAttemptAt: t.String({ format: 'date-time' }),
   lastResponse: t.Union([t.String(), t.Null()]),
   createdAt: t.String({ format: 'date-time' }),
-})
+}, { title: 'QueuedDelivery' })
 
 const IdParams = t.Object({ id: numericId('The delivery id') })
 const withNotFound = { ...authErrors, 404: ErrorSchema, 409: ErrorSchema }

@@ -7,6 +7,7 @@ import type { HttpDeps } from '../deps.ts'
 import { authErrors, ContactSchema, ErrorSchema, intQuery, oneOf, strictObject } from '../schemas.ts'
 
 export const ConditionSchema = t.Unknown({
+  title: 'Condition',
   description:
     '{logic: AND|OR, groups: [{filters: [{field, operator, value?, unit?}], conditions?}]}. Fields: email, subscribed, createdAt, updatedAt, ' +
     'data.<key>, event.<name>, email.<status>, segment.<id>. Operators: equals, notEquals, contains, notContains, startsWith, endsWith, gt, gte, ' +
@@ -24,7 +25,7 @@ export const SegmentSchema = t.Object({
   projectId: t.String(),
   createdAt: t.String(),
   updatedAt: t.String(),
-})
+}, { title: 'Segment' })
 
 const Members = strictObject({
   contactIds: t.Optional(t.Array(t.String(), { maxItems: 1000 })),

@@ -6,11 +6,11 @@ export const AttachmentSchema = strictObject({
   filename: t.String({ description: 'File name shown to the recipient' }),
   content: t.String({ description: 'The file, base64' }),
   contentType: t.Optional(t.String({ description: 'MIME type, e.g. application/pdf' })),
-})
+}, { title: 'Attachment' })
 
 export const HeadersSchema = t.Record(t.String(), t.String(), { description: 'Extra headers; names and values on one line' })
 
-export const MailboxObject = strictObject({ name: t.Optional(t.String()), email: t.String() })
+export const MailboxObject = strictObject({ name: t.Optional(t.String()), email: t.String() }, { title: 'Mailbox' })
 
 export const listOf = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value])
 

@@ -24,7 +24,7 @@ const PlunkSendBody = strictObject({
   data: t.Optional(DataField),
   template: t.Optional(t.String({ description: 'Template id: its subject and body, with data filled in' })),
   attachments: t.Optional(t.Array(AttachmentSchema)),
-})
+}, { title: 'PlunkSend' })
 
 type PlunkSend = typeof PlunkSendBody.static
 

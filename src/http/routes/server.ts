@@ -13,7 +13,7 @@ const FindingSchema = t.Object({
   }),
   message: t.String({ description: 'What was found, in one sentence' }),
   fix: t.Optional(t.String({ description: 'How to put it right' })),
-})
+}, { title: 'ServerFinding' })
 
 const RelayPortSchema = t.Object({
   port: t.Integer(),
@@ -21,7 +21,7 @@ const RelayPortSchema = t.Object({
   state: t.UnionEnum(['up', 'down', 'off'], {
     description: "This process's listener: up, down (its port could not be bound) or off (this process does not run the smtp role; another may)",
   }),
-})
+}, { title: 'RelayPort' })
 
 /** How an application reaches the relay: what the console's SMTP relay page shows, from the settings. */
 function relaySettings(deps: HttpDeps) {

@@ -22,7 +22,7 @@ const SiteSchema = t.Object({
   suspension: t.Union([t.Object({ until: t.String(), reason: t.Union([t.String(), t.Null()]) }), t.Null()]),
   warmup: t.Union([t.Object({ day: t.Integer(), days: t.Integer(), cap: t.Integer(), sentToday: t.Integer() }), t.Null()]),
   holding: t.Union([t.String(), t.Null()], { description: 'Why its mail waits now, if it does' }),
-})
+}, { title: 'Site' })
 
 export const siteRoutes = (deps: HttpDeps) =>
   new Elysia({ prefix: '/api/v1/sites' }).use(requireKey(deps)).get('', async ({ caller }) => ({ data: await deps.sites(caller.project.id) }), {

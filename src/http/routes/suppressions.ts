@@ -14,7 +14,7 @@ const SuppressionSchema = t.Object({
   reason: t.UnionEnum(['hard_bounce', 'complaint', 'manual']),
   detail: t.Union([t.String(), t.Null()]),
   createdAt: t.String(),
-})
+}, { title: 'Suppression' })
 
 const tags = ['Suppressions']
 

@@ -14,7 +14,7 @@ const TemplateSchema = t.Object({
   type: t.UnionEnum(templates.TEMPLATE_TYPES),
   createdAt: t.String(),
   updatedAt: t.String(),
-})
+}, { title: 'Template' })
 
 const Fields = {
   name: t.String({ description: 'For people choosing a template' }),

@@ -17,7 +17,7 @@ const VerificationSchema = t.Object({
   hasMxRecords: t.Boolean(),
   reasons: t.Array(t.String()),
   suggestedEmail: t.Optional(t.String()),
-})
+}, { title: 'Verification' })
 
 export const verifyRoutes = (deps: HttpDeps) =>
   new Elysia().use(requireKey(deps)).post(

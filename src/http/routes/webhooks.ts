@@ -27,7 +27,7 @@ const WebhookSchema = t.Object({
   consecutiveFailures: t.Integer({ description: 'Failed calls since the last success; at 30 the webhook is disabled' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
-})
+}, { title: 'Webhook' })
 
 const Time = t.Union([t.String({ format: 'date-time' }), t.Null()])
 
@@ -46,7 +46,7 @@ const DeliverySchema = t.Object({
   payload: t.Unknown({ description: 'The body sent: {id, type, createdAt, data}' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
-})
+}, { title: 'WebhookDelivery' })
 
 const PageQuery = t.Object({
   page: t.Optional(intQuery('page', 1, 1_000_000, 'Page number, 1 when absent')),

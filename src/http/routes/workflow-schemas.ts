@@ -12,7 +12,7 @@ export const StepSchema = t.Object({
   no: t.Optional(Target),
   onEvent: t.Optional(Target),
   onTimeout: t.Optional(Target),
-})
+}, { title: 'WorkflowStep' })
 
 export const StepInput = t.Record(t.String(), t.Unknown(), {
   description:
@@ -41,12 +41,12 @@ export const WorkflowSchema = t.Object({
   steps: t.Array(StepSchema),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
-})
+}, { title: 'Workflow' })
 
 export const CreatedWorkflowSchema = t.Composite([
   WorkflowSchema,
   t.Object({ signingSecret: t.String({ description: 'Signs the requests of its WEBHOOK steps. Shown this once: keep it.' }) }),
-])
+], { title: 'CreatedWorkflow' })
 
 const Time = t.Union([t.String({ format: 'date-time' }), t.Null()])
 
@@ -63,7 +63,7 @@ export const ExecutionSchema = t.Object({
   updatedAt: t.String({ format: 'date-time' }),
   finishedAt: Time,
   history: t.Optional(t.Array(t.Object({ stepId: t.String(), type: t.String(), outcome: t.String(), detail: t.Unknown(), at: t.String({ format: 'date-time' }) }))),
-})
+}, { title: 'WorkflowExecution' })
 
 export const ExitField = oneOf(['next', 'yes', 'no', 'onEvent', 'onTimeout'], 'The exit of `after` that leads to the new step; needed when it has several')
 

@@ -18,8 +18,8 @@ const Fields = {
   allowReentry: t.Optional(t.Boolean({ description: 'Whether a contact may run through it again once a run has ended; false when absent' })),
   steps: t.Optional(t.Array(StepInput, { description: 'The whole graph; the first step is the entry. Absent: no steps yet' })),
 }
-const NewWorkflow = strictObject(Fields)
-const WorkflowChanges = t.Partial(NewWorkflow, { additionalProperties: false })
+const NewWorkflow = strictObject(Fields, { title: 'NewWorkflow' })
+const WorkflowChanges = t.Partial(NewWorkflow, { title: 'WorkflowChanges', additionalProperties: false })
 
 const Target = t.Union([t.String(), t.Null()])
 const StepChanges = strictObject({
@@ -29,7 +29,7 @@ const StepChanges = strictObject({
   no: t.Optional(Target),
   onEvent: t.Optional(Target),
   onTimeout: t.Optional(Target),
-})
+}, { title: 'StepChanges' })
 
 const Contacts = strictObject({
   contactIds: t.Optional(t.Array(t.String(), { maxItems: 1000 })),

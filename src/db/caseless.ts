@@ -34,3 +34,9 @@ export function likePattern(text: string, where: 'contains' | 'startsWith' | 'en
   const escaped = text.replace(/[\\%_]/g, (ch) => '\\' + ch)
   return where === 'contains' ? `%${escaped}%` : where === 'startsWith' ? `${escaped}%` : `%${escaped}`
 }
+
+/** Some of `columns` holds `text`, ignoring ASCII case; `%` and `_` in it are taken literally (a list's search). */
+export function containsIgnoringCase(dialect: Dialect, columns: readonly string[], text: string): RawBuilder<SqlBool> {
+  const pattern = likePattern(text, 'contains')
+  return sql<SqlBool>`(${sql.join(columns.map((column) => likeIgnoringCase(dialect, sql.ref(column), pattern)), sql` OR `)})`
+}

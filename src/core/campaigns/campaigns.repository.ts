@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Updateable } from 'kysely'
-import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
+import { containsIgnoringCase } from '../../db/caseless.ts'
 import { dialectOf } from '../../db/client.ts'
 import type { CampaignStatus, CampaignTable, Db } from '../../db/schema.ts'
 import { pageOf } from '../../db/paging.ts'
@@ -50,11 +50,7 @@ export interface CampaignFilter {
 function filtered(db: Db, projectId: number, filter: CampaignFilter) {
   let query = db.selectFrom('campaigns').where('project_id', '=', projectId)
   if (filter.status) query = query.where('status', '=', filter.status)
-  if (filter.search) {
-    const dialect = dialectOf(db)
-    const pattern = likePattern(filter.search, 'contains')
-    query = query.where((eb) => eb.or([likeIgnoringCase(dialect, sql`name`, pattern), likeIgnoringCase(dialect, sql`subject`, pattern)]))
-  }
+  if (filter.search) query = query.where(containsIgnoringCase(dialectOf(db), ['name', 'subject'], filter.search))
   return query
 }
 

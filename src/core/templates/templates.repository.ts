@@ -1,5 +1,5 @@
-import { sql, type Insertable, type Updateable } from 'kysely'
-import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
+import type { Insertable, Updateable } from 'kysely'
+import { containsIgnoringCase } from '../../db/caseless.ts'
 import { dialectOf } from '../../db/client.ts'
 import { pageOf } from '../../db/paging.ts'
 import type { Db, TemplateTable, TemplateType } from '../../db/schema.ts'
@@ -27,11 +27,7 @@ export interface TemplateFilter {
 function filtered(db: Db, projectId: number, filter: TemplateFilter) {
   let query = db.selectFrom('templates').where('project_id', '=', projectId)
   if (filter.type) query = query.where('type', '=', filter.type)
-  if (filter.search) {
-    const dialect = dialectOf(db)
-    const pattern = likePattern(filter.search, 'contains')
-    query = query.where((eb) => eb.or([likeIgnoringCase(dialect, sql`name`, pattern), likeIgnoringCase(dialect, sql`subject`, pattern)]))
-  }
+  if (filter.search) query = query.where(containsIgnoringCase(dialectOf(db), ['name', 'subject'], filter.search))
   return query
 }
 

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto'
+import { hmac } from '../../lib/outbound/signature.ts'
 
 /**
  * The headers useSend signs its webhook calls with, as usesend-js checks them
@@ -15,9 +15,8 @@ import { createHmac } from 'node:crypto'
  */
 export function useSendHeaders(call: { eventId: string; type: string; body: string; secrets: readonly string[] }, nowMs: number): Record<string, string> {
   const timestamp = String(Math.floor(nowMs))
-  const signature = createHmac('sha256', call.secrets[0]!).update(`${timestamp}.${call.body}`).digest('hex')
   return {
-    'x-usesend-signature': `v1=${signature}`,
+    'x-usesend-signature': `v1=${hmac(call.secrets[0]!, timestamp, call.body)}`,
     'x-usesend-timestamp': timestamp,
     'x-usesend-event': call.type,
     'x-usesend-call': call.eventId,

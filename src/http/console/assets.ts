@@ -1,13 +1,9 @@
 import { extname } from 'node:path'
+import { staticFile, type StaticFile } from '../static-file.ts'
 import { bundleConsole, embeddedConsole, INDEX, type ConsoleFile } from './bundle.ts'
 
-/** A console file ready to send: as is, and gzipped for the browsers that take it (all do). */
-export interface ConsoleAsset {
-  // Blobs: a Response takes its bytes without using them up, so one serves every request.
-  body: Blob
-  gzip: Blob
-  type: string
-}
+/** A console file ready to send. */
+export type ConsoleAsset = StaticFile
 
 export interface ConsoleAssets {
   index: ConsoleAsset
@@ -30,7 +26,7 @@ export function prepareAssets(files: ConsoleFile[]): ConsoleAssets {
   const prepared = new Map<string, ConsoleAsset>()
   for (const file of files) {
     const type = TYPES[extname(file.name)] ?? 'application/octet-stream'
-    prepared.set(file.name, { body: new Blob([file.body], { type }), gzip: new Blob([Bun.gzipSync(file.body, { level: 9 })], { type }), type })
+    prepared.set(file.name, staticFile(file.body, type))
   }
   const index = prepared.get(INDEX)
   if (!index) throw new Error('the console has no index.html')

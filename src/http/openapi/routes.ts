@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import type { Config } from '../../config/schema.ts'
 import { AppError } from '../../lib/errors.ts'
 import { pathOf } from '../body.ts'
+import { IMMUTABLE, sendStaticFile } from '../static-file.ts'
 import { buildDocument, type DocumentOptions } from './document.ts'
 import type { JsonObject } from './generate.ts'
 import { VIEWER_ASSETS, VIEWER_HEADERS, viewerFile, viewerPage } from './viewer.ts'
@@ -15,9 +16,6 @@ import { VIEWER_ASSETS, VIEWER_HEADERS, viewerFile, viewerPage } from './viewer.
 export function serverUrlOf(config: Pick<Config, 'publicUrl' | 'httpHost' | 'httpPort'>): string {
   return config.publicUrl === `http://${config.httpHost}:${config.httpPort}` ? '/' : config.publicUrl
 }
-
-const acceptsGzip = (request: Request) => /\bgzip\b/i.test(request.headers.get('accept-encoding') ?? '')
-const IMMUTABLE = 'public, max-age=31536000, immutable'
 
 export const apiDocumentRoutes = (config: Config, options: Omit<DocumentOptions, 'serverUrl'>) => {
   const app = new Elysia({ name: 'api-document' })
@@ -47,17 +45,7 @@ export const apiDocumentRoutes = (config: Config, options: Omit<DocumentOptions,
         const path = pathOf(request)
         const file = path.startsWith(VIEWER_ASSETS) ? await viewerFile(path.slice(VIEWER_ASSETS.length)) : undefined
         if (!file) throw new AppError(404, 'NOT_FOUND', `No route for GET ${path}`)
-        const gzip = acceptsGzip(request)
-        return new Response(gzip ? file.gzip : file.body, {
-          headers: {
-            ...VIEWER_HEADERS,
-            'content-type': file.type,
-            'cache-control': IMMUTABLE,
-            vary: 'accept-encoding',
-            'x-request-id': String(set.headers['x-request-id']),
-            ...(gzip && { 'content-encoding': 'gzip' }),
-          },
-        })
+        return sendStaticFile(request, file, VIEWER_HEADERS, IMMUTABLE, set.headers['x-request-id'])
       },
       hidden,
     )

@@ -1,6 +1,8 @@
 import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import stylesPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import viewerPackage from 'swagger-ui-dist/package.json' with { type: 'json' }
+import { escapeHtml } from '../../lib/html.ts'
+import { staticFile, type StaticFile } from '../static-file.ts'
 
 /**
  * The API document's page: Swagger UI (swagger-ui-dist, pinned in package.json) served by this
@@ -42,8 +44,6 @@ const INIT = `window.ui = SwaggerUIBundle({
 })
 `
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
 /** The page: the viewer's styles and scripts, by address. */
 export const viewerPage = (title: string) => `<!doctype html>
 <html lang="en">
@@ -61,12 +61,6 @@ export const viewerPage = (title: string) => `<!doctype html>
 </html>
 `
 
-export interface ViewerFile {
-  body: Blob
-  gzip: Blob
-  type: string
-}
-
 const JS = 'text/javascript; charset=utf-8'
 const SOURCES: Record<string, { type: string; bytes: () => Promise<Uint8Array> }> = {
   'swagger-ui-bundle.js': { type: JS, bytes: () => Bun.file(bundlePath).bytes() },
@@ -74,18 +68,15 @@ const SOURCES: Record<string, { type: string; bytes: () => Promise<Uint8Array> }
   'init.js': { type: JS, bytes: async () => new TextEncoder().encode(INIT) },
 }
 
-const files = new Map<string, Promise<ViewerFile>>()
+const files = new Map<string, Promise<StaticFile>>()
 
 /** A file of the viewer by name, read and gzipped at its first request; undefined for no such file. */
-export function viewerFile(name: string): Promise<ViewerFile> | undefined {
+export function viewerFile(name: string): Promise<StaticFile> | undefined {
   const source = Object.hasOwn(SOURCES, name) ? SOURCES[name] : undefined
   if (!source) return undefined
   let file = files.get(name)
   if (!file) {
-    file = source.bytes().then((bytes) => {
-      const body = new Uint8Array(bytes)
-      return { body: new Blob([body], { type: source.type }), gzip: new Blob([Bun.gzipSync(body, { level: 9 })], { type: source.type }), type: source.type }
-    })
+    file = source.bytes().then((bytes) => staticFile(new Uint8Array(bytes), source.type))
     // A failed read is tried again at the next request.
     file.catch(() => files.delete(name))
     files.set(name, file)

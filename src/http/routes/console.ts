@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia'
 import { ASSETS_PATH } from '../console/bundle.ts'
-import { consoleAssets, type ConsoleAsset } from '../console/assets.ts'
+import { consoleAssets } from '../console/assets.ts'
 import { pathOf } from '../body.ts'
 import type { HttpDeps } from '../deps.ts'
 import { AppError } from '../../lib/errors.ts'
+import { IMMUTABLE, sendStaticFile } from '../static-file.ts'
 
 /**
  * The console's headers. Scripts, styles, fetches and frames come from this server only (email
@@ -31,25 +32,10 @@ export const CONSOLE_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
 } as const
 
-/** Hashed names never change content: a year, never revalidated. The index is checked every time. */
-const IMMUTABLE = 'public, max-age=31536000, immutable'
+/** The index is checked every time; assets have hashed names (IMMUTABLE). */
 const REVALIDATE = 'no-cache'
 
 const acceptsHtml = (request: Request) => /\btext\/html\b/i.test(request.headers.get('accept') ?? '')
-const acceptsGzip = (request: Request) => /\bgzip\b/i.test(request.headers.get('accept-encoding') ?? '')
-
-function send(request: Request, asset: ConsoleAsset, cacheControl: string, requestId: unknown): Response {
-  const gzip = acceptsGzip(request)
-  const headers: Record<string, string> = {
-    ...CONSOLE_HEADERS,
-    'content-type': asset.type,
-    'cache-control': cacheControl,
-    vary: 'accept-encoding',
-    'x-request-id': String(requestId),
-    ...(gzip && { 'content-encoding': 'gzip' }),
-  }
-  return new Response(request.method === 'HEAD' ? null : gzip ? asset.gzip : asset.body, { headers })
-}
 
 /**
  * The web console under /console/: its assets by hashed name, and for any other address under it
@@ -63,10 +49,10 @@ export const consoleRoutes = (deps: HttpDeps) => {
       deps.logger.error('CONSOLE', 'the console could not be loaded', { error: String((error as Error)?.message ?? error) })
       throw error
     })
-    if (!path.startsWith(ASSETS_PATH)) return send(request, assets.index, REVALIDATE, requestId)
+    if (!path.startsWith(ASSETS_PATH)) return sendStaticFile(request, assets.index, CONSOLE_HEADERS, REVALIDATE, requestId)
     const asset = assets.files.get(path.slice(ASSETS_PATH.length))
     // A missing asset is a 404, not the app: a script tag given HTML would fail in a stranger way.
-    return asset ? send(request, asset, IMMUTABLE, requestId) : undefined
+    return asset ? sendStaticFile(request, asset, CONSOLE_HEADERS, IMMUTABLE, requestId) : undefined
   }
   // Elysia takes /console/ for the /console route: the pathname tells them apart.
   const serve = async ({ request, set }: { request: Request; set: { headers: Record<string, unknown> } }) => {

@@ -16,7 +16,8 @@ export const ID_HEADER = 'x-mailstead-id'
 export const TIMESTAMP_HEADER = 'x-mailstead-timestamp'
 export const SIGNATURE_HEADER = 'x-mailstead-signature'
 
-const hmac = (secret: string, timestamp: string, body: string) =>
+/** The hex HMAC-SHA256 of `<timestamp>.<body>`: what every signature scheme here signs. */
+export const hmac = (secret: string, timestamp: string, body: string) =>
   createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')
 
 /** The three headers that sign `body`, sent at `nowMs`. */

@@ -31,6 +31,8 @@ export interface RelaySettings {
   allowInsecureAuth: boolean
   maxRecipients: number
   maxMessageBytes: number
+  /** Remove X-Originating-IP and the like from relayed mail. */
+  dropOriginHeaders: boolean
 }
 
 /** What bounds the relay's clients: shared by its two listeners but for the budget, each listener's own (failed logins are the authenticator's, shared with HTTP). */
@@ -127,7 +129,7 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: Re
           try {
             if (received.tooBig || received.size > settings.maxMessageBytes) return callback(smtpError(552, '5.3.4 Message too big'))
             if (received.noRoom) return callback(smtpError(452, NO_ROOM))
-            callback(null, await queueRelayed(deps, session, received.kept))
+            callback(null, await queueRelayed(deps, settings, session, received.kept))
           } finally {
             received.release()
           }
@@ -143,10 +145,11 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: Re
 }
 
 /** Queues a message the session's caller relayed, if it still may send; answers the 250's text. */
-async function queueRelayed(deps: RelayDeps, session: SMTPServerSession, raw: Buffer): Promise<string> {
+async function queueRelayed(deps: RelayDeps, settings: RelaySettings, session: SMTPServerSession, raw: Buffer): Promise<string> {
   const caller = (await standingCaller(deps.authenticator, session))!
   const { mailFrom, rcptTo, smtpUtf8 } = session.envelope
-  const message = { envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), smtpUtf8: smtpUtf8 ?? false, raw }
+  const envelope = { envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), smtpUtf8: smtpUtf8 ?? false }
+  const message = { ...envelope, dropOriginHeaders: settings.dropOriginHeaders, raw }
   const now = deps.clock.now()
   const prepared = await prepareRelayed(deps.db, caller.project.id, message, now)
   const { emailId } = await deps.write((trx) => enqueueEmail(trx, prepared, deps.sendSettings, now))

@@ -1,6 +1,7 @@
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server'
 import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Caller } from '../core/projects/projects.service.ts'
+import { keepBounceNotice } from '../core/emails/bounce-notice.ts'
 import { prepareRelayed } from '../core/emails/relayed.ts'
 import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/send.ts'
 import { checkAddress } from '../lib/address.ts'
@@ -33,6 +34,8 @@ export interface RelaySettings {
   maxMessageBytes: number
   /** Remove X-Originating-IP and the like from relayed mail. */
   dropOriginHeaders: boolean
+  /** Send a DSN to the envelope sender of relayed mail that bounces later. */
+  bounceNotices: boolean
 }
 
 /** What bounds the relay's clients: shared by its two listeners but for the budget, each listener's own (failed logins are the authenticator's, shared with HTTP). */
@@ -152,7 +155,11 @@ async function queueRelayed(deps: RelayDeps, settings: RelaySettings, session: S
   const message = { ...envelope, dropOriginHeaders: settings.dropOriginHeaders, raw }
   const now = deps.clock.now()
   const prepared = await prepareRelayed(deps.db, caller.project.id, message, now)
-  const { emailId } = await deps.write((trx) => enqueueEmail(trx, prepared, deps.sendSettings, now))
+  const { emailId } = await deps.write(async (trx) => {
+    const queued = await enqueueEmail(trx, prepared, deps.sendSettings, now)
+    if (settings.bounceNotices) await keepBounceNotice(trx, queued.emailId, message.envelopeFrom)
+    return queued
+  })
   deps.queued()
   deps.logger.debug('QUEUED', `relayed ${emailId}`, { projectId: caller.project.id, recipients: message.envelopeTo.length })
   return `2.0.0 Queued as ${emailId}`

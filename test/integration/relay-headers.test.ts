@@ -199,6 +199,12 @@ describe('the relay sends what the application meant', () => {
     expect(copies[0]!.raw).toContain(folded)
   })
 
+  test('a header block over 256 KiB is refused with 554 5.6.0 and why', async () => {
+    const fields = Array.from({ length: 300 }, (_, i) => `X-Pad-${i}: ${'p'.repeat(980)}`).join('\r\n')
+    const { reply } = await relay(`From: ${FROM}\r\nTo: {to}\r\n${fields}\r\n`, { to: [`huge${n}@example.net`] })
+    expect(reply).toMatch(/^554 5\.6\.0 .*header block is larger than 256 KiB/)
+  })
+
   test('the session goes on after a refused message', async () => {
     const sent = await relay(`From: ${FROM}\r\nTo: {to}\r\n`, { to: [`after${n}@example.net`] })
     expect(sent.reply).toMatch(/^250 /)

@@ -29,19 +29,23 @@ export interface MessageParts {
 }
 
 
-/** Printable ASCII, tabs and line ends only, no line over RFC 5322's 998 octets. */
-const isSevenBitText = (text: string) => /^[\t\n\r\x20-\x7e]*$/.test(text) && !/\r(?!\n)|[^\r\n]{999}/.test(text)
+/** Printable ASCII, tabs and CRLF or LF line ends only. */
+const isAsciiText = (text: string) => /^[\t\n\r\x20-\x7e]*$/.test(text) && !/\r(?!\n)/.test(text)
 
 /**
  * An attachment for the composer. Text that is plain ASCII goes as it is (7bit, line ends made
- * CRLF as MIME's canonical form wants): base64 would hide words that filters and people can read,
- * and filters score base64-encoded text. Anything else stays base64.
+ * CRLF as MIME's canonical form wants), or quoted-printable when a line is over RFC 5322's 998
+ * octets: base64 would hide words that people and filters can read, and filters score
+ * base64-encoded text. Anything else stays base64.
  */
 function attachmentNode(a: Attachment) {
   const contentType = a.contentType ?? detectMimeType(a.filename)
   if (/^text\//i.test(contentType)) {
     const text = Buffer.from(a.content, 'base64').toString('latin1')
-    if (isSevenBitText(text)) return { filename: a.filename, content: text.replace(/\r?\n/g, '\r\n'), contentType, contentTransferEncoding: '7bit' }
+    if (isAsciiText(text)) {
+      const contentTransferEncoding = /[^\r\n]{999}/.test(text) ? 'quoted-printable' : '7bit'
+      return { filename: a.filename, content: text.replace(/\r?\n/g, '\r\n'), contentType, contentTransferEncoding }
+    }
   }
   return { filename: a.filename, content: a.content, encoding: 'base64', contentType: a.contentType }
 }

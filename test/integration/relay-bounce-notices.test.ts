@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { returnPath } from '../../src/delivery/verp.ts'
 import { parseReport } from '../../src/smtp/report.ts'
+import { deliverReport, dsn, RETURN_PATH_HOST } from '../helpers/reports.ts'
+import { SECRET } from '../helpers/sending.ts'
 import type { RawSocket } from '../helpers/raw-socket.ts'
 import { queuedId, relaySession, sendMessage } from '../helpers/relay-client.ts'
 import { createWorld, type World } from '../helpers/world.ts'
@@ -9,7 +12,7 @@ const refuseUnknown = { onRcpt: (to: string) => (to.startsWith('unknown') ? { co
 
 /** A world whose relay is on, and whose sending domain's own mail lands at the fake MX too (where the notices go). */
 async function relayWorld(settings: Record<string, string>) {
-  const w = await createWorld({ started: true, mx: refuseUnknown, settings: { 'relay-port': '0', ...settings } })
+  const w = await createWorld({ started: true, mx: refuseUnknown, settings: { 'relay-port': '0', 'mx-port': '0', ...settings } })
   w.dns.records('sender.example.com', { type: 'MX', exchange: 'mx.example.net', priority: 10 })
   const socket = await relaySession(w.t.app.listeners()!.relay.port!, w.key)
   return { w, socket }
@@ -51,6 +54,19 @@ describe('bounce notices for relayed mail (MAILSTEAD_RELAY_BOUNCE_NOTICES=true)'
     expect(report.recipients).toEqual([expect.objectContaining({ recipient: 'unknown-1@example.net', action: 'failed', status: '5.1.1' })])
     expect(report.original.messageId).toBe('<Invoice1@sender.example.com>')
     expect(await on.w.dkim(raw)).toEqual([expect.objectContaining({ status: 'pass' }), expect.objectContaining({ status: 'pass' })])
+  })
+
+  test('a bounce reported by DSN days after delivery is told to the envelope sender too', async () => {
+    const id = await relayed(on, 'moved@example.net', 'Invoice 3')
+    const delivery = await on.w.t.app.db.selectFrom('deliveries').select('id').where('email_id', '=', id).executeTakeFirstOrThrow()
+    expect(noticesIn(on.w).some((m) => m.raw.toString('latin1').includes('moved@example.net'))).toBe(false)
+    const report = dsn({ messageId: '<Invoice3@sender.example.com>', to: ['moved@example.net'], recipients: [{ final: 'moved@example.net', status: '5.1.1' }] })
+    const answer = await deliverReport(on.w.t.app.listeners()!.mx.port!, [returnPath(SECRET, delivery.id, RETURN_PATH_HOST)], report)
+    expect(answer.response).toMatch(/^250/)
+    await on.w.deliver()
+    const notice = noticesIn(on.w).find((m) => m.raw.toString('latin1').includes('Final-Recipient: rfc822; moved@example.net'))
+    expect(notice).toBeDefined()
+    expect(notice!.raw.toString('latin1')).toContain('Diagnostic-Code: smtp; 550 5.1.1 user unknown')
   })
 
   test('mail that is delivered sends no notice, nor does mail sent over HTTP that bounces', async () => {

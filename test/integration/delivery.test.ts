@@ -61,6 +61,8 @@ describe('delivery to an MX that accepts', () => {
     const raw = w.mx.received.find((m) => m.to.includes('list@example.net'))!.raw.toString()
     const signed = /^DKIM-Signature:[\s\S]*?h=([^;]+);/m.exec(raw)![1]!.toLowerCase().replace(/\s+/g, '')
     expect(signed.split(':')).toEqual(expect.arrayContaining(['list-unsubscribe', 'list-unsubscribe-post', 'from', 'to', 'subject', 'date', 'message-id']))
+    // Over-signed: each named once more than it occurs, so that none can be added on the way.
+    for (const name of ['from', 'to', 'subject', 'date']) expect(signed.split(':').filter((n) => n === name)).toHaveLength(2)
   })
 
   test('to, cc and bcc each get the same bytes; bcc is in no header', async () => {

@@ -14,7 +14,7 @@ import { createResolver } from '../../dns/resolver.ts'
 import { systemClock } from '../../lib/clock.ts'
 import { createRegistry } from '../../lib/metrics.ts'
 import { CliError } from '../errors.ts'
-import { commandLogger, confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command, type Context } from '../command.ts'
+import { commandLogger, confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, whereLooked, YES_FLAG, type Command, type Context } from '../command.ts'
 import { processClaimant } from '../../cluster/membership.ts'
 
 const projectFlag = { project: { description: 'Project ID (needed when several projects have the domain)', value: 'id' } }
@@ -63,7 +63,7 @@ export const domainListCommand: Command = {
       const rows = await listDomains(db, project)
       print(context, rows.map((row) => toDomain(row, config.hostname)), () =>
         rows.length === 0
-          ? ['No domains yet: mailstead domain add NAME --project ID']
+          ? [`No domains yet ${project ? `in project ${project}` : whereLooked(context.loadConfig())}: mailstead domain add NAME --project ID`]
           : table([
               ['ID', 'PROJECT', 'NAME', 'STATUS', 'REGION', 'LAST CHECKED'],
               ...rows.map((d) => [String(d.id), String(d.project_id), d.name, d.status, d.region, d.last_checked_at ? new Date(d.last_checked_at).toISOString() : '-']),

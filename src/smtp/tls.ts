@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto'
 import { existsSync, readFileSync, unwatchFile, watchFile, writeFileSync } from 'node:fs'
 import { makePrivateDir } from '../lib/files.ts'
 import { join } from 'node:path'
@@ -14,15 +15,17 @@ export interface TlsMaterial {
 }
 
 /**
- * The certificate the SMTP listeners present: the configured one, or else one self-signed
- * certificate generated into the data directory at the first start and kept.
+ * The certificate the SMTP listeners present: the configured one, or else a self-signed one
+ * generated into the data directory and kept while it names this server's host name. A new
+ * hostname gets a new certificate: one made at the first start under the machine's name would
+ * otherwise be presented for ever after MAILSTEAD_HOSTNAME is set.
  */
 export async function loadTls(config: Config): Promise<TlsMaterial> {
   if (config.tlsCert && config.tlsKey) return { ...readPair(config.tlsCert, config.tlsKey), configured: true }
   const dir = join(config.dataDir, 'tls')
   const keyPath = join(dir, 'self-signed.key')
   const certPath = join(dir, 'self-signed.crt')
-  if (!existsSync(keyPath) || !existsSync(certPath)) {
+  if (!existsSync(keyPath) || !existsSync(certPath) || !namesHost(readFileSync(certPath, 'utf8'), config.hostname)) {
     const made = await generate([{ name: 'commonName', value: config.hostname }], {
       keySize: 2048,
       algorithm: 'sha256',
@@ -34,6 +37,15 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
     writeFileSync(certPath, made.cert)
   }
   return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), configured: false }
+}
+
+/** Whether the certificate is for `hostname` (a file that cannot be read as one is not). */
+function namesHost(pem: string, hostname: string): boolean {
+  try {
+    return new X509Certificate(pem).checkHost(hostname) !== undefined
+  } catch {
+    return false
+  }
 }
 
 function readPair(certPath: string, keyPath: string) {

@@ -6,7 +6,7 @@ import { recordLabel, toDomain } from '../../core/domains/domain.ts'
 import { findDomainsByName, listDomains, type DomainRow } from '../../core/domains/domains.repository.ts'
 import * as domains from '../../core/domains/domains.service.ts'
 import { expectedRecords } from '../../core/domains/records.ts'
-import { zoneLines } from '../../core/domains/zone.ts'
+import { zoneFileFor } from '../../core/domains/zone.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { createDomainChecker } from '../../dns/checker.ts'
@@ -47,7 +47,7 @@ export const domainAddCommand: Command = {
       if (hostname) context.io.err(`warning: ${hostname}`)
       print(context, toDomain(row, config.hostname), () => [
         `Added ${row.name} to project ${projectId} (id ${row.id}). Publish these records:`,
-        ...zoneLines(expectedRecords(row, config.hostname)),
+        ...zoneFileFor(expectedRecords(row, config.hostname), config.hostname),
       ])
     })
   },
@@ -81,7 +81,7 @@ export const domainRecordsCommand: Command = {
   async run(context) {
     await context.withDb(async (db, { config }) => {
       const records = expectedRecords(await findByName(context, db), config.hostname)
-      print(context, records.map(({ kind, type, name, value, priority, required }) => ({ kind, type, name, value, priority: priority ?? null, required })), () => zoneLines(records))
+      print(context, records.map(({ kind, type, name, value, priority, required }) => ({ kind, type, name, value, priority: priority ?? null, required })), () => zoneFileFor(records, config.hostname))
     })
   },
 }

@@ -22,4 +22,6 @@ test('the self-signed certificate is kept while the host name stays, and made ag
   const renamed = await selfSigned('mail.example.com')
   expect(renamed.fingerprint256).not.toBe(first.fingerprint256)
   expect(renamed.checkHost('mail.example.com')).toBe('mail.example.com')
+  // And this machine's loopback, for an app beside the server that trusts the file.
+  expect([renamed.checkHost('localhost'), renamed.checkIP('127.0.0.1'), renamed.checkIP('::1')]).toEqual(['localhost', '127.0.0.1', '::1'])
 }, 30_000)

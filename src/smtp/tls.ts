@@ -30,7 +30,7 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
       keySize: 2048,
       algorithm: 'sha256',
       notAfterDate: new Date(Date.now() + 10 * 365 * 24 * 3_600_000),
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: config.hostname }] }],
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: config.hostname }, ...LOOPBACK_NAMES] }],
     } as never)
     makePrivateDir(dir)
     writeFileSync(keyPath, made.private, { mode: 0o600 })
@@ -39,10 +39,22 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), configured: false }
 }
 
-/** Whether the certificate is for `hostname` (a file that cannot be read as one is not). */
+/**
+ * Beside the host name, the self-signed certificate names this machine's loopback: an app on the
+ * same machine that trusts the file (`tls: { ca }`, the README's nodemailer recipe) connects to
+ * 127.0.0.1 or localhost and its check of the name passes.
+ */
+const LOOPBACK_NAMES = [
+  { type: 2, value: 'localhost' },
+  { type: 7, ip: '127.0.0.1' },
+  { type: 7, ip: '::1' },
+]
+
+/** Whether the certificate is for `hostname` and the loopback (a file that cannot be read as one is not). */
 function namesHost(pem: string, hostname: string): boolean {
   try {
-    return new X509Certificate(pem).checkHost(hostname) !== undefined
+    const cert = new X509Certificate(pem)
+    return cert.checkHost(hostname) !== undefined && cert.checkIP('127.0.0.1') !== undefined
   } catch {
     return false
   }

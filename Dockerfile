@@ -17,9 +17,14 @@ FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /src/dist/mailstead /usr/local/bin/mailstead
 # The volume's mount point, owned by the user the server runs as.
 COPY --from=build --chown=nonroot:nonroot /empty-data /data
+# The SMTP ports are set, not left at their defaults: the image publishes these, so a listener that
+# cannot bind one must fail loudly (/health 503), never move to 2525 as `npm start` would.
 ENV MAILSTEAD_DATA_DIR=/data \
     MAILSTEAD_HTTP_HOST=0.0.0.0 \
-    MAILSTEAD_SMTP_HOST=0.0.0.0
+    MAILSTEAD_SMTP_HOST=0.0.0.0 \
+    MAILSTEAD_MX_PORT=25 \
+    MAILSTEAD_RELAY_PORT=587 \
+    MAILSTEAD_RELAY_TLS_PORT=465
 USER nonroot
 VOLUME /data
 # HTTP API; SMTP: MX (bounces, complaints), submission with STARTTLS, submission over TLS.

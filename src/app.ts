@@ -3,7 +3,7 @@ import { migrationsFor } from '../migrations/index.ts'
 import type { Config, Role } from './config/schema.ts'
 import { joinCluster, processClaimant } from './cluster/membership.ts'
 import { createRateLimits } from './cluster/rate-limits.ts'
-import { healthOnly, stopHttp } from './http/serving.ts'
+import { healthOnly, serveHttp, stopHttp } from './http/serving.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
 import { createCampaignSender } from './core/campaigns/sender.ts'
 import { announceSetup } from './core/accounts/setup.ts'
@@ -49,7 +49,7 @@ import { createResolver } from './dns/resolver.ts'
 import { createServerChecks } from './dns/self-checks.ts'
 import { trustedProxies } from './http/client-address.ts'
 import { createRateLimiter } from './http/rate-limit.ts'
-import { startSmtpListeners, type SmtpListeners } from './smtp/listeners.ts'
+import { startSmtpListeners, type ListenerName, type SmtpListeners } from './smtp/listeners.ts'
 import { createHttpApp } from './http/server.ts'
 import { systemClock, type Clock } from './lib/clock.ts'
 import { settlesWithin } from './lib/deadline.ts'
@@ -63,6 +63,8 @@ export interface AppOptions {
   clock?: Clock
   logger?: Logger
   resolver?: Resolver
+  /** SMTP listeners that may move to an unprivileged port when theirs needs root (see portFallbacks). */
+  smtpPortFallbacks?: Partial<Record<ListenerName, number>>
 }
 
 /**
@@ -336,9 +338,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     async start() {
       const hostname = hostnameProblem(config.hostname)
       if (hostname) logger.warn('CONFIG', hostname)
-      server = Bun.serve({
-        hostname: config.httpHost,
-        port: config.httpPort,
+      server = serveHttp(config, {
         // Without the http role a process still answers /health and /metrics, for its load balancer and monitoring.
         fetch: runs('http') ? http.fetch : healthOnly(http.fetch),
         maxRequestBodySize: BUN_BODY_CAP,
@@ -361,6 +361,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
           { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.queued(), clock, logger },
           logger,
           metrics,
+          options.smtpPortFallbacks,
         )
       }
       logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`, { roles: config.role.join(',') })

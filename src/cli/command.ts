@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import type { LoadedConfig } from '../config/load.ts'
 import type { Db } from '../db/schema.ts'
 import { createLogger, type Logger } from '../lib/logger.ts'
@@ -84,4 +85,12 @@ export function commandLogger(context: Context): Logger {
 export async function confirmOrStop(context: Context, question: string): Promise<void> {
   if (context.flags.yes) return
   if (!(await context.io.confirm(question))) throw new CliError('Not confirmed; nothing changed (add --yes to skip the question)')
+}
+
+/**
+ * Where a command looked, for a list that found nothing: whoever ran it from another folder, or
+ * with another setting, sees that it was not the database they meant.
+ */
+export function whereLooked({ config }: LoadedConfig): string {
+  return config.databaseUrl ? 'in the PostgreSQL database of MAILSTEAD_DATABASE_URL' : `in the data directory ${resolve(config.dataDir)}`
 }

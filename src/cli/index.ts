@@ -6,7 +6,9 @@ import { DatabaseError } from '../db/errors.ts'
 import { MigrationError, migrate } from '../db/migrator.ts'
 import { AppError } from '../lib/errors.ts'
 import packageJson from '../../package.json' with { type: 'json' }
+import { getProject } from '../core/projects/projects.service.ts'
 import { CliError } from './errors.ts'
+import { idArg } from './command.ts'
 import { buildProgram, CommanderError, type Invocation } from './program.ts'
 import type { Command, Context, Io } from './command.ts'
 import { backupCommand } from './commands/backup.ts'
@@ -134,6 +136,9 @@ function createContext({ args, flags, configFile, settingFlags }: Invocation, io
       const database = await openDatabase(databaseTarget(config.config))
       try {
         await migrate(database.db, migrationsFor(database.dialect))
+        // Every command's --project names a project that exists, before it writes or reads under it:
+        // a missing one is "Project 9 not found", not a foreign key's failure or an empty list.
+        if (typeof flags.project === 'string') await getProject(database.db, idArg(flags.project, '--project'))
         return await work(database.db, config)
       } finally {
         await database.close()
@@ -151,6 +156,8 @@ function reportError(io: Io, error: unknown): number {
     io.err(`error: ${error.message}`)
     return 1
   }
-  io.err(`error: ${(error as Error)?.stack ?? String(error)}`)
+  // Unforeseen: still one line, the message; the stack only for whoever asked for debug logs.
+  io.err(`error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
+  if (io.env.MAILSTEAD_LOG_LEVEL === 'debug' && error instanceof Error && error.stack) io.err(error.stack)
   return 1
 }

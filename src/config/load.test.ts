@@ -7,9 +7,10 @@ import { ConfigError, describeConfig, loadConfig } from './load.ts'
 const tempDir = () => mkdtempSync(join(tmpdir(), 'mailstead-config-'))
 
 describe('loadConfig', () => {
-  test('defaults give a server on 127.0.0.1:3000 with its data in ./data', () => {
+  test("defaults give a server on 127.0.0.1:3000 with its data in the checkout's data folder", () => {
     const { config } = loadConfig({ env: { MAILSTEAD_SECRET: 'x'.repeat(32) } })
-    expect(config).toMatchObject({ dataDir: './data', httpHost: '127.0.0.1', httpPort: 3000, rateLimitPerMinute: 1000, logLevel: 'info' })
+    // Run inside the checkout: its data folder (src/config/data-dir.ts).
+    expect(config).toMatchObject({ dataDir: join(import.meta.dir, '..', '..', 'data'), httpHost: '127.0.0.1', httpPort: 3000, rateLimitPerMinute: 1000, logLevel: 'info' })
     expect(config.publicUrl).toBe('http://127.0.0.1:3000')
     expect(config.dnsServers.length).toBeGreaterThan(0)
     expect(Object.isFrozen(config)).toBe(true)

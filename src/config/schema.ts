@@ -4,6 +4,7 @@ import { canonicalIp } from '../lib/ip.ts'
 import { LOG_LEVELS, type LogLevel } from '../lib/logger.ts'
 import * as p from './parsers.ts'
 import { systemNameServers } from './resolv-conf.ts'
+import { defaultDataDir } from './data-dir.ts'
 import { readOrCreateSecret } from './secret.ts'
 import { DELIVERY_SETTINGS, type IpFamily } from './delivery-settings.ts'
 import { SMTP_SETTINGS } from './smtp-settings.ts'
@@ -117,7 +118,8 @@ export const SETTINGS = [
     description: 'Directory for the SQLite database, the generated secret and other state',
     allowed: 'a directory path',
     parse: p.nonEmpty,
-    fallback: () => './data',
+    fallback: () => defaultDataDir(),
+    shownDefault: '`data` at the root of the Mailstead checkout it runs in (from any folder of it), else `./data`',
   }),
   setting({
     key: 'databaseUrl',

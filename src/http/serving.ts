@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Server } from 'bun'
+import { ConfigError } from '../config/errors.ts'
+import type { Config } from '../config/schema.ts'
 import { AppError } from '../lib/errors.ts'
 import { settlesWithin } from '../lib/deadline.ts'
 import { errorBody } from './errors.ts'
@@ -16,6 +18,22 @@ export function healthOnly(fetch: (request: Request) => Response | Promise<Respo
     if (pathname === '/health' || pathname === '/metrics') return fetch(request)
     const refused = new AppError(404, 'NOT_FOUND', 'This Mailstead process does not serve the API: its role setting (MAILSTEAD_ROLE) leaves out http')
     return Response.json(errorBody(randomUUID(), refused), { status: 404 })
+  }
+}
+
+type ServeOptions = Pick<Bun.Serve.Options<undefined>, 'fetch' | 'maxRequestBodySize'>
+
+/**
+ * Listens on httpHost:httpPort. A port that cannot be bound ends the start with one line that
+ * names the setting and the port, instead of Bun's stack trace.
+ */
+export function serveHttp(config: Pick<Config, 'httpHost' | 'httpPort'>, options: ServeOptions): Server<undefined> {
+  try {
+    return Bun.serve({ ...options, hostname: config.httpHost, port: config.httpPort } as Bun.Serve.Options<undefined>)
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    const why = code === 'EADDRINUSE' ? 'it is in use' : code === 'EACCES' ? 'it needs root or CAP_NET_BIND_SERVICE' : (error as Error).message
+    throw new ConfigError(`Cannot listen for HTTP on ${config.httpHost}:${config.httpPort}: ${why}. Change httpPort (MAILSTEAD_HTTP_PORT, --http-port).`)
   }
 }
 

@@ -8,19 +8,28 @@ export interface ListenerStatus {
   error?: string
 }
 
+/** What listen() found: the status for /health, and the error code when the port could not be bound. */
+export type Listening = ListenerStatus & { code?: string; hint?: string }
+
+/** Why a port could not be bound, in words that say what to do. */
+export function bindHint(code: string | undefined, message: string): string {
+  if (code === 'EACCES') return 'the port needs root or CAP_NET_BIND_SERVICE'
+  if (code === 'EADDRINUSE') return 'the port is in use'
+  return message
+}
+
 /**
- * Starts a listener. A port that cannot be bound stops this listener only: the log says which
- * setting to change, and the status says `down` for /health.
+ * Starts a listener. A port that cannot be bound stops this listener only: the status says `down`
+ * for /health, and the caller logs which setting to change (or moves it to another port).
  */
-export function listen(server: SMTPServer, name: string, setting: string, host: string, port: number, logger: Logger): Promise<ListenerStatus> {
+export function listen(server: SMTPServer, name: string, host: string, port: number, logger: Logger): Promise<Listening> {
   return new Promise((resolve) => {
     let listening = false
     // smtp-server also reports a client's trouble (a dropped connection) as an error of its own.
     server.on('error', (error: NodeJS.ErrnoException) => {
       if (listening) return logger.debug('SMTP', `${name}: ${error.message}`, { code: error.code })
-      const hint = error.code === 'EACCES' ? 'the port needs root or CAP_NET_BIND_SERVICE' : error.code === 'EADDRINUSE' ? 'the port is in use' : error.message
-      logger.error('SMTP', `${name} is not running: cannot listen on ${host}:${port} (${hint}); change ${setting}`, { code: error.code })
-      resolve({ state: 'down', port, error: `${error.code ?? 'ERROR'}: ${hint}` })
+      const hint = bindHint(error.code, error.message)
+      resolve({ state: 'down', port, error: `${error.code ?? 'ERROR'}: ${hint}`, code: error.code, hint })
     })
     server.listen(port, host, () => {
       listening = true

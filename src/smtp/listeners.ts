@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Registry } from '../lib/metrics.ts'
 import type { ReportDeps } from './handle-report.ts'
-import { connectionLimit, drainListener, listen, type ListenerStatus } from './listener.ts'
+import { connectionLimit, drainListener, listen, type Listening, type ListenerStatus } from './listener.ts'
 import { createByteBudget, type ByteBudget } from './message-budget.ts'
 import { createMxListener } from './mx-listener.ts'
 import { createRelay, type RelayDeps } from './relay.ts'
@@ -14,10 +14,25 @@ import { loadTls, watchTls } from './tls.ts'
 export type ListenerName = 'mx' | 'relay' | 'relayTls'
 
 /**
+ * Where a listener moves when its port was left at the default (25, 587, 465), which only root
+ * or CAP_NET_BIND_SERVICE may bind: `npm start` as a normal user then runs whole, on ports that
+ * local mail tools know, instead of starting degraded.
+ */
+export const UNPRIVILEGED_PORTS: Record<ListenerName, number> = { mx: 2525, relay: 2587, relayTls: 2465 }
+
+const PORT_SETTINGS: Record<ListenerName, 'mxPort' | 'relayPort' | 'relayTlsPort'> = { mx: 'mxPort', relay: 'relayPort', relayTls: 'relayTlsPort' }
+
+/** The fallback ports of the listeners whose port setting was not given: a port set explicitly fails loudly. */
+export function portFallbacks(sources: Record<keyof Config, string>): Partial<Record<ListenerName, number>> {
+  const names = Object.keys(PORT_SETTINGS) as ListenerName[]
+  return Object.fromEntries(names.filter((name) => sources[PORT_SETTINGS[name]] === 'default').map((name) => [name, UNPRIVILEGED_PORTS[name]]))
+}
+
+/**
  * Starts the SMTP listeners the configuration asks for. Each stands alone: one that cannot start
  * is reported down, and the others (and the HTTP API) keep running.
  */
-export async function startSmtpListeners(config: Config, reports: ReportDeps, relay: RelayDeps, logger: Logger, metrics: Registry) {
+export async function startSmtpListeners(config: Config, reports: ReportDeps, relay: RelayDeps, logger: Logger, metrics: Registry, fallbacks: Partial<Record<ListenerName, number>> = {}) {
   const tls = await loadTls(config)
   const observe = sessionMetrics(metrics)
   const servers = new Map<ListenerName, SMTPServer>()
@@ -46,15 +61,32 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
    * Every listener is counted and held to the same session caps and deadlines, with a budget of
    * message bytes of its own, room for one largest message it keeps at least.
    */
-  const start = async (name: ListenerName, keepBytes: number, make: (observe: ObserveSessions, budget: ByteBudget) => SMTPServer, label: string, setting: string, port: number) => {
+  const serveOn = async (name: ListenerName, keepBytes: number, make: (observe: ObserveSessions, budget: ByteBudget) => SMTPServer, label: string, port: number): Promise<Listening> => {
     const budget = createByteBudget(Math.max(config.smtpMaxInFlightMb * 1024 * 1024, keepBytes))
     const limits = sessionLimits(limitSettings, budget, logger)
     // Behind a load balancer that speaks the PROXY protocol, the client is the one its header names.
     const proxied = config.smtpProxyFrom.length > 0 ? { useProxy: [...config.smtpProxyFrom] } : {}
     const server = make((options) => ({ ...limits.options(observe(name)(options)), ...proxied }), budget)
-    stopLimits.push(limits.watch(server))
-    servers.set(name, server)
-    status[name] = await listen(server, label, setting, config.smtpHost, port, logger)
+    const stopLimit = limits.watch(server)
+    const listening = await listen(server, label, config.smtpHost, port, logger)
+    if (listening.state === 'down') stopLimit()
+    else (stopLimits.push(stopLimit), servers.set(name, server))
+    return listening
+  }
+  /** Listeners moved to their unprivileged port, for the one log line that says so. */
+  const moved: string[] = []
+  const start = async (name: ListenerName, keepBytes: number, make: (observe: ObserveSessions, budget: ByteBudget) => SMTPServer, label: string, setting: string, port: number) => {
+    let listening = await serveOn(name, keepBytes, make, label, port)
+    const fallback = fallbacks[name]
+    if (listening.code === 'EACCES' && fallback !== undefined) {
+      listening = await serveOn(name, keepBytes, make, label, fallback)
+      if (listening.state === 'up') moved.push(`the ${label} on ${listening.port} instead of ${port} (${setting})`)
+    }
+    if (listening.state === 'down') {
+      logger.error('SMTP', `${label} is not running: cannot listen on ${config.smtpHost}:${listening.port} (${listening.hint}); change ${setting}`, { code: listening.code })
+    }
+    const { code: _code, hint: _hint, ...shown } = listening
+    status[name] = shown
   }
   if (config.mxPort !== null) {
     const keepBytes = config.mxKeepKb * 1024
@@ -71,6 +103,9 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
   } else if (config.relayTlsPort !== null) {
     const make = (watched: ObserveSessions, budget: ByteBudget) => createRelay(relay, relaySettings, { ...relayGuards, budget }, tls, true, watched)
     await start('relayTls', maxMessageBytes, make, 'SMTP relay (TLS)', 'MAILSTEAD_RELAY_TLS_PORT', config.relayTlsPort)
+  }
+  if (moved.length > 0) {
+    logger.warn('SMTP', `The default SMTP ports need root or CAP_NET_BIND_SERVICE, so this server listens with ${moved.join(' and ')}; set the ports to choose others`)
   }
   const stopWatching = watchTls(config, logger, (material) => {
     for (const server of servers.values()) server.updateSecureContext({ key: material.key, cert: material.cert })

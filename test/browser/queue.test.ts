@@ -130,7 +130,7 @@ describeInBrowser('the Queue page in Chromium', () => {
     await screenshot(owner, 'queue')
     await expect(owner.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390)
     await owner.getByRole('button', { name: 'Menu' }).click()
-    await owner.getByLabel('Project').selectOption({ label: 'Quiet' })
+    await owner.getByLabel('Current project', { exact: true }).selectOption({ label: 'Quiet' })
     await owner.getByText('Nothing waits: every delivery has left.').waitFor()
     await owner.getByText('0 deliveries wait.').waitFor()
     await expect(owner.getByRole('button', { name: 'Retry all deferred' }).count()).resolves.toBe(0)

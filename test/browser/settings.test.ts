@@ -51,7 +51,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
     await page.getByRole('button', { name: 'Save settings' }).click()
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor()
     // The switcher shows the new name.
-    await page.getByRole('combobox', { name: 'Project' }).getByRole('option', { name: 'Shop Online' }).waitFor({ state: 'attached' })
+    await page.getByRole('combobox', { name: 'Current project', exact: true }).getByRole('option', { name: 'Shop Online' }).waitFor({ state: 'attached' })
     expect((await api('/api/v1/project')).body.name).toBe('Shop Online')
 
     const rate = page.getByLabel('Send rate (emails per second)')
@@ -167,7 +167,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
     const owner = (await w.t.app.db.selectFrom('accounts').select('id').where('email', '=', 'owner@example.com').executeTakeFirstOrThrow()).id
     const scratch = await w.t.app.writer.run((trx) => createOwnedProject(trx, owner, 'Scratch', Date.now()))
     await page.reload()
-    await page.getByRole('combobox', { name: 'Project' }).selectOption({ label: 'Scratch' })
+    await page.getByRole('combobox', { name: 'Current project', exact: true }).selectOption({ label: 'Scratch' })
     await page.getByLabel('Project name').and(page.locator('[value="Scratch"]')).waitFor()
     await page.getByRole('button', { name: 'Delete project…' }).click()
     const confirm = page.getByRole('alertdialog', { name: 'Delete Scratch?' })
@@ -179,7 +179,7 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
     await screenshot(page, 'settings-delete')
     await remove.click()
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
-    expect(await page.getByRole('combobox', { name: 'Project' }).getByRole('option').allTextContents()).toEqual(['Shop Online'])
+    expect(await page.getByRole('combobox', { name: 'Current project', exact: true }).getByRole('option').allTextContents()).toEqual(['Shop Online'])
     expect(await w.t.app.db.selectFrom('projects').select('id').where('id', '=', scratch.id).executeTakeFirst()).toBeUndefined()
     await page.context().close()
     expect(w.problems).toEqual([])

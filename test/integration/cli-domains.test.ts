@@ -39,6 +39,13 @@ describe('mailstead domain', () => {
     expect(added.code).toBe(0)
     expect(added.err).toContain('warning: MAILSTEAD_HOSTNAME is "mailbox", not a fully qualified name')
     expect(added.out).toContain('Added bare.example.com to project')
+    // No record names the bare host (`MX 10 mailbox.` cannot work): a comment says what to set.
+    expect(added.out).not.toMatch(/^[^;].*\bmailbox\b/m)
+    expect(added.out).toContain('; mst.bare.example.com. MX: not given, it would name "mailbox", which is not a public DNS name; set MAILSTEAD_HOSTNAME (--hostname)')
+    expect(added.out).toContain('; mst.bare.example.com. TXT: not given')
+    expect(added.out).toMatch(/^ms\d{6}a\._domainkey\.bare\.example\.com\. 3600 IN TXT /m)
+    const records = await cli(['domain', 'records', 'bare.example.com', ...bare])
+    expect(records.out.split('\n').filter((line) => line.startsWith(';'))).toHaveLength(2)
   })
 
   test('records prints zone-file lines, long TXT values split', async () => {

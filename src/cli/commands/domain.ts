@@ -6,7 +6,7 @@ import { recordLabel, toDomain } from '../../core/domains/domain.ts'
 import { findDomainsByName, listDomains, type DomainRow } from '../../core/domains/domains.repository.ts'
 import * as domains from '../../core/domains/domains.service.ts'
 import { expectedRecords } from '../../core/domains/records.ts'
-import { zoneLines } from '../../core/domains/zone.ts'
+import { zoneFileFor } from '../../core/domains/zone.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { createDomainChecker } from '../../dns/checker.ts'
@@ -14,7 +14,7 @@ import { createResolver } from '../../dns/resolver.ts'
 import { systemClock } from '../../lib/clock.ts'
 import { createRegistry } from '../../lib/metrics.ts'
 import { CliError } from '../errors.ts'
-import { commandLogger, confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command, type Context } from '../command.ts'
+import { commandLogger, confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, whereLooked, YES_FLAG, type Command, type Context } from '../command.ts'
 import { processClaimant } from '../../cluster/membership.ts'
 
 const projectFlag = { project: { description: 'Project ID (needed when several projects have the domain)', value: 'id' } }
@@ -47,7 +47,7 @@ export const domainAddCommand: Command = {
       if (hostname) context.io.err(`warning: ${hostname}`)
       print(context, toDomain(row, config.hostname), () => [
         `Added ${row.name} to project ${projectId} (id ${row.id}). Publish these records:`,
-        ...zoneLines(expectedRecords(row, config.hostname)),
+        ...zoneFileFor(expectedRecords(row, config.hostname), config.hostname),
       ])
     })
   },
@@ -63,7 +63,7 @@ export const domainListCommand: Command = {
       const rows = await listDomains(db, project)
       print(context, rows.map((row) => toDomain(row, config.hostname)), () =>
         rows.length === 0
-          ? ['No domains yet: mailstead domain add NAME --project ID']
+          ? [`No domains yet ${project ? `in project ${project}` : whereLooked(context.loadConfig())}: mailstead domain add NAME --project ID`]
           : table([
               ['ID', 'PROJECT', 'NAME', 'STATUS', 'REGION', 'LAST CHECKED'],
               ...rows.map((d) => [String(d.id), String(d.project_id), d.name, d.status, d.region, d.last_checked_at ? new Date(d.last_checked_at).toISOString() : '-']),
@@ -81,7 +81,7 @@ export const domainRecordsCommand: Command = {
   async run(context) {
     await context.withDb(async (db, { config }) => {
       const records = expectedRecords(await findByName(context, db), config.hostname)
-      print(context, records.map(({ kind, type, name, value, priority, required }) => ({ kind, type, name, value, priority: priority ?? null, required })), () => zoneLines(records))
+      print(context, records.map(({ kind, type, name, value, priority, required }) => ({ kind, type, name, value, priority: priority ?? null, required })), () => zoneFileFor(records, config.hostname))
     })
   },
 }

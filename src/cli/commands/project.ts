@@ -2,7 +2,7 @@ import * as projects from '../../core/projects/projects.service.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { CliError } from '../errors.ts'
-import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command } from '../command.ts'
+import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, whereLooked, YES_FLAG, type Command } from '../command.ts'
 
 export const projectCreateCommand: Command = {
   name: 'project create',
@@ -28,7 +28,7 @@ export const projectListCommand: Command = {
     const list = await context.withDb((db) => projects.listProjects(db))
     print(context, list, () =>
       list.length === 0
-        ? ['No projects yet: mailstead project create --name NAME']
+        ? [`No projects yet ${whereLooked(context.loadConfig())}: mailstead project create --name NAME`]
         : table([
             ['ID', 'NAME', 'STATUS', 'RATE LIMIT', 'CREATED'],
             ...list.map((p) => [String(p.id), p.name, p.disabled ? 'disabled' : 'enabled', p.rateLimitPerMinute ? `${p.rateLimitPerMinute}/min` : 'default', p.createdAt]),

@@ -1,4 +1,5 @@
 import { createApp } from '../../app.ts'
+import { portFallbacks } from '../../smtp/listeners.ts'
 import { JSON_FLAG, type Command } from '../command.ts'
 
 export const serveCommand: Command = {
@@ -7,8 +8,8 @@ export const serveCommand: Command = {
   // Its log is JSON lines already; --json makes the notice of stopping one too.
   flags: JSON_FLAG,
   async run(context) {
-    const { config } = context.loadConfig()
-    const app = await createApp(config)
+    const { config, sources } = context.loadConfig()
+    const app = await createApp(config, { smtpPortFallbacks: portFallbacks(sources) })
     await app.start()
     const signal = await context.io.stopSignal
     context.io.err(

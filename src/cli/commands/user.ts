@@ -2,7 +2,7 @@ import * as accounts from '../../core/accounts/accounts.service.ts'
 import { hashPassword, requirePassword } from '../../core/accounts/password.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { CliError } from '../errors.ts'
-import { confirmOrStop, JSON_FLAG, print, table, YES_FLAG, type Command, type Context } from '../command.ts'
+import { confirmOrStop, JSON_FLAG, print, table, whereLooked, YES_FLAG, type Command, type Context } from '../command.ts'
 
 const PASSWORD_STDIN = { 'password-stdin': { description: 'Read the password from standard input (else a one-time link to set it is printed)', boolean: true } }
 
@@ -50,7 +50,7 @@ export const userListCommand: Command = {
     const list = await context.withDb((db) => accounts.listAccounts(db))
     print(context, list, () =>
       list.length === 0
-        ? ['No accounts yet: mailstead user create EMAIL']
+        ? [`No accounts yet ${whereLooked(context.loadConfig())}: mailstead user create EMAIL`]
         : table([
             ['ID', 'EMAIL', 'STATUS', 'PASSWORD', 'CREATED'],
             ...list.map((a) => [a.id, a.email, a.disabled ? 'disabled' : 'enabled', a.passwordSet ? 'set' : 'not set', a.createdAt]),

@@ -7,13 +7,17 @@ import { useProject } from '../app/project.tsx'
 import { useSession, useSignedOut } from '../app/session.tsx'
 import { PAGES, SECTIONS } from '../pages.tsx'
 
-/** The project switcher: a plain select, which every browser and screen reader knows. */
+/**
+ * The project switcher: a plain select, which every browser and screen reader knows. Its name,
+ * "Current project", is its own: "Project" alone is also the settings panel, the project name field
+ * and the delete panel, so a screen reader's list of controls (and a test) could not tell them apart.
+ */
 function ProjectSwitcher() {
   const { project, projects, select } = useProject()
   return (
     <div className="switcher">
       <label htmlFor="project-switcher" className="field-label">
-        Project
+        Current project
       </label>
       <select id="project-switcher" className="input" value={project.id} onChange={(event) => select(Number(event.target.value))}>
         {projects.map((p) => (

@@ -1,4 +1,5 @@
-import type { ExpectedRecord } from './records.ts'
+import { hostnameProblem } from '../../config/hostname.ts'
+import type { ExpectedRecord, RecordKind } from './records.ts'
 
 /** A TXT value as zone-file character-strings: at most 255 octets each (RFC 1035 3.3). */
 export function txtStrings(value: string): string {
@@ -13,4 +14,21 @@ export function zoneLines(records: readonly ExpectedRecord[], ttl = 3600): strin
     const data = record.type === 'MX' ? `${record.priority} ${record.value}.` : txtStrings(record.value)
     return `${record.name}. ${ttl} IN ${record.type} ${data}`
   })
+}
+
+/** The records whose value is this server's host name (MAILSTEAD_HOSTNAME). */
+const NAMES_HOST: readonly RecordKind[] = ['return-path-mx', 'spf']
+
+/**
+ * The records as zone-file lines for this server's `hostname`. When that is not a public DNS name
+ * (the machine's own name, "vm", by default), a record that would name it cannot work (`MX 10
+ * vm.`): a comment line stands in its place, saying which setting to set first.
+ */
+export function zoneFileFor(records: readonly ExpectedRecord[], hostname: string): string[] {
+  if (!hostnameProblem(hostname)) return zoneLines(records)
+  return records.map((record) =>
+    NAMES_HOST.includes(record.kind)
+      ? `; ${record.name}. ${record.type}: not given, it would name "${hostname}", which is not a public DNS name; set MAILSTEAD_HOSTNAME (--hostname) to this server's name, then print the records again`
+      : zoneLines([record])[0]!,
+  )
 }

@@ -50,7 +50,7 @@ export async function suppress(db: Db, projectId: number, email: string, reason:
 export async function unsuppress(db: Db, projectId: number, email: string) {
   const address = requireAddress(email)
   const result = await db.deleteFrom('suppressions').where('project_id', '=', projectId).where('email_key', '=', address.key).executeTakeFirst()
-  if (result.numDeletedRows === 0n) throw notFound('Suppression')
+  if (result.numDeletedRows === 0n) throw notFound(`A suppression of ${address.address}`)
   return { email: address.address, success: true, message: 'Removed from the suppression list' }
 }
 

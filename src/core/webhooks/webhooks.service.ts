@@ -38,7 +38,7 @@ export async function checkUrl(url: string, targets: TargetOptions): Promise<Che
 
 export async function requireWebhook(db: Db, projectId: number, id: string) {
   const row = await repo.findWebhook(db, projectId, id)
-  if (!row) throw notFound('Webhook')
+  if (!row) throw notFound(`Webhook ${id}`)
   return row
 }
 

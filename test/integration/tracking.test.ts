@@ -13,8 +13,9 @@ beforeAll(async () => {
 
 afterAll(() => w.close())
 
+/** The domain's switches for transactional mail, which these sends are (its marketing ones stay off). */
 const setTracking = (flags: { openTracking?: boolean; clickTracking?: boolean }) =>
-  w.t.request('PATCH', `/domains/${w.domain.id}`, { key: w.key, body: flags })
+  w.t.request('PATCH', `/domains/${w.domain.id}`, { key: w.key, body: { transactionalOpenTracking: flags.openTracking, transactionalClickTracking: flags.clickTracking } })
 
 const HTML = [
   '<html><body>',

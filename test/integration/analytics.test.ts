@@ -55,7 +55,8 @@ beforeAll(async () => {
       },
     },
   })
-  await w.t.request('PATCH', `/domains/${w.domain.id}`, { key: w.key, body: { openTracking: true, clickTracking: true } })
+  // These sends are transactional: their own switches (marketing mail has openTracking, clickTracking).
+  await w.t.request('PATCH', `/domains/${w.domain.id}`, { key: w.key, body: { transactionalOpenTracking: true, transactionalClickTracking: true } })
   news = await verifiedDomain('news.example.com')
   const port = w.t.app.listeners()!.mx.port!
 

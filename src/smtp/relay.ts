@@ -3,6 +3,7 @@ import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Caller } from '../core/projects/projects.service.ts'
 import { prepareRelayed } from '../core/emails/relayed.ts'
 import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/send.ts'
+import type { LinkSettings } from '../core/tracking/links.ts'
 import { checkAddress } from '../lib/address.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
@@ -20,6 +21,8 @@ export interface RelayDeps {
   write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
   authenticator: Authenticator
   sendSettings: SendSettings
+  /** What tracking links are made of; absent: relayed mail is never tracked. */
+  links?: LinkSettings
   /** Tells the delivery loop that mail was queued. */
   queued(): void
   clock: Clock
@@ -148,7 +151,7 @@ async function queueRelayed(deps: RelayDeps, session: SMTPServerSession, raw: Bu
   const { mailFrom, rcptTo, smtpUtf8 } = session.envelope
   const message = { envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), smtpUtf8: smtpUtf8 ?? false, raw }
   const now = deps.clock.now()
-  const prepared = await prepareRelayed(deps.db, caller.project.id, message, now)
+  const prepared = await prepareRelayed(deps.db, caller.project.id, message, now, deps.links)
   const { emailId } = await deps.write((trx) => enqueueEmail(trx, prepared, deps.sendSettings, now))
   deps.queued()
   deps.logger.debug('QUEUED', `relayed ${emailId}`, { projectId: caller.project.id, recipients: message.envelopeTo.length })

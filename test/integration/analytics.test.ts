@@ -61,7 +61,7 @@ beforeAll(async () => {
   const port = w.t.app.listeners()!.mx.port!
 
   // Noon, Nov 1: three delivered, one bounced at its attempt, one deferred; all five reached a server.
-  const { messageId, deliveries } = await sendToAll(w, ['ann@example.net', 'bob@example.net', 'cat@example.net'], '<p><a href="https://shop.example.com/">Shop</a></p>')
+  const { messageId, deliveries } = await sendToAll(w, ['ann@example.net', 'bob@example.net', 'cat@example.net'], '<p><img src="https://cdn.example.com/logo.png" alt=""><a href="https://shop.example.com/">Shop</a></p>')
   for (const to of ['gone@example.net', 'busy@example.net']) {
     await w.t.request('POST', '/api/v1/emails', { key: w.key, body: { from: 'ada@sender.example.com', to, subject: 'Hi', html: '<p>Hi</p>' } })
   }

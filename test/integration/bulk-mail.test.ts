@@ -70,7 +70,7 @@ describe('tracking is per stream, and per message', () => {
 })
 
 describe('every marketing email is bulk mail', () => {
-  test('a MARKETING template through /v1/send: one-click unsubscribe, a footer link left untracked, Feedback-ID, marketing tracking', async () => {
+  test('a MARKETING template through /v1/send: one-click unsubscribe, a footer link left untracked, Feedback-ID, marketing click tracking', async () => {
     await setTracking({ openTracking: true, clickTracking: true })
     const template = await marketingTemplate()
     const to = fresh('news')
@@ -84,7 +84,8 @@ describe('every marketing email is bulk mail', () => {
     expect(message.headers['feedback-id']).toBe(`${template}:${w.projectId}:send:mailstead`)
     const html = htmlOf(message)
     expect(html).toContain(`href="${url}"`)
-    expect([tracked(html, 'o'), tracked(html, 'c')]).toEqual([1, 1])
+    // No pixel: in a short letter without images of its own it would cost spam points (pixel-cost.ts).
+    expect([tracked(html, 'o'), tracked(html, 'c')]).toEqual([0, 1])
     expect(textOf(message, 'text/plain')).toContain(url)
     expect((await w.t.request('POST', new URL(url).pathname, { raw: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(200)
     expect((await api('GET', `/contacts/${sent.body.data.emails[0].contact.id}`)).body.subscribed).toBe(false)

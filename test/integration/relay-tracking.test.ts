@@ -45,11 +45,12 @@ describe('tracking of relayed mail', () => {
   test("without the field, the domain's transactional switches decide: off, as written; on, tracked; none turns them off", async () => {
     const asWritten = textOf((await relay()).message, 'text/html')!
     expect(asWritten).toBe(HTML)
-    await setTracking({ transactionalOpenTracking: true, openTracking: false })
-    expect(tracked(textOf((await relay()).message, 'text/html')!, 'o')).toBe(1)
+    await setTracking({ transactionalClickTracking: true, clickTracking: false })
+    expect(tracked(textOf((await relay()).message, 'text/html')!, 'c')).toBe(1)
     expect(textOf((await relay({ 'X-Mailstead-Track': 'none' })).message, 'text/html')).toBe(HTML)
-    expect(tracked(textOf((await relay({ 'X-Mailstead-Track': 'clicks' })).message, 'text/html')!, 'o')).toBe(0)
-    await setTracking({ transactionalOpenTracking: false })
+    const opensOnly = textOf((await relay({ 'X-Mailstead-Track': 'opens' })).message, 'text/html')!
+    expect([tracked(opensOnly, 'o'), tracked(opensOnly, 'c')]).toEqual([1, 0])
+    await setTracking({ transactionalClickTracking: false })
   })
 
   test('a value it does not know is refused, naming the field and its words', async () => {

@@ -42,7 +42,7 @@ export async function composeCampaignEmail(db: Db, emailId: string, links: LinkS
   const { unsubscribe, headers } = bulkMarks({ ...links, emailId, mailDomain: returnPathHost(domain), feedback })
   const body = renderCampaignBody(row, { ...data, email: to, data }, unsubscribe.url)
   const html =
-    body.html === undefined ? undefined : trackHtml(body.html, { ...links, emailId, ...trackingFor(domain, 'marketing'), skip: (url) => url === unsubscribe.url })
+    body.html === undefined ? undefined : trackHtml(body.html, { ...links, emailId, ...trackingFor(domain, 'marketing', {}, body.html), skip: (url) => url === unsubscribe.url })
   const parts: MessageParts = {
     from: { address: row.from_address, ...(row.from_name && { name: row.from_name }) },
     to: [{ address: to }],

@@ -88,5 +88,5 @@ async function tracked(mime: Uint8Array, options: { emailId: string; domain: Dom
   const tracking = trackingFor(options.domain, 'transactional', options.asked)
   if (!options.links || (!tracking.opens && !tracking.clicks)) return mime
   const links = options.links
-  return trackRelayedHtml(mime, (html) => trackHtml(html, { ...links, emailId: options.emailId, ...tracking }))
+  return trackRelayedHtml(mime, (html) => trackHtml(html, { ...links, emailId: options.emailId, ...trackingFor(options.domain, 'transactional', options.asked, html) }))
 }

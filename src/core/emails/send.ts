@@ -109,8 +109,8 @@ export async function prepareEmail(
   const feedback = request.feedback ?? { campaign: template?.id ?? 'send', project: projectId, stream: 'send' }
   const bulk = stream === 'marketing' && links ? bulkMarks({ ...links, emailId: id, mailDomain: returnPathHost(domain), feedback }) : undefined
   const content = await contentOf(db, projectId, request, template, to[0]!.address, bulk?.unsubscribe.url)
-  const tracking = { emailId: id, ...links!, ...trackingFor(domain, stream, request), skip: (url: string) => url === bulk?.unsubscribe.url }
-  const html = links && content.html !== undefined ? trackHtml(content.html, tracking) : content.html
+  const skip = (url: string) => url === bulk?.unsubscribe.url
+  const html = links && content.html !== undefined ? trackHtml(content.html, { emailId: id, ...links, ...trackingFor(domain, stream, request, content.html), skip }) : content.html
   const allHeaders = bulk ? withBulkHeaders(headers, bulk.headers) : headers
   const mime = await build({ from, to, cc, bcc, replyTo, ...content, html, headers: allHeaders, attachments, messageId, ...thread, date: new Date(now) })
   return {

@@ -7,10 +7,9 @@ import { findContactRowByKey, saveContact } from '../contacts/contacts.service.t
 import { suppressionReason, type SuppressionReason } from '../suppressions/suppressions.service.ts'
 import { render } from '../templates/render.ts'
 import { findTemplate } from '../templates/templates.service.ts'
-import { returnPathHost } from '../domains/records.ts'
-import { bulkMarks, withBulkHeaders, withUnsubscribeFooter, type FeedbackSource, type MailStream } from '../tracking/bulk-mail.ts'
-import { trackHtml, type LinkSettings } from '../tracking/links.ts'
-import { trackingFor } from '../tracking/policy.ts'
+import { withBulkHeaders, withUnsubscribeFooter, type FeedbackSource, type MailStream } from '../tracking/bulk-mail.ts'
+import type { LinkSettings } from '../tracking/links.ts'
+import { bulkMarksOf, streamOf, trackedHtml } from './send-streams.ts'
 import { checkAttachments, checkHeaders, checkSubject, type Attachment } from './checks.ts'
 import { addEmailEvent } from './email-events.ts'
 import { insertDeliveries } from './deliveries.repository.ts'
@@ -106,11 +105,9 @@ export async function prepareEmail(
   const thread = request.inReplyToId === undefined ? undefined : await threadOf(db, projectId, request.inReplyToId)
   const id = request.id ?? newId()
   const messageId = `<${id}@${domain.name}>`
-  const feedback = request.feedback ?? { campaign: template?.id ?? 'send', project: projectId, stream: 'send' }
-  const bulk = stream === 'marketing' && links ? bulkMarks({ ...links, emailId: id, mailDomain: returnPathHost(domain), feedback }) : undefined
+  const bulk = bulkMarksOf({ emailId: id, projectId, stream, feedback: request.feedback, template }, domain, links)
   const content = await contentOf(db, projectId, request, template, to[0]!.address, bulk?.unsubscribe.url)
-  const skip = (url: string) => url === bulk?.unsubscribe.url
-  const html = links && content.html !== undefined ? trackHtml(content.html, { emailId: id, ...links, ...trackingFor(domain, stream, request, content.html), skip }) : content.html
+  const html = trackedHtml(content.html, { emailId: id, stream, asked: request, bulk }, domain, links)
   const allHeaders = bulk ? withBulkHeaders(headers, bulk.headers) : headers
   const mime = await build({ from, to, cc, bcc, replyTo, ...content, html, headers: allHeaders, attachments, messageId, ...thread, date: new Date(now) })
   return {
@@ -168,10 +165,6 @@ async function templateOf(db: Db, projectId: number, templateId: string | undefi
   if (templateId && !template) throw invalid('template', 'no template with this id in this project')
   return template
 }
-
-/** What a send is: as the request says (a workflow's step), else marketing with a MARKETING template, else transactional. */
-export const streamOf = (request: Pick<SendRequest, 'stream'>, template: Pick<Template, 'type'> | undefined): MailStream =>
-  request.stream ?? (template?.type === 'MARKETING' ? 'marketing' : 'transactional')
 
 /**
  * Subject and bodies: the request's, else the template's; placeholders filled when there are

@@ -64,6 +64,8 @@ export interface Config {
   readonly relayTlsPort: number | null
   readonly relayAllowInsecureAuth: boolean
   readonly relayMaxRecipients: number
+  readonly relayDropOriginHeaders: boolean
+  readonly relayBounceNotices: boolean
   readonly smtpMaxMessageMb: number
   readonly smtpMaxConnectionsPerIp: number
   readonly smtpMaxConnections: number

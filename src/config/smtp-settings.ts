@@ -67,6 +67,20 @@ export const SMTP_SETTINGS = [
     fallback: () => 50,
   }),
   setting({
+    key: 'relayDropOriginHeaders',
+    description: "Remove from relayed mail the fields that show the app's own network: X-Originating-IP, X-Forwarded-For and the like, and Received lines through private addresses",
+    allowed: 'true or false',
+    parse: p.boolean,
+    fallback: () => true,
+  }),
+  setting({
+    key: 'relayBounceNotices',
+    description: "Send a bounce notice (DSN, RFC 3464) to a relayed message's envelope sender when a recipient bounces after the relay took it (SES: feedback forwarding)",
+    allowed: 'true or false',
+    parse: p.boolean,
+    fallback: () => false,
+  }),
+  setting({
     key: 'smtpMaxMessageMb',
     description: 'Largest message the SMTP listeners accept, in MiB',
     allowed: 'an integer from 1 to 100',

@@ -3,6 +3,7 @@ import { countEmailEvents } from './analytics/counters.ts'
 import { activityOf, countActivity } from './campaigns/activity.ts'
 import type { CampaignRow } from './campaigns/campaign.ts'
 import { contactsByIds } from './contacts/contacts.repository.ts'
+import { queueBounceNotices } from './emails/bounce-notice.ts'
 import type { NewEmailEvent } from './emails/emails.repository.ts'
 import { refreshMemberships } from './segments/tracking.ts'
 import { emitContactChange, emitContactCreated, emitContactsWritten } from './webhooks/contact-events.ts'
@@ -34,7 +35,8 @@ import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts
 /**
  * Events were recorded for one email: the sending counters of its project, domain and hour count
  * them (what the guardrails and analytics read), its campaign counts them (each recipient once,
- * however many times it opens or clicks) and its project's webhooks hear of them.
+ * however many times it opens or clicks), its project's webhooks hear of them, and a relayed
+ * email's bounce is sent back to its envelope sender as a DSN when the relay was asked to.
  */
 export async function emailEventsAdded(db: Db, emailId: string, events: readonly NewEmailEvent[]): Promise<void> {
   for (const { status, data, at } of events) {
@@ -42,6 +44,8 @@ export async function emailEventsAdded(db: Db, emailId: string, events: readonly
     if (activity) await countActivity(db, emailId, activity, at, data?.hard === true)
   }
   await emitEmailEvents(db, emailId, events)
+  // A relayed email's bounce is told to its envelope sender when it asked (MAILSTEAD_RELAY_BOUNCE_NOTICES).
+  await queueBounceNotices(db, emailId, events)
   // Last: the hour's row of the domain is the hottest a batch of outcomes writes. Taken after the
   // campaign's row, as every settle takes them, batches of several processes wait on each other
   // instead of deadlocking (measured: taken first, a 10,000-contact campaign on three processes

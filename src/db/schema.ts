@@ -172,6 +172,12 @@ export interface EmailContentTable {
   mime: Uint8Array
 }
 
+/** A relayed email's envelope sender, to be sent a bounce notice (src/core/emails/bounce-notice.ts). */
+export interface RelayBounceNoticeTable {
+  email_id: string
+  notify: string
+}
+
 /** `paused`: held by a paused campaign; never claimed until the campaign resumes. */
 export type DeliveryState = 'scheduled' | 'queued' | 'sending' | 'deferred' | 'paused' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed'
 
@@ -287,6 +293,7 @@ export interface DB {
   templates: TemplateTable
   emails: EmailTable
   email_contents: EmailContentTable
+  relay_bounce_notices: RelayBounceNoticeTable
   deliveries: DeliveryTable
   email_events: EmailEventTable
   suppressions: SuppressionTable

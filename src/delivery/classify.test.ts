@@ -22,6 +22,11 @@ describe('classifyReply', () => {
     ['554 Your IP is on a blocklist', 'bounced', 'policy', false],
     ['550 Please try again later', 'deferred', 'temporary', undefined],
     ['553 Something else went wrong', 'bounced', 'other', false],
+    ['500 5.3.0 <x@example.com>: Other mail system problem', 'bounced', 'mail-system', true],
+    ['550 5.0.0 <x@example.com>: Recipient address rejected: User unknown in local recipient table', 'bounced', 'recipient', true],
+    ['554 5.0.0 Service unavailable', 'bounced', 'other', false],
+    ['550 5.5.0 Requested action not taken: mailbox unavailable', 'bounced', 'recipient', true],
+    ['550 5.0.0 Please try again later', 'bounced', 'other', false],
   ])('%s -> %s', (line, kind, category, hard) => {
     const outcome = classifyReply(reply(line))
     expect(outcome.kind).toBe(kind as never)

@@ -22,10 +22,11 @@ const ENHANCED_RULES: ReadonlyArray<[RegExp, Outcome]> = [
   [/^5\.1\.(0|1|3|6)$/, bounced('recipient', true)],
   [/^5\.1\.(2|10)$/, bounced('domain', true)],
   [/^5\.2\.1$/, bounced('mailbox-disabled', true)],
+  // "Other mail system status", given to RCPT for an address the system will not take.
+  [/^5\.3\.0$/, bounced('mail-system', true)],
   [/^5\.2\.2$/, bounced('mailbox-full')],
   [/^5\.2\.3$|^5\.3\.4$/, bounced('message-too-large')],
   [/^5\.7\./, bounced('policy')],
-  [/^5\./, bounced('other')],
 ]
 
 /** Known texts, for servers that give no enhanced code. */
@@ -39,15 +40,18 @@ const TEXT_RULES: ReadonlyArray<[RegExp, Outcome]> = [
 
 /**
  * The outcome of a reply: its enhanced status code first, then its reply code, then known texts
- * (which also let a 5xx that says "try again later" be deferred).
+ * (which also let a 5xx that says "try again later" be deferred). A permanent enhanced code that
+ * says nothing specific (5.0.0, 5.5.x) is read with its text, so that one naming the recipient as
+ * unknown is hard like a 5.1.1; a permanent code never becomes a deferral.
  */
 export function classifyReply(reply: SmtpReply): Outcome {
+  const byText = TEXT_RULES.find(([pattern]) => pattern.test(reply.text))?.[1]
   if (reply.enhanced) {
     const rule = ENHANCED_RULES.find(([pattern]) => pattern.test(reply.enhanced!))
     if (rule) return rule[1]
+    if (reply.enhanced.startsWith('5.')) return byText?.kind === 'bounced' ? byText : bounced('other')
   }
   if (reply.code >= 200 && reply.code < 300) return delivered
-  const byText = TEXT_RULES.find(([pattern]) => pattern.test(reply.text))?.[1]
   if (reply.code >= 400 && reply.code < 500) return deferred(byText?.kind === 'deferred' ? byText.category : 'temporary')
   if (reply.code >= 500 && reply.code < 600) return byText ?? bounced('other')
   return deferred('protocol')

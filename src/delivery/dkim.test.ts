@@ -27,6 +27,8 @@ async function verify(message: Buffer) {
   return result.results.map((r: any) => `${r.algo}:${r.status.result}${r.status.comment ? ` (${r.status.comment})` : ''}`)
 }
 
+/** The results without their comments. */
+const results = async (message: Buffer) => (await verify(message)).map((r) => r.split(' ')[0])
 const bytes = (...parts: Array<string | Buffer>) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)))
 const head = 'From: "Ada" <ada@sender.example.com>\r\nTo: bob@example.net\r\nSubject: Hello\r\nDate: Mon, 23 Nov 2026 12:00:00 +0000\r\nMessage-ID: <1@sender.example.com>\r\n'
 const composed = await new MailComposer({
@@ -90,9 +92,25 @@ describe('signMessage', () => {
 
   test('signs every occurrence of the signed headers bottom up, and only those; t= is the time given', async () => {
     const header = (await signMessage(shapes[9]![1], keys.slice(0, 1), AT)).replace(/\r\n[ \t]+/g, ' ')
-    expect(header).toMatch(/ h=subject:subject:to:to:from;/)
+    expect(header).toMatch(/ h=subject:subject:to:to:from:from:to:subject:date;/)
     expect(header).toContain(` t=${AT / 1000};`)
     expect(header).toContain(' d=sender.example.com; s=rsa;')
+  })
+
+  test('over-signs From, To, Subject and Date: one of them added after signing breaks the signature', async () => {
+    const message = shapes[0]![1]
+    const header = await signMessage(message, keys, AT)
+    for (const added of ['From: mallory@evil.example\r\n', 'To: other@example.net\r\n', 'Subject: Urgent\r\n', 'Date: Tue, 24 Nov 2026 12:00:00 +0000\r\n']) {
+      expect(await results(bytes(header, added, message))).toEqual(['rsa-sha256:fail', 'ed25519-sha256:fail'])
+    }
+  })
+
+  test('signs Content-Transfer-Encoding, In-Reply-To and References', async () => {
+    const message = bytes(head, 'In-Reply-To: <0@sender.example.com>\r\nReferences: <0@sender.example.com>\r\nContent-Transfer-Encoding: 7bit\r\n\r\nHi\r\n')
+    const header = (await signMessage(message, keys.slice(0, 1), AT)).replace(/\r\n[ \t]+/g, ' ')
+    expect(/ h=([^;]+);/.exec(header)![1]!.split(':')).toEqual(expect.arrayContaining(['content-transfer-encoding', 'in-reply-to', 'references']))
+    expect(await results(bytes(header, message))).toEqual(['rsa-sha256:pass'])
+    expect(await results(bytes(header, message.toString().replace('7bit', 'base64')))).toEqual(['rsa-sha256:fail'])
   })
 
   test('one header per key, in the order given', async () => {

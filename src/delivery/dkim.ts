@@ -13,10 +13,17 @@ export interface SigningKey {
 /** Signed when present (RFC 6376 5.4): what a forwarder must not change. */
 export const SIGNED_HEADERS = [
   'from', 'to', 'cc', 'subject', 'date', 'message-id', 'reply-to', 'mime-version', 'content-type',
-  'list-unsubscribe', 'list-unsubscribe-post',
+  'content-transfer-encoding', 'in-reply-to', 'references', 'list-unsubscribe', 'list-unsubscribe-post',
 ].join(':')
 
 const SIGNED = new Set(SIGNED_HEADERS.split(':'))
+
+/**
+ * Named once more in h= than they occur (over-signing, RFC 6376 8.15): a verifier then counts the
+ * missing one as empty, so a From, To, Subject or Date added on the way breaks the signature
+ * instead of being shown to the reader above the signed one.
+ */
+export const OVERSIGNED = ['from', 'to', 'subject', 'date'] as const
 
 const CR = 0x0d
 const LF = 0x0a
@@ -202,8 +209,8 @@ const asciiDomain = (domain: string) => (/^[\x21-\x7e]*$/.test(domain) ? domain 
 
 /** One DKIM-Signature header, folded, CRLF-terminated. */
 function signatureHeader(key: SigningKey, signed: readonly Field[], canonicalHeaders: string, bodyHash: string, t: number): string {
-  // From must be signed (RFC 6376 5.4); named even when absent, so that one cannot be added.
-  const names = signed.length > 0 ? signed.map((f) => f.name) : ['from']
+  // From must be signed (RFC 6376 5.4): over-signing names it even when absent.
+  const names = [...signed.map((f) => f.name), ...OVERSIGNED]
   // Folded before signing: the signature covers the header as it is sent, b= empty.
   const head = fold(
     [`v=1;`, `a=${key.algorithm};`, `c=relaxed/relaxed;`, `d=${asciiDomain(key.domain)};`, `s=${key.selector};`, `t=${t};`],

@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto'
 import { safeEqual } from './crypto.ts'
 
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567'
+export const BASE32_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567'
 
 /** RFC 4648 base32, lower case, no padding: survives systems that fold the case of what they carry. */
-function base32(bytes: Uint8Array): string {
+export function base32(bytes: Uint8Array): string {
   let bits = 0
   let value = 0
   let out = ''
@@ -12,11 +12,11 @@ function base32(bytes: Uint8Array): string {
     value = (value << 8) | byte
     bits += 8
     while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31]
+      out += BASE32_ALPHABET[(value >>> (bits - 5)) & 31]
       bits -= 5
     }
   }
-  return bits > 0 ? out + ALPHABET[(value << (5 - bits)) & 31] : out
+  return bits > 0 ? out + BASE32_ALPHABET[(value << (5 - bits)) & 31] : out
 }
 
 const mac = (secret: string, purpose: string, payload: string) =>

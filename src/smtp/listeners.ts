@@ -23,7 +23,14 @@ export async function startSmtpListeners(config: Config, reports: ReportDeps, re
   const servers = new Map<ListenerName, SMTPServer>()
   const status: Record<ListenerName, ListenerStatus> = { mx: { state: 'off' }, relay: { state: 'off' }, relayTls: { state: 'off' } }
   const maxMessageBytes = config.smtpMaxMessageMb * 1024 * 1024
-  const relaySettings = { hostname: config.hostname, allowInsecureAuth: config.relayAllowInsecureAuth, maxRecipients: config.relayMaxRecipients, maxMessageBytes }
+  const relaySettings = {
+    hostname: config.hostname,
+    allowInsecureAuth: config.relayAllowInsecureAuth,
+    maxRecipients: config.relayMaxRecipients,
+    maxMessageBytes,
+    dropOriginHeaders: config.relayDropOriginHeaders,
+    bounceNotices: config.relayBounceNotices,
+  }
   // The relay's two ports are one door for the same clients: one count of connections per address
   // (failed logins are counted by the authenticator, for HTTP and both ports alike).
   const relayGuards = { connections: connectionLimit(config.smtpMaxConnectionsPerIp) }

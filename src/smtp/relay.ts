@@ -1,6 +1,7 @@
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server'
 import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Caller } from '../core/projects/projects.service.ts'
+import { keepBounceNotice } from '../core/emails/bounce-notice.ts'
 import { prepareRelayed } from '../core/emails/relayed.ts'
 import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/send.ts'
 import type { LinkSettings } from '../core/tracking/links.ts'
@@ -34,6 +35,10 @@ export interface RelaySettings {
   allowInsecureAuth: boolean
   maxRecipients: number
   maxMessageBytes: number
+  /** Remove X-Originating-IP and the like from relayed mail. */
+  dropOriginHeaders: boolean
+  /** Send a DSN to the envelope sender of relayed mail that bounces later. */
+  bounceNotices: boolean
 }
 
 /** What bounds the relay's clients: shared by its two listeners but for the budget, each listener's own (failed logins are the authenticator's, shared with HTTP). */
@@ -130,7 +135,7 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: Re
           try {
             if (received.tooBig || received.size > settings.maxMessageBytes) return callback(smtpError(552, '5.3.4 Message too big'))
             if (received.noRoom) return callback(smtpError(452, NO_ROOM))
-            callback(null, await queueRelayed(deps, session, received.kept))
+            callback(null, await queueRelayed(deps, settings, session, received.kept))
           } finally {
             received.release()
           }
@@ -146,13 +151,18 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: Re
 }
 
 /** Queues a message the session's caller relayed, if it still may send; answers the 250's text. */
-async function queueRelayed(deps: RelayDeps, session: SMTPServerSession, raw: Buffer): Promise<string> {
+async function queueRelayed(deps: RelayDeps, settings: RelaySettings, session: SMTPServerSession, raw: Buffer): Promise<string> {
   const caller = (await standingCaller(deps.authenticator, session))!
   const { mailFrom, rcptTo, smtpUtf8 } = session.envelope
-  const message = { envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), smtpUtf8: smtpUtf8 ?? false, raw }
+  const envelope = { envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), smtpUtf8: smtpUtf8 ?? false }
+  const message = { ...envelope, dropOriginHeaders: settings.dropOriginHeaders, raw }
   const now = deps.clock.now()
   const prepared = await prepareRelayed(deps.db, caller.project.id, message, now, deps.links)
-  const { emailId } = await deps.write((trx) => enqueueEmail(trx, prepared, deps.sendSettings, now))
+  const { emailId } = await deps.write(async (trx) => {
+    const queued = await enqueueEmail(trx, prepared, deps.sendSettings, now)
+    if (settings.bounceNotices) await keepBounceNotice(trx, queued.emailId, message.envelopeFrom)
+    return queued
+  })
   deps.queued()
   deps.logger.debug('QUEUED', `relayed ${emailId}`, { projectId: caller.project.id, recipients: message.envelopeTo.length })
   return `2.0.0 Queued as ${emailId}`

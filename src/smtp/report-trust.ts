@@ -2,7 +2,7 @@ import { addressKey, applyBounce, applyComplaint, applyDelay, deliveriesOfMessag
 import { firstSighting } from '../core/inbound/fingerprints.repository.ts'
 import type { Verdict } from '../core/inbound/received-reports.repository.ts'
 import type { Db } from '../db/schema.ts'
-import type { ReturnPathToken } from '../delivery/verp.ts'
+import { LEGACY_TOKEN_DAYS, type ReturnPathToken } from '../delivery/verp.ts'
 import type { OriginalMessage } from './original.ts'
 import { fingerprintOf, type Finding } from './report-findings.ts'
 import { namedAddresses, namesRecipient } from './report-names.ts'
@@ -26,6 +26,9 @@ export async function judgeToken(db: Db, claim: TokenClaim, findings: Finding[],
     const own = found.returnPathHost ?? 'none: its sending domain was removed'
     const where = claim.via === 'envelope' ? 'it arrived at' : 'the original it returns went out from'
     return [untrusted(claim.deliveryId, `${where} the host ${claim.host}, not delivery ${claim.deliveryId}'s own return-path host (${own})`)]
+  }
+  if (claim.legacy && found.delivery.created_at < now - LEGACY_TOKEN_DAYS * 86_400_000) {
+    return [untrusted(claim.deliveryId, `its token is of the old, readable form, taken only for ${LEGACY_TOKEN_DAYS} days after the delivery was made`)]
   }
   return applyFindings(db, found.delivery, findings, now)
 }

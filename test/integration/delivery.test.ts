@@ -9,7 +9,12 @@ let strict: FakeMx
 beforeAll(async () => {
   w = await createWorld()
   strict = await new FakeMx({
-    onRcpt: (to) => (to.startsWith('unknown') ? { code: 550, message: '5.1.1 <' + to + '>: Recipient address rejected: User unknown' } : undefined),
+    onRcpt: (to) =>
+      to.startsWith('unknown')
+        ? { code: 550, message: '5.1.1 <' + to + '>: Recipient address rejected: User unknown' }
+        : to.startsWith('system')
+          ? { code: 500, message: '5.3.0 <' + to + '>: Other mail system problem' }
+          : undefined,
     starttls: true,
   }).start('127.0.0.3', w.port)
   w.dns.records('strict.example', { type: 'MX', exchange: 'mx.strict.example', priority: 10 })
@@ -56,6 +61,8 @@ describe('delivery to an MX that accepts', () => {
     const raw = w.mx.received.find((m) => m.to.includes('list@example.net'))!.raw.toString()
     const signed = /^DKIM-Signature:[\s\S]*?h=([^;]+);/m.exec(raw)![1]!.toLowerCase().replace(/\s+/g, '')
     expect(signed.split(':')).toEqual(expect.arrayContaining(['list-unsubscribe', 'list-unsubscribe-post', 'from', 'to', 'subject', 'date', 'message-id']))
+    // Over-signed: each named once more than it occurs, so that none can be added on the way.
+    for (const name of ['from', 'to', 'subject', 'date']) expect(signed.split(':').filter((n) => n === name)).toHaveLength(2)
   })
 
   test('to, cc and bcc each get the same bytes; bcc is in no header', async () => {
@@ -98,6 +105,15 @@ describe('a permanent refusal', () => {
     await w.deliver()
     expect(statuses(await emailOf(again.body.emailId))).toEqual(['SUPPRESSED'])
     expect(strict.offered.length).toBe(offered)
+  })
+
+  test('a 500 5.3.0 naming the recipient is hard too: the address is suppressed', async () => {
+    const sent = await send({ to: 'system@strict.example' })
+    await w.deliver()
+    const email = await emailOf(sent.body.emailId)
+    expect(email.emailEvents.at(-1)).toMatchObject({ status: 'BOUNCED', data: { smtpCode: 500, enhancedCode: '5.3.0', category: 'mail-system', hard: true } })
+    const list = await w.t.request('GET', '/api/v1/suppressions', { key: w.key })
+    expect(list.body.data.map((s: any) => [s.email, s.reason])).toContainEqual(['system@strict.example', 'hard_bounce'])
   })
 
   test('an address suppressed after queueing is checked again when its delivery is claimed', async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
-import { returnPath } from '../../src/delivery/verp.ts'
+import { LEGACY_TOKEN_DAYS, returnPath } from '../../src/delivery/verp.ts'
+import { signToken } from '../../src/lib/signed.ts'
 import { parseReport } from '../../src/smtp/report.ts'
 import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
 
@@ -96,6 +97,42 @@ describe('bounces (RFC 3464)', () => {
     const sent = await delivered('oldschool@example.net')
     await deliverReport([sent.verp], await reportAbout('qmail-plain.eml', sent, 'oldschool@example.net'))
     expect((await eventsOf(sent.emailId)).at(-1)).toMatchObject({ status: 'BOUNCED', data: { source: 'plain', hard: true } })
+  })
+})
+
+describe('return-path tokens', () => {
+  /** The token form before tokens were made opaque: the delivery id in base36, signed. */
+  const readableToken = (deliveryId: number) => `bounces+${signToken(SECRET, 'return-path', deliveryId.toString(36))}@mst.sender.example.com`
+
+  test('the return path of a delivery does not show its id, nor how many were sent between two', async () => {
+    const first = await delivered('count-a@example.net')
+    const second = await delivered('count-b@example.net')
+    expect(second.delivery.id).toBeGreaterThan(first.delivery.id)
+    for (const sent of [first, second]) {
+      const received = w.mx.received.findLast((m) => m.to.includes(sent.delivery.recipient))!
+      expect(received.from).toBe(sent.verp)
+      expect(received.from).toMatch(/^bounces\+[a-z2-7]{26}-[a-z2-7]{16}@mst\.sender\.example\.com$/)
+      expect(received.from).not.toContain(`+${sent.delivery.id.toString(36)}-`)
+    }
+  })
+
+  test(`a bounce to an old, readable token is still applied within ${LEGACY_TOKEN_DAYS} days of the delivery`, async () => {
+    const sent = await delivered('legacy@example.net')
+    const verp = readableToken(sent.delivery.id)
+    expect((await deliverReport([verp], await reportAbout('postfix-bounce.eml', { ...sent, verp }, 'legacy@example.net'))).response).toMatch(/^250/)
+    expect((await eventsOf(sent.emailId)).at(-1)).toMatchObject({ status: 'BOUNCED', data: { hard: true } })
+  })
+
+  test('an old, readable token of an older delivery has expired: its bounce changes nothing', async () => {
+    const sent = await delivered('legacy-old@example.net')
+    const past = Date.now() - (LEGACY_TOKEN_DAYS + 1) * 86_400_000
+    await w.t.app.db.updateTable('deliveries').set({ created_at: past }).where('id', '=', sent.delivery.id).execute()
+    const verp = readableToken(sent.delivery.id)
+    await deliverReport([verp], await reportAbout('postfix-bounce.eml', { ...sent, verp }, 'legacy-old@example.net'))
+    expect((await eventsOf(sent.emailId)).at(-1).status).toBe('DELIVERED')
+    expect(await suppressed('legacy-old@example.net')).toBeUndefined()
+    await deliverReport([sent.verp], await reportAbout('postfix-bounce.eml', sent, 'legacy-old@example.net'))
+    expect((await eventsOf(sent.emailId)).at(-1).status).toBe('BOUNCED')
   })
 })
 

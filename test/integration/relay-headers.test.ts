@@ -165,6 +165,46 @@ describe('the relay sends what the application meant', () => {
     expect(reply).toMatch(reason)
   })
 
+  test('fields that show the app\'s own network are dropped (on by default); a public trace line and the rest stay', async () => {
+    const head = [
+      `From: ${FROM}`, 'To: {to}', 'X-Originating-IP: [10.0.3.7]', 'X-Forwarded-For: 192.168.1.20, 10.0.0.1',
+      'Received: from app-7.internal (app-7.internal [10.1.2.3])\r\n\tby relay.internal with ESMTP; Fri, 27 Nov 2026 09:00:00 +0000',
+      'Received: from mail.example.org (mail.example.org [93.184.215.14]) by relay; Fri, 27 Nov 2026 09:00:00 +0000',
+      'X-Mailer: Acme 2.1', 'Subject: hello', '',
+    ].join('\r\n')
+    const sent = await relay(head, { to: [`origin${n}@example.net`] })
+    const { copies } = await outcome(sent.reply)
+    const received = headOf(copies[0]!.raw)
+    for (const gone of ['10.0.3.7', '192.168.1.20', '10.1.2.3', 'X-Originating-IP', 'X-Forwarded-For', 'relay.internal']) expect(received).not.toContain(gone)
+    expect(received).toContain('[93.184.215.14]')
+    expect(received).toContain('X-Mailer: Acme 2.1')
+    expect(await w.dkim(Buffer.from(copies[0]!.raw, 'latin1'))).toEqual([expect.objectContaining({ status: 'pass' }), expect.objectContaining({ status: 'pass' })])
+  })
+
+  test('500 X- headers go out as they came, each one', async () => {
+    const many = Array.from({ length: 500 }, (_, i) => `X-Tag-${i}: value ${i}`).join('\r\n')
+    const sent = await relay(`From: ${FROM}\r\nTo: {to}\r\n${many}\r\n`, { to: [`many${n}@example.net`] })
+    expect(sent.reply).toMatch(/^250 /)
+    const { copies } = await outcome(sent.reply)
+    expect(headOf(copies[0]!.raw).match(/^X-Tag-\d+: /gm)).toHaveLength(500)
+  })
+
+  test('a 64 KB header on one line is refused with 554 5.6.0 and why; folded under 998 octets a line, it goes out', async () => {
+    const long = await relay(`From: ${FROM}\r\nTo: {to}\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n`, { to: [`big${n}@example.net`] })
+    expect(long.reply).toMatch(/^554 5\.6\.0 .*over the limit of 998/)
+    const folded = Array.from({ length: 64 }, () => 'b'.repeat(990)).join('\r\n ')
+    const sent = await relay(`From: ${FROM}\r\nTo: {to}\r\nX-Big: ${folded}\r\n`, { to: [`folded${n}@example.net`] })
+    expect(sent.reply).toMatch(/^250 /)
+    const { copies } = await outcome(sent.reply)
+    expect(copies[0]!.raw).toContain(folded)
+  })
+
+  test('a header block over 256 KiB is refused with 554 5.6.0 and why', async () => {
+    const fields = Array.from({ length: 300 }, (_, i) => `X-Pad-${i}: ${'p'.repeat(980)}`).join('\r\n')
+    const { reply } = await relay(`From: ${FROM}\r\nTo: {to}\r\n${fields}\r\n`, { to: [`huge${n}@example.net`] })
+    expect(reply).toMatch(/^554 5\.6\.0 .*header block is larger than 256 KiB/)
+  })
+
   test('the session goes on after a refused message', async () => {
     const sent = await relay(`From: ${FROM}\r\nTo: {to}\r\n`, { to: [`after${n}@example.net`] })
     expect(sent.reply).toMatch(/^250 /)

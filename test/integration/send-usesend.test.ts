@@ -65,7 +65,7 @@ describe('POST /api/v1/emails', () => {
     const message = receivedBy(w, to)
     expect(leavesOf(message).map((p) => p.headers['content-type']!.split(';')[0])).toEqual(types)
     if (fields.html === '<h1>Welcome</h1><p>Your code is <b>1234</b></p>') {
-      expect(textOf(message, 'text/plain')).toMatch(/WELCOME[\s\S]*Your code is 1234/)
+      expect(textOf(message, 'text/plain')).toMatch(/^Welcome\r\n[\s\S]*Your code is 1234/)
     }
   })
 
@@ -75,7 +75,8 @@ describe('POST /api/v1/emails', () => {
       to: 'files@example.net',
       attachments: [
         { filename: 'invoice.pdf', content: pdf.toString('base64'), contentType: 'application/pdf' },
-        { filename: 'notes.txt', content: Buffer.from('notes').toString('base64') },
+        { filename: 'notes.txt', content: Buffer.from('notes\nsecond line').toString('base64') },
+        { filename: 'wide.csv', content: Buffer.from(`${'x,'.repeat(600)}\n`).toString('base64'), contentType: 'text/csv' },
       ],
     })
     await w.deliver()
@@ -83,10 +84,12 @@ describe('POST /api/v1/emails', () => {
     expect(message.headers['message-id']).toBe(`<${sent.body.emailId}@sender.example.com>`)
     expect(Date.parse(message.headers['date']!)).toBeGreaterThan(Date.now() - 60_000)
     const attachments = leavesOf(message).filter((p) => /attachment/.test(p.headers['content-disposition'] ?? ''))
-    expect(attachments.map((p) => p.headers['content-disposition'])).toEqual(['attachment; filename=invoice.pdf', 'attachment; filename=notes.txt'])
+    expect(attachments.map((p) => p.headers['content-disposition'])).toEqual(['attachment; filename=invoice.pdf', 'attachment; filename=notes.txt', 'attachment; filename=wide.csv'])
     expect(attachments[0]!.headers['content-type']).toStartWith('application/pdf')
     expect(attachments[0]!.content.equals(pdf)).toBe(true)
-    expect(attachments[1]!.content.toString()).toBe('notes')
+    expect(attachments[1]!.content.toString()).toBe('notes\r\nsecond line')
+    expect(attachments.map((p) => p.headers['content-transfer-encoding'])).toEqual(['base64', '7bit', 'quoted-printable'])
+    expect(attachments[2]!.content.toString()).toBe(`${'x,'.repeat(600)}\r\n`)
   })
 
   test('custom headers reach the recipient', async () => {

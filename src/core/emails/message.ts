@@ -1,6 +1,7 @@
-import { compile } from 'html-to-text'
 import MailComposer from 'nodemailer/lib/mail-composer'
+import { detectMimeType } from 'nodemailer/lib/mime-funcs'
 import type { Attachment } from './checks.ts'
+import { textFromHtml } from './text-part.ts'
 
 export interface Mailbox {
   address: string
@@ -27,11 +28,27 @@ export interface MessageParts {
   date: Date
 }
 
+
+/** Printable ASCII, tabs and CRLF or LF line ends only. */
+const isAsciiText = (text: string) => /^[\t\n\r\x20-\x7e]*$/.test(text) && !/\r(?!\n)/.test(text)
+
 /**
- * The plain-text part of an HTML body, for mail sent with HTML alone. Compiled once: compiling the
- * options is most of the cost of converting a message.
+ * An attachment for the composer. Text that is plain ASCII goes as it is (7bit, line ends made
+ * CRLF as MIME's canonical form wants), or quoted-printable when a line is over RFC 5322's 998
+ * octets: base64 would hide words that people and filters can read, and filters score
+ * base64-encoded text. Anything else stays base64.
  */
-export const textFromHtml = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] })
+function attachmentNode(a: Attachment) {
+  const contentType = a.contentType ?? detectMimeType(a.filename)
+  if (/^text\//i.test(contentType)) {
+    const text = Buffer.from(a.content, 'base64').toString('latin1')
+    if (isAsciiText(text)) {
+      const contentTransferEncoding = /[^\r\n]{999}/.test(text) ? 'quoted-printable' : '7bit'
+      return { filename: a.filename, content: text.replace(/\r?\n/g, '\r\n'), contentType, contentTransferEncoding }
+    }
+  }
+  return { filename: a.filename, content: a.content, encoding: 'base64', contentType: a.contentType }
+}
 
 /**
  * The message, built once with nodemailer's MailComposer. Every attempt and every recipient gets
@@ -47,7 +64,7 @@ export async function buildMessage(parts: MessageParts): Promise<Uint8Array> {
     html: parts.html,
     text: parts.text ?? (parts.html !== undefined ? textFromHtml(parts.html) : undefined),
     headers: parts.headers,
-    attachments: parts.attachments.map((a) => ({ filename: a.filename, content: a.content, encoding: 'base64', contentType: a.contentType })),
+    attachments: parts.attachments.map(attachmentNode),
     messageId: parts.messageId,
     inReplyTo: parts.inReplyTo,
     references: parts.references,

@@ -121,3 +121,20 @@ describe('the relay’s header rules', () => {
     for (const smtpUtf8 of [false, true]) expect(() => planHeaders(readHead(raw), smtpUtf8)).toThrow(/not UTF-8/)
   })
 })
+
+describe('the fields that show the app’s own network', () => {
+  const head = `${FROM}X-Originating-IP: [10.0.3.7]\r\nReceived: from app (app [10.1.2.3]) by relay\r\nSubject: hi\r\n`
+  const sent = (dropOrigin: boolean) => {
+    const raw = Buffer.from(`${head}\r\nbody\r\n`)
+    const out = Buffer.from(rewriteHead(raw, [], planHeaders(readHead(raw), false, dropOrigin).edits)).toString('latin1')
+    return out.slice(0, out.indexOf('\r\n\r\n') + 2)
+  }
+
+  test('are dropped when the setting says so', () => {
+    expect(sent(true)).toBe(`${FROM}Subject: hi\r\n`)
+  })
+
+  test('are kept when it does not', () => {
+    expect(sent(false)).toBe(head)
+  })
+})

@@ -3,6 +3,7 @@ import addressparser from 'nodemailer/lib/addressparser'
 import { checkAddress, type Address } from '../../lib/address.ts'
 import { AppError } from '../../lib/errors.ts'
 import { HEADER_FIELDS, fieldRule } from './header-fields.ts'
+import { leaksOrigin } from './origin-headers.ts'
 import { hasEightBit, malformed, sevenBitLine, utf8Of } from './header-encoding.ts'
 import { HEAD_LIMIT, type Field, type FieldEdit, type Head } from './raw-message.ts'
 
@@ -29,15 +30,16 @@ const notAllowed = (message: string) => new AppError(403, 'SENDER_NOT_ALLOWED', 
  * The header rules of the relay (README, Security), by the one table of HEADER_FIELDS: the
  * server's fields removed; the sender fields (From, Sender, Resent-From, Resent-Sender) parsed
  * strictly (their domains are checked by the caller); several From or Reply-To fields made one;
- * 8-bit fields encoded without SMTPUTF8.
+ * 8-bit fields encoded without SMTPUTF8; with `dropOrigin`, the fields that show the app's own
+ * network (X-Originating-IP, a Received line through a private address) removed.
  */
-export function planHeaders(head: Head, smtpUtf8: boolean): HeaderPlan {
+export function planHeaders(head: Head, smtpUtf8: boolean, dropOrigin = false): HeaderPlan {
   if (!head.complete) throw malformed(`the header block is larger than ${HEAD_LIMIT / 1024} KiB`)
   if (head.strayLine !== undefined) throw malformed(`line ${head.strayLine} of the header block is not a header field ("Name: value")`)
   const edits: FieldEdit[] = []
   const kept: Kept[] = []
   for (const field of head.fields) {
-    if (fieldRule(field.name) === 'server') edits.push({ field })
+    if (fieldRule(field.name) === 'server' || (dropOrigin && leaksOrigin(field))) edits.push({ field })
     else if (!hasEightBit(field)) kept.push({ field, text: field.value })
     else {
       const text = utf8Of(field)

@@ -19,6 +19,8 @@ export interface RelayedMessage {
   envelopeTo: string[]
   /** MAIL FROM carried SMTPUTF8: 8-bit (UTF-8) headers may go out as they are. */
   smtpUtf8?: boolean
+  /** Remove the fields that show the app's own network (MAILSTEAD_RELAY_DROP_ORIGIN_HEADERS). */
+  dropOriginHeaders?: boolean
   raw: Uint8Array
 }
 
@@ -37,7 +39,7 @@ export async function prepareRelayed(db: Db, projectId: number, message: Relayed
   const problem = lineProblem(message.raw)
   if (problem) throw malformed(`The message cannot be sent as it is: ${problem}`)
   const head = readHead(message.raw)
-  const plan = planHeaders(head, message.smtpUtf8 ?? false)
+  const plan = planHeaders(head, message.smtpUtf8 ?? false, message.dropOriginHeaders ?? false)
   const author = plan.from[0]!
   // Most messages are from the envelope sender's domain: it is looked up once.
   const domain = author.asciiDomain === envelopeFrom.asciiDomain ? envelopeDomain : await sendingDomain(db, projectId, author.address)

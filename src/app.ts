@@ -358,7 +358,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         smtp = await startSmtpListeners(
           config,
           { db: database.db, write: writer.run, secret: config.secret, clock, logger, resolver },
-          { db: database.db, write: writer.run, authenticator, sendSettings, queued: () => deliveries.queued(), clock, logger },
+          { db: database.db, write: writer.run, authenticator, sendSettings, links, queued: () => deliveries.queued(), clock, logger },
           logger,
           metrics,
           options.smtpPortFallbacks,

@@ -98,8 +98,12 @@ export interface DomainTable extends Claimable {
   /** Base64 of the raw 32-byte key (RFC 8463). */
   ed25519_public_key: string
   ed25519_private_key: string
+  /** The marketing mail's tracking switches (campaigns, workflows, MARKETING templates). */
   open_tracking: Generated<number>
   click_tracking: Generated<number>
+  /** The transactional mail's: off unless turned on (migration 0036). */
+  transactional_open_tracking: Generated<number>
+  transactional_click_tracking: Generated<number>
   /** JSON: the findings of the last check, one per record. */
   findings: string | null
   error_message: string | null

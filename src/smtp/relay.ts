@@ -4,6 +4,7 @@ import type { Caller } from '../core/projects/projects.service.ts'
 import { keepBounceNotice } from '../core/emails/bounce-notice.ts'
 import { prepareRelayed } from '../core/emails/relayed.ts'
 import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/send.ts'
+import type { LinkSettings } from '../core/tracking/links.ts'
 import { checkAddress } from '../lib/address.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
@@ -21,6 +22,8 @@ export interface RelayDeps {
   write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
   authenticator: Authenticator
   sendSettings: SendSettings
+  /** What tracking links are made of; absent: relayed mail is never tracked. */
+  links?: LinkSettings
   /** Tells the delivery loop that mail was queued. */
   queued(): void
   clock: Clock
@@ -154,7 +157,7 @@ async function queueRelayed(deps: RelayDeps, settings: RelaySettings, session: S
   const envelope = { envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), smtpUtf8: smtpUtf8 ?? false }
   const message = { ...envelope, dropOriginHeaders: settings.dropOriginHeaders, raw }
   const now = deps.clock.now()
-  const prepared = await prepareRelayed(deps.db, caller.project.id, message, now)
+  const prepared = await prepareRelayed(deps.db, caller.project.id, message, now, deps.links)
   const { emailId } = await deps.write(async (trx) => {
     const queued = await enqueueEmail(trx, prepared, deps.sendSettings, now)
     if (settings.bounceNotices) await keepBounceNotice(trx, queued.emailId, message.envelopeFrom)

@@ -55,12 +55,13 @@ beforeAll(async () => {
       },
     },
   })
-  await w.t.request('PATCH', `/domains/${w.domain.id}`, { key: w.key, body: { openTracking: true, clickTracking: true } })
+  // These sends are transactional: their own switches (marketing mail has openTracking, clickTracking).
+  await w.t.request('PATCH', `/domains/${w.domain.id}`, { key: w.key, body: { transactionalOpenTracking: true, transactionalClickTracking: true } })
   news = await verifiedDomain('news.example.com')
   const port = w.t.app.listeners()!.mx.port!
 
   // Noon, Nov 1: three delivered, one bounced at its attempt, one deferred; all five reached a server.
-  const { messageId, deliveries } = await sendToAll(w, ['ann@example.net', 'bob@example.net', 'cat@example.net'], '<p><a href="https://shop.example.com/">Shop</a></p>')
+  const { messageId, deliveries } = await sendToAll(w, ['ann@example.net', 'bob@example.net', 'cat@example.net'], '<p><img src="https://cdn.example.com/logo.png" alt=""><a href="https://shop.example.com/">Shop</a></p>')
   for (const to of ['gone@example.net', 'busy@example.net']) {
     await w.t.request('POST', '/api/v1/emails', { key: w.key, body: { from: 'ada@sender.example.com', to, subject: 'Hi', html: '<p>Hi</p>' } })
   }

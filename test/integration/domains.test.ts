@@ -26,6 +26,7 @@ const add = (body: unknown, key = project.secretKey) => t.request('POST', '/api/
 
 const FIELDS = [
   'id', 'name', 'teamId', 'status', 'publicKey', 'createdAt', 'updatedAt', 'dnsRecords', 'region', 'clickTracking', 'openTracking',
+  'transactionalClickTracking', 'transactionalOpenTracking',
   'dkimStatus', 'spfDetails', 'dmarcAdded', 'isVerifying', 'errorMessage', 'subdomain', 'verificationError', 'lastCheckedTime',
 ]
 

@@ -22,7 +22,8 @@ const FROM = 'ada@sender.example.com'
 const titleCase = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
 const fields = Object.entries(HEADER_FIELDS) as Array<[string, FieldRule]>
 /** A value each field could carry: an address where the field names people, a stranger's unless the rule is about it. */
-const valueOf = (name: string) => (/from|sender|to|cc|reply/.test(name) ? 'ceo@bank.example' : name === 'date' ? 'Mon, 1 Jan 2024 00:00:00 +0000' : 'x')
+const valueOf = (name: string) =>
+  /from|sender|to|cc|reply/.test(name) ? 'ceo@bank.example' : name === 'date' ? 'Mon, 1 Jan 2024 00:00:00 +0000' : name === 'x-mailstead-track' ? 'none' : 'x'
 
 /** Every HTTP send that takes custom headers, with where its errors name the header. */
 const routes: Array<[string, (headers: Record<string, string>) => unknown, string]> = [

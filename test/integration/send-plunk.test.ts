@@ -143,7 +143,7 @@ describe('type: markdown', () => {
   })
 
   test('a template keeps its HTML body whatever type says; a body given with it is Markdown', async () => {
-    const template = await w.t.request('POST', '/templates', { key: w.key, body: { name: 'T', subject: 'T', body: '<p># not a heading</p>' } })
+    const template = await w.t.request('POST', '/templates', { key: w.key, body: { name: 'T', subject: 'T', body: '<p># not a heading</p>', type: 'TRANSACTIONAL' } })
     const own = await send({ to: 'md-template@example.net', subject: undefined, body: undefined, template: template.body.id, type: 'markdown' })
     expect((await emailOf(w, own.body.data.emails[0].email)).html).toBe('<p># not a heading</p>')
     const overridden = await send({ to: 'md-template@example.net', body: '# a heading', template: template.body.id, type: 'markdown' })

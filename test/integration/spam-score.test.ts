@@ -49,3 +49,35 @@ describe.skipIf(skip)('what SpamAssassin thinks of the mail Mailstead sends', ()
     expect(text).not.toMatch(/^[A-Z ]{8,}$/m)
   })
 })
+
+// The issue's measure: the same letters from a domain with every tracking switch on.
+describe.skipIf(skip)('what SpamAssassin thinks of them from a domain that tracks opens and clicks', () => {
+  let tracking: World
+  let tracked: { reset: string; newsletter: string }
+  const allOn = { openTracking: true, clickTracking: true, transactionalOpenTracking: true, transactionalClickTracking: true }
+
+  beforeAll(async () => {
+    if (skip) return
+    tracking = await createWorld({ settings: { 'public-url': 'https://mail.sender.example.com' } })
+    await tracking.t.request('PATCH', `/domains/${tracking.domain.id}`, { key: tracking.key, body: allOn })
+    tracked = await captureLetters(tracking)
+  })
+
+  afterAll(() => tracking?.close())
+
+  test('the password reset scores at most 0.5: its reset link is as written, and no pixel', async () => {
+    const html = textOf(parseMime(tracked.reset), 'text/html')!
+    expect(html).toContain('href="https://app.acme.example/reset?token=3f9a2c7d1b"')
+    expect(html).not.toContain('/t/o/')
+    const { score, rules } = await spamScore(tracked.reset)
+    console.info(`password reset, tracked domain: ${score} ${JSON.stringify(rules)}`)
+    expect(score).toBeLessThanOrEqual(0.5)
+  }, 30_000)
+
+  test('the campaign letter scores at most 1.0, its links tracked', async () => {
+    expect(textOf(parseMime(tracked.newsletter), 'text/html')).toContain('https://mail.sender.example.com/t/c/')
+    const { score, rules } = await spamScore(tracked.newsletter)
+    console.info(`newsletter, tracked domain: ${score} ${JSON.stringify(rules)}`)
+    expect(score).toBeLessThanOrEqual(1)
+  }, 30_000)
+})

@@ -186,11 +186,13 @@ describe('listing templates by type and search', () => {
   })
 })
 
+// Transactional templates: a MARKETING one (the default type) adds the unsubscribe footer (bulk-mail.test.ts).
 describe('sending with a template', () => {
   let templateId: string
 
   beforeAll(async () => {
     const template = await create({
+      type: 'TRANSACTIONAL',
       subject: 'Hi {{name ?? there}}, your {{plan}} plan',
       body: '<p>Dear {{name ?? "customer"}}, from {{city ?? "somewhere"}}: {{plan}}</p>',
     })
@@ -217,7 +219,7 @@ describe('sending with a template', () => {
   })
 
   test('values are escaped in the HTML body, not in the subject or the text', async () => {
-    const template = await create({ subject: 'For {{name}}', body: '<p>{{name}}</p>' })
+    const template = await create({ type: 'TRANSACTIONAL', subject: 'For {{name}}', body: '<p>{{name}}</p>' })
     const sent = await w.t.request('POST', '/api/v1/emails', {
       key: w.key,
       body: { from: FROM, to: 'esc@example.net', templateId: template.body.id, text: 'Text for {{name}}', variables: { name: `<b>"Bo" & 'Al'</b>` } },

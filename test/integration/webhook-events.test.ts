@@ -77,8 +77,8 @@ describe('email events', () => {
 
   test('opens and clicks are email.opened and email.clicked, with the link and the user agent', async () => {
     const hook = await createHook(w, w.key, `${hooks.base}/ok/engaged`, ['email.opened', 'email.clicked'])
-    await api('PATCH', `/domains/${w.domain.id}`, { openTracking: true, clickTracking: true })
-    await send('reader@example.net', '<html><body><p><a href="https://shop.example.com/sale">Sale</a></p></body></html>')
+    await api('PATCH', `/domains/${w.domain.id}`, { transactionalOpenTracking: true, transactionalClickTracking: true })
+    await send('reader@example.net', '<html><body><img src="https://cdn.example.com/logo.png" alt=""><p><a href="https://shop.example.com/sale">Sale</a></p></body></html>')
     await w.deliver()
     const html = textOf(receivedBy(w, 'reader@example.net'), 'text/html')!
     const path = (kind: string) => new RegExp(`${BASE.replace(/\./g, '\\.')}(/t/${kind}/[A-Za-z0-9_-]+)`).exec(html)![1]!
@@ -88,7 +88,7 @@ describe('email events', () => {
     await drain()
     expect(typesAt('/ok/engaged')).toEqual(['email.opened', 'email.clicked'])
     expect(hooks.to('/ok/engaged')[1]!.payload.data.details).toEqual({ url: 'https://shop.example.com/sale', userAgent: 'Reader/1' })
-    await api('PATCH', `/domains/${w.domain.id}`, { openTracking: false, clickTracking: false })
+    await api('PATCH', `/domains/${w.domain.id}`, { transactionalOpenTracking: false, transactionalClickTracking: false })
     await api('DELETE', `/webhooks/${hook.id}`)
   })
 

@@ -40,6 +40,8 @@ export interface Domain {
   region: string
   clickTracking: boolean
   openTracking: boolean
+  transactionalClickTracking: boolean
+  transactionalOpenTracking: boolean
   dkimStatus: string | null
   spfDetails: string | null
   dmarcAdded: boolean
@@ -53,6 +55,8 @@ export interface Domain {
 export interface Tracking {
   openTracking?: boolean
   clickTracking?: boolean
+  transactionalOpenTracking?: boolean
+  transactionalClickTracking?: boolean
 }
 
 export const domainsApi = (api: ApiClient) => ({

@@ -139,8 +139,10 @@ function TrackingPanel({ domain, mayManage, onChanged }: { domain: Domain; mayMa
   const change = useMutation({ mutationFn: (body: Tracking) => domainsApi(api).setTracking(domain.id, body), onSuccess: onChanged })
   const shown = (field: keyof Tracking) => (change.isPending && change.variables[field] !== undefined ? change.variables[field]! : domain[field])
   const rows: Array<{ field: keyof Tracking; label: string; hint: string }> = [
-    { field: 'openTracking', label: 'Open tracking', hint: 'An invisible image in HTML mail tells when it is opened.' },
-    { field: 'clickTracking', label: 'Click tracking', hint: 'Links go through this server, which tells which were clicked.' },
+    { field: 'openTracking', label: 'Open tracking', hint: 'Marketing mail (campaigns, workflows, marketing templates): an invisible image tells when it is opened.' },
+    { field: 'clickTracking', label: 'Click tracking', hint: 'Marketing mail: links go through this server, which tells which were clicked.' },
+    { field: 'transactionalOpenTracking', label: 'Transactional opens', hint: 'The same image in receipts, resets and codes. It costs them spam points: off unless you need it.' },
+    { field: 'transactionalClickTracking', label: 'Transactional clicks', hint: 'Their links through this server; links that carry a token, code or key never are.' },
   ]
   return (
     <section className="panel" aria-labelledby="tracking">

@@ -7,7 +7,7 @@ import { returnPathHost } from '../domains/records.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { prepareEmail, sendingDomain, type PreparedEmail } from '../emails/send.ts'
 import { render } from '../templates/render.ts'
-import { unsubscribeLinks } from '../tracking/unsubscribe-links.ts'
+import { bulkMarks } from '../tracking/bulk-mail.ts'
 import { renderCampaignBody } from './body.ts'
 import type { LinkSettings } from '../tracking/links.ts'
 import { requireCampaign } from './campaigns.service.ts'
@@ -32,7 +32,7 @@ export async function prepareCampaignTest(
   const data = contact ? (JSON.parse(contact.data) as Record<string, unknown>) : {}
   const emailId = newId()
   const domain = await findDomainById(db, (await sendingDomain(db, projectId, campaign.from_address)).id)
-  const unsubscribe = unsubscribeLinks({ ...links, emailId, mailDomain: returnPathHost(domain!) })
+  const { unsubscribe, headers } = bulkMarks({ ...links, emailId, mailDomain: returnPathHost(domain!), feedback: { campaign: id, project: projectId, stream: 'campaign' } })
   const values = { ...data, email: address.address, data }
   const body = renderCampaignBody(campaign, values, unsubscribe.url)
   return prepareEmail(
@@ -46,7 +46,7 @@ export async function prepareCampaignTest(
       subject: `[TEST] ${render(campaign.subject, values, { html: false })}`,
       html: body.html,
       text: body.text,
-      headers: { ...unsubscribe.headers, Precedence: 'bulk' },
+      headers,
     },
     now,
     build,

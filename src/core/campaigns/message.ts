@@ -4,7 +4,8 @@ import { findDomainById } from '../domains/domains.repository.ts'
 import { returnPathHost } from '../domains/records.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
-import { unsubscribeLinks } from '../tracking/unsubscribe-links.ts'
+import { bulkMarks } from '../tracking/bulk-mail.ts'
+import { trackingFor } from '../tracking/policy.ts'
 import { renderCampaignBody } from './body.ts'
 
 export interface ComposedEmail {
@@ -19,16 +20,16 @@ const loadCampaignEmail = (db: Db, emailId: string) =>
     .innerJoin('campaigns as k', 'k.id', 'r.campaign_id')
     .innerJoin('emails as e', 'e.id', 'r.email_id')
     .innerJoin('contacts as c', 'c.id', 'r.contact_id')
-    .select(['k.html', 'k.content', 'k.preview_text', 'k.from_address', 'k.from_name', 'e.recipients', 'e.subject', 'e.message_id', 'e.domain_id', 'e.created_at'])
+    .select(['k.id as campaign_id', 'k.project_id', 'k.html', 'k.content', 'k.preview_text', 'k.from_address', 'k.from_name', 'e.recipients', 'e.subject', 'e.message_id', 'e.domain_id', 'e.created_at'])
     .select(jsonText('c.data').as('data'))
     .where('r.email_id', '=', emailId)
     .executeTakeFirst()
 
 /**
  * A campaign email's message, made at its first attempt from the campaign and the contact as they
- * are then: bodies personalised, links tracked when the domain says so, and the one-click
- * unsubscribe headers (RFC 2369, RFC 8058) with Precedence: bulk. Undefined for an email that is
- * not (or no longer) a campaign's.
+ * are then: bodies personalised, links tracked when the domain's marketing switches say so, and
+ * the marks of all marketing mail (bulkMarks: one-click unsubscribe, Precedence: bulk,
+ * Feedback-ID). Undefined for an email that is not (or no longer) a campaign's.
  */
 export async function composeCampaignEmail(db: Db, emailId: string, links: LinkSettings): Promise<ComposedEmail | undefined> {
   const row = await loadCampaignEmail(db, emailId)
@@ -37,12 +38,11 @@ export async function composeCampaignEmail(db: Db, emailId: string, links: LinkS
   const recipients = JSON.parse(row.recipients) as { to: string[]; cc: string[]; replyTo: string[] }
   const data = JSON.parse(row.data) as Record<string, unknown>
   const to = recipients.to[0]!
-  const unsubscribe = unsubscribeLinks({ ...links, emailId, mailDomain: returnPathHost(domain) })
+  const feedback = { campaign: row.campaign_id, project: row.project_id, stream: 'campaign' as const }
+  const { unsubscribe, headers } = bulkMarks({ ...links, emailId, mailDomain: returnPathHost(domain), feedback })
   const body = renderCampaignBody(row, { ...data, email: to, data }, unsubscribe.url)
   const html =
-    body.html === undefined
-      ? undefined
-      : trackHtml(body.html, { ...links, emailId, opens: domain.open_tracking === 1, clicks: domain.click_tracking === 1, skip: (url) => url === unsubscribe.url })
+    body.html === undefined ? undefined : trackHtml(body.html, { ...links, emailId, ...trackingFor(domain, 'marketing', {}, body.html), skip: (url) => url === unsubscribe.url })
   const parts: MessageParts = {
     from: { address: row.from_address, ...(row.from_name && { name: row.from_name }) },
     to: [{ address: to }],
@@ -52,7 +52,7 @@ export async function composeCampaignEmail(db: Db, emailId: string, links: LinkS
     subject: row.subject,
     html,
     text: body.text,
-    headers: { ...unsubscribe.headers, Precedence: 'bulk' },
+    headers,
     attachments: [],
     messageId: row.message_id,
     date: new Date(row.created_at),

@@ -50,6 +50,8 @@ export function toDomain(row: DomainRow, hostname: string) {
     region: row.region,
     clickTracking: row.click_tracking === 1,
     openTracking: row.open_tracking === 1,
+    transactionalClickTracking: row.transactional_click_tracking === 1,
+    transactionalOpenTracking: row.transactional_open_tracking === 1,
     dkimStatus: findings.dkim?.status ?? null,
     spfDetails: findings.spf ? (findings.spf.found ?? findings.spf.problem ?? null) : null,
     dmarcAdded: findings.dmarc?.status === 'SUCCESS',

@@ -88,12 +88,26 @@ export async function removeDomain(db: Db, projectId: number, id: number) {
   return { id, success: true, message: 'Domain deleted' }
 }
 
-export async function setTracking(db: Db, projectId: number, id: number, flags: { openTracking?: boolean; clickTracking?: boolean }, now: number) {
+/** The tracking switches of a domain: its marketing mail's (openTracking, clickTracking) and its transactional mail's. */
+export interface TrackingFlags {
+  openTracking?: boolean
+  clickTracking?: boolean
+  transactionalOpenTracking?: boolean
+  transactionalClickTracking?: boolean
+}
+
+const TRACKING_COLUMNS = {
+  openTracking: 'open_tracking',
+  clickTracking: 'click_tracking',
+  transactionalOpenTracking: 'transactional_open_tracking',
+  transactionalClickTracking: 'transactional_click_tracking',
+} as const
+
+export async function setTracking(db: Db, projectId: number, id: number, flags: TrackingFlags, now: number) {
   await getDomain(db, projectId, id)
-  const changes = {
-    ...(flags.openTracking !== undefined && { open_tracking: flags.openTracking ? 1 : 0 }),
-    ...(flags.clickTracking !== undefined && { click_tracking: flags.clickTracking ? 1 : 0 }),
-  }
+  const changes = Object.fromEntries(
+    Object.entries(TRACKING_COLUMNS).flatMap(([flag, column]) => (typeof flags[flag as keyof TrackingFlags] === 'boolean' ? [[column, flags[flag as keyof TrackingFlags] ? 1 : 0]] : [])),
+  )
   return (await repo.updateDomain(db, id, { ...changes, updated_at: now }))!
 }
 

@@ -20,6 +20,8 @@ export const HEADER_FIELDS: Readonly<Record<string, FieldRule>> = {
   'resent-bcc': 'server',
   'return-path': 'server',
   'content-length': 'server',
+  // The relay's tracking switch (relay-tracking.ts): an instruction to this server, for no one else.
+  'x-mailstead-track': 'server',
   from: 'sender',
   sender: 'sender',
   'resent-from': 'sender',

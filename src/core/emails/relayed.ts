@@ -7,7 +7,10 @@ import { malformed } from './header-encoding.ts'
 import { lineProblem } from './message-lines.ts'
 import { headerValue, readHead, rewriteHead } from './raw-message.ts'
 import { planHeaders } from './relay-headers.ts'
+import { TRACK_FIELD, trackingAskedBy, trackRelayedHtml } from './relay-tracking.ts'
 import { sendingDomain, uniqueRecipients, type PreparedEmail } from './send.ts'
+import { trackHtml, type LinkSettings } from '../tracking/links.ts'
+import { trackingFor, type DomainTracking, type TrackingAsked } from '../tracking/policy.ts'
 
 export interface RelayedMessage {
   /** MAIL FROM. */
@@ -30,7 +33,7 @@ const addressesIn = (value: string | undefined) =>
  * (Message-ID, Date). The envelope sender's domain, and that of every From, Sender and Resent-
  * address, must be verified domains of the project.
  */
-export async function prepareRelayed(db: Db, projectId: number, message: RelayedMessage, now: number): Promise<PreparedEmail> {
+export async function prepareRelayed(db: Db, projectId: number, message: RelayedMessage, now: number, links?: LinkSettings): Promise<PreparedEmail> {
   const envelopeFrom = requireAddress(message.envelopeFrom, 'MAIL FROM')
   const envelopeDomain = await sendingDomain(db, projectId, envelopeFrom.address)
   const problem = lineProblem(message.raw)
@@ -47,6 +50,7 @@ export async function prepareRelayed(db: Db, projectId: number, message: Relayed
     verified.add(address.asciiDomain)
   }
   const value = (name: string) => headerValue(head.fields, name)
+  const asked = trackingAskedBy(value(TRACK_FIELD))
   const id = newId()
   const givenId = value('message-id')
   const messageId = givenId ?? `<${id}@${domain.name}>`
@@ -69,7 +73,7 @@ export async function prepareRelayed(db: Db, projectId: number, message: Relayed
     text: null,
     messageId,
     // As sent, with only the headers it lacks added at the top and the fields the rules edit: never rebuilt.
-    mime: rewriteHead(message.raw, added, plan.edits),
+    mime: await tracked(rewriteHead(message.raw, added, plan.edits), { emailId: id, domain, asked, links }),
     scheduledAt: null,
     envelope: uniqueRecipients(message.envelopeTo),
   }
@@ -77,3 +81,14 @@ export async function prepareRelayed(db: Db, projectId: number, message: Relayed
 
 /** Encoded words (RFC 2047) decoded; most values have none, and are answered as they are. */
 const decodeWords = (value: string) => (value.includes('=?') ? libmime.decodeWords(value) : value)
+
+/**
+ * A relayed message tracked as its X-Mailstead-Track asks, else as its domain tracks transactional
+ * mail; as written when neither asks for anything (and always without link settings).
+ */
+async function tracked(mime: Uint8Array, options: { emailId: string; domain: DomainTracking; asked: TrackingAsked; links?: LinkSettings }): Promise<Uint8Array> {
+  const tracking = trackingFor(options.domain, 'transactional', options.asked)
+  if (!options.links || (!tracking.opens && !tracking.clicks)) return mime
+  const links = options.links
+  return trackRelayedHtml(mime, (html) => trackHtml(html, { ...links, emailId: options.emailId, ...trackingFor(options.domain, 'transactional', options.asked, html) }))
+}

@@ -7,7 +7,9 @@ import { findContactRowByKey, saveContact } from '../contacts/contacts.service.t
 import { suppressionReason, type SuppressionReason } from '../suppressions/suppressions.service.ts'
 import { render } from '../templates/render.ts'
 import { findTemplate } from '../templates/templates.service.ts'
-import { trackHtml, type LinkSettings } from '../tracking/links.ts'
+import { withBulkHeaders, withUnsubscribeFooter, type FeedbackSource, type MailStream } from '../tracking/bulk-mail.ts'
+import type { LinkSettings } from '../tracking/links.ts'
+import { bulkMarksOf, streamOf, trackedHtml } from './send-streams.ts'
 import { checkAttachments, checkHeaders, checkSubject, type Attachment } from './checks.ts'
 import { addEmailEvent } from './email-events.ts'
 import { insertDeliveries } from './deliveries.repository.ts'
@@ -42,6 +44,13 @@ export interface SendRequest {
   id?: string
   /** One of the project's emails this one answers: In-Reply-To and References thread it under that one. */
   inReplyToId?: string
+  /** Absent: marketing with a MARKETING template, else transactional (streamOf). */
+  stream?: MailStream
+  /** Feedback-ID of marketing mail; absent: the template's, sent through the API. */
+  feedback?: FeedbackSource
+  /** Absent: the domain's default for the stream. */
+  trackOpens?: boolean
+  trackClicks?: boolean
 }
 
 export const MAX_RECIPIENTS = 50
@@ -91,12 +100,16 @@ export async function prepareEmail(
   const attachments = checkAttachments(request.attachments ?? [])
   if (request.scheduledAt !== undefined && request.scheduledAt < now - 60_000) throw invalid('scheduledAt', 'must not be in the past')
   const domain = await sendingDomain(db, projectId, from.address)
-  const content = await contentOf(db, projectId, request, to[0]!.address)
+  const template = await templateOf(db, projectId, request.templateId)
+  const stream = streamOf(request, template)
   const thread = request.inReplyToId === undefined ? undefined : await threadOf(db, projectId, request.inReplyToId)
   const id = request.id ?? newId()
   const messageId = `<${id}@${domain.name}>`
-  const html = links && content.html !== undefined ? trackHtml(content.html, { emailId: id, ...links, ...trackingOf(domain) }) : content.html
-  const mime = await build({ from, to, cc, bcc, replyTo, ...content, html, headers, attachments, messageId, ...thread, date: new Date(now) })
+  const bulk = bulkMarksOf({ emailId: id, projectId, stream, feedback: request.feedback, template }, domain, links)
+  const content = await contentOf(db, projectId, request, template, to[0]!.address, bulk?.unsubscribe.url)
+  const html = trackedHtml(content.html, { emailId: id, stream, asked: request, bulk }, domain, links)
+  const allHeaders = bulk ? withBulkHeaders(headers, bulk.headers) : headers
+  const mime = await build({ from, to, cc, bcc, replyTo, ...content, html, headers: allHeaders, attachments, messageId, ...thread, date: new Date(now) })
   return {
     id,
     projectId,
@@ -137,29 +150,39 @@ export async function sendingDomain(db: Db, projectId: number, fromAddress: stri
   })
 }
 
-/** The domain's tracking switches, as trackHtml takes them. */
-const trackingOf = (domain: { open_tracking: number; click_tracking: number }) => ({ opens: domain.open_tracking === 1, clicks: domain.click_tracking === 1 })
-
 const selectDomain = prepared((db, p: { projectId: number; name: string }) =>
-  db.selectFrom('domains').select(['id', 'name', 'status', 'open_tracking', 'click_tracking']).where('project_id', '=', p.projectId).where('name', '=', p.name),
+  db
+    .selectFrom('domains')
+    .select(['id', 'name', 'status', 'return_path_label', 'open_tracking', 'click_tracking', 'transactional_open_tracking', 'transactional_click_tracking'])
+    .where('project_id', '=', p.projectId)
+    .where('name', '=', p.name),
 )
 
-/** Subject and bodies: the request's, else the template's; placeholders filled when there are values. */
-async function contentOf(db: Db, projectId: number, request: SendRequest, firstRecipient: string) {
-  const template = request.templateId ? await findTemplate(db, projectId, request.templateId).catch(() => undefined) : undefined
-  if (request.templateId && !template) throw invalid('template', 'no template with this id in this project')
+type Template = Awaited<ReturnType<typeof findTemplate>>
+
+async function templateOf(db: Db, projectId: number, templateId: string | undefined): Promise<Template | undefined> {
+  const template = templateId ? await findTemplate(db, projectId, templateId).catch(() => undefined) : undefined
+  if (templateId && !template) throw invalid('template', 'no template with this id in this project')
+  return template
+}
+
+/**
+ * Subject and bodies: the request's, else the template's; placeholders filled when there are
+ * values. Marketing mail (`unsubscribeUrl` given) fills {{unsubscribeUrl}} and gets the footer.
+ */
+async function contentOf(db: Db, projectId: number, request: SendRequest, template: Template | undefined, firstRecipient: string, unsubscribeUrl?: string) {
   const subject = checkSubject(request.subject ?? template?.subject ?? '')
   const html = request.html ?? template?.body
   const text = request.text
   if (html === undefined && text === undefined) throw invalid('body', 'give html, text or a template')
   // Plunk fills every body from the contact; useSend only templates and bodies given variables.
-  if (!template && !request.variables && !request.contact) return { subject, html, text }
-  const values = await templateValues(db, projectId, firstRecipient, request)
-  return {
-    subject: render(subject, values, { html: false }),
+  if (!template && !request.variables && !request.contact && unsubscribeUrl === undefined) return { subject, html, text }
+  const values = { ...(await templateValues(db, projectId, firstRecipient, request)), ...(unsubscribeUrl && { unsubscribeUrl }) }
+  const rendered = {
     html: html === undefined ? undefined : render(html, values, { html: true }),
     text: text === undefined ? undefined : render(text, values, { html: false }),
   }
+  return { subject: render(subject, values, { html: false }), ...(unsubscribeUrl ? withUnsubscribeFooter(rendered, { html, text }, unsubscribeUrl) : rendered) }
 }
 
 /** What placeholders may name: the request's values first, then the contact's data. */

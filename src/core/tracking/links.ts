@@ -1,4 +1,5 @@
 import { signToken, verifyToken } from '../../lib/signed.ts'
+import { carriesSecret } from './secret-links.ts'
 
 const OPEN = 'open'
 const CLICK = 'click'
@@ -22,7 +23,8 @@ export interface TrackOptions extends LinkSettings {
  * The HTML of one email with tracking: with `clicks`, each http(s) link of an <a> goes through
  * this server first; with `opens`, a 1×1 image at the end of the body reports the open. Links
  * that are not http(s) (mailto:, tel:, #anchors, relative ones) cannot be followed through a
- * redirect and are left alone.
+ * redirect and are left alone; so are links marked `data-no-track`, and links that carry a
+ * secret (carriesSecret) unless marked `data-track`.
  */
 export function trackHtml(html: string, options: TrackOptions): string {
   let tracked = options.clicks ? trackLinks(html, options) : html
@@ -79,14 +81,24 @@ function tagEnd(html: string, from: number): number {
   return -1
 }
 
+/** The names of a tag's attributes, lower case. */
+const attributeNames = (tag: string) => new Set([...tag.slice(2).matchAll(ATTRIBUTE)].map((m) => m[1]!.toLowerCase()))
+
+/** Whether a link stays as written: an opt-out, or a secret the tag does not ask to track. */
+function keptAsWritten(url: string, attributes: Set<string>): boolean {
+  if (attributes.has('data-no-track')) return true
+  return !attributes.has('data-track') && carriesSecret(url)
+}
+
 function trackAnchor(tag: string, options: TrackOptions): string {
+  const names = attributeNames(tag)
   let seen = false
   const attributes = tag.slice(2).replace(ATTRIBUTE, (attribute, name: string, double?: string, single?: string, bare?: string) => {
     // A browser follows the first href of a tag and ignores any other.
     if (seen || name.toLowerCase() !== 'href') return attribute
     seen = true
     const url = decodeEntities(double ?? single ?? bare ?? '').trim()
-    if (!/^https?:\/\//i.test(url) || !URL.canParse(url) || options.skip?.(url)) return attribute
+    if (!/^https?:\/\//i.test(url) || !URL.canParse(url) || options.skip?.(url) || keptAsWritten(url, names)) return attribute
     const quote = single !== undefined ? "'" : '"'
     return `${name}=${quote}${options.baseUrl}/t/c/${clickToken(options.secret, options.emailId, url)}${quote}`
   })

@@ -23,7 +23,7 @@ type Json = Record<string, unknown>
 type Check = (config: Json, path: string) => Step['config']
 
 const SHAPES: Record<StepType, { keys: string[]; shape: string; check: Check }> = {
-  SEND_EMAIL: { keys: ['templateId', 'subject', 'body', 'from'], shape: '{templateId | subject + body, from}', check: checkSendEmail },
+  SEND_EMAIL: { keys: ['templateId', 'subject', 'body', 'from', 'transactional'], shape: '{templateId | subject + body, from, transactional?}', check: checkSendEmail },
   DELAY: { keys: ['amount', 'unit'], shape: '{amount, unit}', check: checkDelay },
   WAIT_FOR_EVENT: { keys: ['eventName', 'timeoutSeconds'], shape: '{eventName, timeoutSeconds}', check: checkWait },
   CONDITION: { keys: ['condition'], shape: '{condition}', check: (config, path) => ({ condition: checkCondition(config.condition, `${path}.condition`) }) },
@@ -46,17 +46,19 @@ const given = (value: unknown) => value !== undefined && value !== null
 
 function checkSendEmail(config: Json, path: string): SendEmailConfig {
   const from = checkSender(config.from, `${path}.from`)
+  if (given(config.transactional) && typeof config.transactional !== 'boolean') throw invalid(`${path}.transactional`, 'must be true or false')
+  const stream = config.transactional === true ? { transactional: true } : {}
   if (given(config.templateId)) {
     if (typeof config.templateId !== 'string' || config.templateId === '') throw invalid(`${path}.templateId`, 'must be the id of a template')
     const extra = ['subject', 'body'].find((key) => given(config[key]))
     if (extra) throw invalid(`${path}.${extra}`, 'give a templateId, or a subject and body, not both')
-    return { templateId: config.templateId, from }
+    return { templateId: config.templateId, from, ...stream }
   }
   if (!given(config.subject) && !given(config.body)) throw invalid(path, 'give a templateId, or a subject and body')
   if (typeof config.subject !== 'string') throw invalid(`${path}.subject`, 'must be one line of 1 to 998 characters')
   checkSubject(config.subject, `${path}.subject`)
   if (typeof config.body !== 'string' || config.body.trim() === '') throw invalid(`${path}.body`, 'must be the HTML body of the email')
-  return { subject: config.subject, body: config.body, from }
+  return { subject: config.subject, body: config.body, from, ...stream }
 }
 
 /** A sender, `address` or `Name <address>`, read as the send APIs read it, with its address checked. */

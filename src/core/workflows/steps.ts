@@ -93,9 +93,12 @@ async function matches(db: Db, input: StepInput, condition: Parameters<typeof co
   return row !== undefined
 }
 
-/** An email to the contact, personalised, queued in the transaction that moves the run on. */
+/**
+ * An email to the contact, personalised, queued in the transaction that moves the run on. Marketing
+ * mail (the default) goes to subscribed contacts only; a transactional step's to every contact.
+ */
 async function sendEmail(deps: StepDeps, input: StepInput, config: Extract<Step, { type: 'SEND_EMAIL' }>['config']): Promise<Outcome> {
-  if (input.contact.subscribed !== 1) return { kind: 'exit', exit: 'next', outcome: 'skipped', detail: { reason: 'the contact is unsubscribed' } }
+  if (input.contact.subscribed !== 1 && !config.transactional) return { kind: 'exit', exit: 'next', outcome: 'skipped', detail: { reason: 'the contact is unsubscribed' } }
   const email = await prepareEmail(
     deps.db,
     input.workflow.project_id,
@@ -107,6 +110,8 @@ async function sendEmail(deps: StepDeps, input: StepInput, config: Extract<Step,
       templateId: config.templateId,
       variables: { event: input.trigger, contact: valuesOf(input.contact, input.trigger).contact },
       contactId: input.contact.id,
+      stream: config.transactional ? 'transactional' : 'marketing',
+      feedback: { campaign: input.workflow.id, project: input.workflow.project_id, stream: 'workflow' },
     },
     input.now,
     deps.build,

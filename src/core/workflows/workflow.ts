@@ -43,6 +43,11 @@ export interface SendEmailConfig {
   body?: string
   /** `address` or `Name <address>`, on a verified domain of the project. */
   from: string
+  /**
+   * The email is transactional (a receipt, an account notice): no unsubscribe headers or footer,
+   * the domain's transactional tracking, and sent to unsubscribed contacts too. Absent: marketing.
+   */
+  transactional?: boolean
 }
 
 export interface WebhookConfig {

@@ -31,8 +31,10 @@ const DomainSchema = t.Object({
   updatedAt: t.String(),
   dnsRecords: t.Array(DnsRecordSchema),
   region: t.String(),
-  clickTracking: t.Boolean(),
-  openTracking: t.Boolean(),
+  clickTracking: t.Boolean({ description: 'Click tracking of marketing mail (campaigns, workflows, MARKETING templates)' }),
+  openTracking: t.Boolean({ description: 'Open tracking of marketing mail' }),
+  transactionalClickTracking: t.Boolean({ description: 'Click tracking of transactional mail; off unless turned on' }),
+  transactionalOpenTracking: t.Boolean({ description: 'Open tracking of transactional mail; off unless turned on' }),
   dkimStatus: Nullable(t.String()),
   spfDetails: Nullable(t.String()),
   dmarcAdded: t.Boolean(),
@@ -162,9 +164,14 @@ export const domainRoutes = (deps: HttpDeps) => {
       },
       {
         params: IdParams,
-        body: strictObject({ openTracking: t.Optional(t.Boolean()), clickTracking: t.Optional(t.Boolean()) }),
+        body: strictObject({
+          openTracking: t.Optional(t.Boolean()),
+          clickTracking: t.Optional(t.Boolean()),
+          transactionalOpenTracking: t.Optional(t.Boolean()),
+          transactionalClickTracking: t.Optional(t.Boolean()),
+        }),
         response: { 200: DomainSchema, ...authErrors, 404: ErrorSchema },
-        detail: { summary: 'Turn open and click tracking on or off for a domain', tags },
+        detail: { summary: 'Turn open and click tracking on or off for a domain, for its marketing and its transactional mail', tags },
       },
     )
 }

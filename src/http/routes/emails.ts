@@ -9,7 +9,7 @@ import { getPreviewHtml, previewDocument, previewHeaders } from '../../core/emai
 import type { EmailStatus } from '../../db/schema.ts'
 import { acceptEmails } from '../sending.ts'
 import { mailboxOf } from '../../core/emails/mailbox.ts'
-import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, listOf, timeOf } from './send-schemas.ts'
+import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, listOf, timeOf, trackingOf, TrackingFields } from './send-schemas.ts'
 
 const Addresses = t.Union([t.String(), t.Array(t.String())])
 
@@ -38,6 +38,7 @@ const EmailBody = strictObject({
       description: "The id of one of the project's emails this one answers: In-Reply-To and References thread it under that one",
     }),
   ),
+  ...TrackingFields,
 }, { title: 'SendEmail' })
 
 type EmailInput = typeof EmailBody.static
@@ -63,6 +64,7 @@ function requestOf(body: EmailInput, at = ''): SendRequest {
     templateId: body.templateId,
     variables: body.variables,
     ...(typeof body.inReplyToId === 'string' && { inReplyToId: body.inReplyToId }),
+    ...trackingOf(body),
   }
 }
 

@@ -10,6 +10,18 @@ export const AttachmentSchema = strictObject({
 
 export const HeadersSchema = t.Record(t.String(), t.String(), { description: 'Extra headers; names and values on one line' })
 
+/** Per-message tracking switches: absent, the sending domain's default for the message's kind (marketing or transactional). */
+export const TrackingFields = {
+  trackOpens: t.Optional(t.Boolean({ description: "Open tracking of this email (a pixel); absent: the domain's default for its kind, off for transactional mail unless the domain turns it on" })),
+  trackClicks: t.Optional(t.Boolean({ description: "Click tracking of this email's links (never links that carry a secret, unless marked data-track); absent: the domain's default for its kind" })),
+}
+
+/** The tracking a request asks for, as SendRequest takes it. */
+export const trackingOf = (body: { trackOpens?: boolean; trackClicks?: boolean }) => ({
+  ...(body.trackOpens !== undefined && { trackOpens: body.trackOpens }),
+  ...(body.trackClicks !== undefined && { trackClicks: body.trackClicks }),
+})
+
 export const MailboxObject = strictObject({ name: t.Optional(t.String()), email: t.String() }, { title: 'Mailbox' })
 
 export const listOf = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value])

@@ -7,7 +7,7 @@ import { authErrors, DataField, ErrorSchema, oneOf, strictObject } from '../sche
 import { acceptEmails } from '../sending.ts'
 import { mailboxOf } from '../../core/emails/mailbox.ts'
 import { BODY_TYPES, htmlOfBody } from '../../core/emails/markdown.ts'
-import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, MailboxObject } from './send-schemas.ts'
+import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, MailboxObject, trackingOf, TrackingFields } from './send-schemas.ts'
 
 const Recipient = t.Union([t.String(), MailboxObject])
 
@@ -24,6 +24,7 @@ const PlunkSendBody = strictObject({
   data: t.Optional(DataField),
   template: t.Optional(t.String({ description: 'Template id: its subject and body, with data filled in' })),
   attachments: t.Optional(t.Array(AttachmentSchema)),
+  ...TrackingFields,
 }, { title: 'PlunkSend' })
 
 type PlunkSend = typeof PlunkSendBody.static
@@ -44,6 +45,7 @@ function requestsOf(body: PlunkSend): SendRequest[] {
     headers: body.headers,
     attachments: body.attachments,
     contact: { subscribed: body.subscribed, data: body.data },
+    ...trackingOf(body),
   }))
 }
 

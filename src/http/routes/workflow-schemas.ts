@@ -16,7 +16,7 @@ export const StepSchema = t.Object({
 
 export const StepInput = t.Record(t.String(), t.Unknown(), {
   description:
-    '{id?, type, config, and its exits}. SEND_EMAIL {templateId | subject + body, from} next; DELAY {amount, unit: minutes|hours|days|weeks} next; ' +
+    '{id?, type, config, and its exits}. SEND_EMAIL {templateId | subject + body, from, transactional?} next (marketing mail unless transactional: true); DELAY {amount, unit: minutes|hours|days|weeks} next; ' +
     'WAIT_FOR_EVENT {eventName, timeoutSeconds} onEvent, onTimeout; CONDITION {condition} yes, no; UPDATE_CONTACT {data?, subscribed?} next; ' +
     'WEBHOOK {url, method, headers?, body?} next; EXIT {}. An id is 1-64 of A-Z a-z 0-9 _ -; without one a step is step_<position>.',
 })

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { expectedRecords } from '../../src/core/domains/records.ts'
-import { zoneLines } from '../../src/core/domains/zone.ts'
+import { zoneFileFor, zoneLines } from '../../src/core/domains/zone.ts'
 import { makeAccount } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
@@ -275,5 +275,66 @@ describeInBrowser('the Domains page in Chromium', () => {
     await screenshot(page, 'domains-list')
     await page.context().close()
     expect(w.problems).toEqual([])
+  })
+})
+
+describeInBrowser('the Domain page on a host name that is not a public DNS name (the machine\'s own, "vm")', () => {
+  let bare: ConsoleWorld
+  let key: string
+  beforeAll(async () => {
+    bare = await startConsoleWorld({ hostname: 'vm' })
+    const owner = await makeAccount(bare.t, 'owner@example.com')
+    key = (await bare.t.app.writer.run((trx) => createOwnedProject(trx, owner.id, 'Shop', Date.now()))).secretKey
+  })
+  afterAll(() => bare?.close())
+
+  const addDomain = async (name: string) => {
+    const response = await fetch(`${bare.url}/api/v1/domains`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, region: 'us-east-1' }),
+    })
+    return (await response.json()) as any
+  }
+
+  test('the warning stands in place of the MX and SPF values and their copy buttons; the zone file is the CLI\'s', async () => {
+    const domain = await addDomain('example.com')
+    const page = await bare.signedInAt('desktop', `/console/domains/${domain.id}`)
+    await page.getByRole('heading', { name: 'example.com', level: 1 }).waitFor()
+    await page.getByText(domain.hostnameWarning, { exact: true }).waitFor()
+    expect(domain.hostnameWarning).toContain('MAILSTEAD_HOSTNAME is "vm"')
+    for (const [purpose, type] of [['Return-path MX', 'MX'], ['SPF', 'TXT']] as const) {
+      const region = card(page, purpose, type)
+      await region.getByText(/^Cannot be published yet: it would name "vm", which is not a public DNS name; set MAILSTEAD_HOSTNAME \(--hostname\)/).waitFor()
+      await expect(region.getByRole('button', { name: `Copy ${purpose} value` }).count()).resolves.toBe(0)
+      await expect(region.locator('code', { hasText: /\bvm\b/ }).count()).resolves.toBe(0)
+      // The name to publish at stays, with its copy button: only the value cannot work.
+      await expect(region.getByRole('button', { name: `Copy ${purpose} name` }).count()).resolves.toBe(1)
+    }
+    for (const [purpose, type] of PURPOSES.filter(([, type], i) => i !== 1 && i !== 2)) {
+      await expect(card(page, purpose, type).getByRole('button', { name: `Copy ${purpose} value` }).count()).resolves.toBe(1)
+    }
+    await fitsWidth(page)
+    await screenshot(page, 'domains-bare-host')
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download zone file' }).click()])
+    const zone = readFileSync((await download.path())!, 'utf8')
+    const row = await bare.t.app.db.selectFrom('domains').selectAll().where('id', '=', domain.id).executeTakeFirstOrThrow()
+    const lines = zone.trimEnd().split('\n').slice(2).map((line) => line.replace(/ ; recommended$/, ''))
+    expect(lines).toEqual(zoneFileFor(expectedRecords(row, 'vm'), 'vm'))
+    expect(lines.filter((line) => line.startsWith('; mst.example.com. '))).toHaveLength(2)
+    await page.context().close()
+    expect(bare.problems).toEqual([])
+  })
+
+  test('on a phone: the warning and the records fit the screen', async () => {
+    const domain = await addDomain('phone.example.com')
+    const page = await bare.signedInAt('phone', `/console/domains/${domain.id}`)
+    await page.getByText(domain.hostnameWarning, { exact: true }).waitFor()
+    await card(page, 'SPF').getByText(/^Cannot be published yet/).waitFor()
+    await fitsWidth(page)
+    await screenshot(page, 'domains-bare-host')
+    await page.context().close()
+    expect(bare.problems).toEqual([])
   })
 })

@@ -3,6 +3,10 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
 import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
+import { NEEDS_PEER_DOCUMENTS, NO_PEER_DOCUMENTS, schemaErrors, useSendResponse } from '../helpers/peer-schema.ts'
+import { expectedRecords } from '../../src/core/domains/records.ts'
+import { zoneFileFor } from '../../src/core/domains/zone.ts'
+import { zoneFile } from '../../src/console/lib/domains.ts'
 
 checkAnswersAgainstDocument()
 
@@ -27,7 +31,7 @@ const add = (body: unknown, key = project.secretKey) => t.request('POST', '/api/
 const FIELDS = [
   'id', 'name', 'teamId', 'status', 'publicKey', 'createdAt', 'updatedAt', 'dnsRecords', 'region', 'clickTracking', 'openTracking',
   'transactionalClickTracking', 'transactionalOpenTracking',
-  'dkimStatus', 'spfDetails', 'dmarcAdded', 'isVerifying', 'errorMessage', 'subdomain', 'verificationError', 'lastCheckedTime',
+  'dkimStatus', 'spfDetails', 'dmarcAdded', 'isVerifying', 'errorMessage', 'subdomain', 'verificationError', 'lastCheckedTime', 'hostnameWarning',
 ]
 
 describe('POST /api/v1/domains', () => {
@@ -51,15 +55,16 @@ describe('POST /api/v1/domains', () => {
       subdomain: null,
       verificationError: null,
       lastCheckedTime: null,
+      hostnameWarning: null,
     })
     const selector = body.dnsRecords[0].name.split('.')[0]
     expect(selector).toMatch(/^ms\d{6}[a-z]+$/)
     expect(body.dnsRecords).toEqual([
-      { type: 'TXT', name: `${selector}._domainkey.example.com`, value: `v=DKIM1; k=rsa; p=${body.publicKey}`, ttl: '3600', status: 'PENDING', priority: '', recommended: false, found: null, problem: null },
-      { type: 'MX', name: 'mst.example.com', value: HOST, ttl: '3600', status: 'PENDING', priority: '10', recommended: false, found: null, problem: null },
-      { type: 'TXT', name: 'mst.example.com', value: `v=spf1 a:${HOST} ~all`, ttl: '3600', status: 'PENDING', priority: '', recommended: false, found: null, problem: null },
-      { type: 'TXT', name: '_dmarc.example.com', value: 'v=DMARC1; p=none; rua=mailto:dmarc@mst.example.com', ttl: '3600', status: 'PENDING', priority: '', recommended: true, found: null, problem: null },
-      { type: 'TXT', name: `${selector}-ed._domainkey.example.com`, value: expect.stringMatching(/^v=DKIM1; k=ed25519; p=/), ttl: '3600', status: 'PENDING', priority: '', recommended: true, found: null, problem: null },
+      { type: 'TXT', name: `${selector}._domainkey.example.com`, value: `v=DKIM1; k=rsa; p=${body.publicKey}`, ttl: '3600', status: 'PENDING', priority: '', recommended: false, found: null, problem: null, unpublishable: null },
+      { type: 'MX', name: 'mst.example.com', value: HOST, ttl: '3600', status: 'PENDING', priority: '10', recommended: false, found: null, problem: null, unpublishable: null },
+      { type: 'TXT', name: 'mst.example.com', value: `v=spf1 a:${HOST} ~all`, ttl: '3600', status: 'PENDING', priority: '', recommended: false, found: null, problem: null, unpublishable: null },
+      { type: 'TXT', name: '_dmarc.example.com', value: 'v=DMARC1; p=none; rua=mailto:dmarc@mst.example.com', ttl: '3600', status: 'PENDING', priority: '', recommended: true, found: null, problem: null, unpublishable: null },
+      { type: 'TXT', name: `${selector}-ed._domainkey.example.com`, value: expect.stringMatching(/^v=DKIM1; k=ed25519; p=/), ttl: '3600', status: 'PENDING', priority: '', recommended: true, found: null, problem: null, unpublishable: null },
     ])
   })
 
@@ -177,5 +182,57 @@ describe('the other domain routes', () => {
       await Bun.sleep(20)
     }
     throw new Error('the domain was not verified')
+  })
+})
+
+describe('a host name that is not a public DNS name (the machine\'s own, "vm")', () => {
+  let bare: TestApp
+  let key: string
+  beforeAll(async () => {
+    bare = await createTestApp({ hostname: 'vm', 'dns-servers': dns.address, 'dns-timeout-ms': '300' })
+    key = (await bare.project('Bare host')).secretKey
+  })
+  afterAll(() => bare.close())
+
+  test('the MX and SPF records keep their values but say they cannot be published yet, and why; the domain warns once', async () => {
+    const created = await bare.request('POST', '/api/v1/domains', { key, body: { name: 'bare.example.com', region: 'us-east-1' } })
+    expect(created.status).toBe(200)
+    const records = created.body.dnsRecords
+    // What useSend's fields hold does not change: a client that reads only them sees what it did.
+    expect(records.map((r: any) => [r.type, r.value.startsWith('v=DKIM1') ? 'DKIM' : r.value])).toEqual([
+      ['TXT', 'DKIM'], ['MX', 'vm'], ['TXT', 'v=spf1 a:vm ~all'], ['TXT', 'v=DMARC1; p=none; rua=mailto:dmarc@mst.bare.example.com'], ['TXT', 'DKIM'],
+    ])
+    const reason = 'it would name "vm", which is not a public DNS name; set MAILSTEAD_HOSTNAME (--hostname) to this server\'s name, then get the records again'
+    expect(records.map((r: any) => r.unpublishable)).toEqual([null, reason, reason, null, null])
+    expect(created.body.hostnameWarning).toStartWith('The return-path MX and SPF records cannot be published yet. MAILSTEAD_HOSTNAME is "vm", not a fully qualified name')
+    expect(created.body.hostnameWarning).toContain('--hostname')
+    // The same on every route that answers the domain.
+    const got = await bare.request('GET', `/api/v1/domains/${created.body.id}`, { key })
+    expect(got.body).toEqual(created.body)
+    expect((await bare.request('GET', '/api/v1/domains', { key })).body).toEqual([created.body])
+    const patched = await bare.request('PATCH', `/domains/${created.body.id}`, { key, body: { openTracking: true } })
+    expect(patched.body).toMatchObject({ hostnameWarning: created.body.hostnameWarning, dnsRecords: records })
+  })
+
+  test("the console's zone file, built from the answer, is the CLI's line for line: comments in place of the two records", async () => {
+    const domain = (await bare.request('POST', '/api/v1/domains', { key, body: { name: 'zone.example.com', region: 'us-east-1' } })).body
+    const row = await bare.app.db.selectFrom('domains').selectAll().where('id', '=', domain.id).executeTakeFirstOrThrow()
+    const cli = zoneFileFor(expectedRecords(row, 'vm'), 'vm')
+    const lines = zoneFile(domain).trimEnd().split('\n').slice(2).map((line) => line.replace(/ ; recommended$/, ''))
+    expect(lines).toEqual(cli)
+    expect(lines.filter((line) => line.startsWith('; mst.zone.example.com. '))).toHaveLength(2)
+    expect(lines.join('\n')).not.toMatch(/^[^;].*\bvm\b/m)
+  })
+
+  test.skipIf(NO_PEER_DOCUMENTS)(`useSend's document still accepts every answer, with and without the new fields set ${NEEDS_PEER_DOCUMENTS}`, async () => {
+    const answers = [
+      [(await bare.request('POST', '/api/v1/domains', { key, body: { name: 'peer.example.com', region: 'us-east-1' } })).body, useSendResponse('/v1/domains', 'post')],
+      [(await bare.request('GET', '/api/v1/domains', { key })).body, useSendResponse('/v1/domains')],
+      [(await add({ name: 'peer.example.com', region: 'us-east-1' })).body, useSendResponse('/v1/domains', 'post')],
+      [(await t.request('GET', '/api/v1/domains', { key: project.secretKey })).body, useSendResponse('/v1/domains')],
+    ] as const
+    for (const [answer, schema] of answers) expect(schemaErrors(schema, answer)).toEqual([])
+    const single = answers[0][0]
+    expect(schemaErrors(useSendResponse('/v1/domains/{id}'), (await bare.request('GET', `/api/v1/domains/${single.id}`, { key })).body)).toEqual([])
   })
 })

@@ -26,6 +26,12 @@ export interface DnsRecord {
   found: string | null
   /** Why the last check judged it so, when it is not right. */
   problem: string | null
+  /**
+   * Set when the record cannot be published yet, saying why: it would name this server's host
+   * name, which is not a public DNS name (MAILSTEAD_HOSTNAME is to be set first). `value` still
+   * holds what it would be.
+   */
+  unpublishable: string | null
 }
 
 export interface Domain {
@@ -50,6 +56,8 @@ export interface Domain {
   subdomain: string | null
   verificationError: string | null
   lastCheckedTime: string | null
+  /** Set when some records cannot be published yet: which setting to set. */
+  hostnameWarning: string | null
 }
 
 export interface Tracking {

@@ -14,6 +14,7 @@ const record = (changes: Partial<DnsRecord>): DnsRecord => ({
   recommended: false,
   found: null,
   problem: null,
+  unpublishable: null,
   ...changes,
 })
 
@@ -61,6 +62,31 @@ describe('the zone file', () => {
     expect(data).toHaveLength(5)
     expect(data.filter((line) => line.endsWith(' ; recommended')).map((line) => line.split(' ')[0])).toEqual(['_dmarc.example.com.', 'ms240101ab-ed._domainkey.example.com.'])
     expect(zoneFileName({ name: 'example.com' })).toBe('example.com.zone')
+  })
+})
+
+describe('the zone file on a host name that is not a public DNS name', () => {
+  const REASON = 'it would name "vm", which is not a public DNS name; set MAILSTEAD_HOSTNAME (--hostname) to this server\'s name, then get the records again'
+  const ON_VM = RECORDS.map((r) =>
+    r.name === 'mst.example.com' ? { ...r, value: r.value.replace('mail.example.test', 'vm'), unpublishable: REASON } : r,
+  )
+
+  test('a record that cannot be published yet is a comment saying why, as the CLI prints it; the others are lines as before', () => {
+    const lines = zoneFile({ name: 'example.com', dnsRecords: ON_VM }).trimEnd().split('\n').slice(2)
+    expect(lines).toEqual([
+      zoneLine(RECORDS[0]!),
+      `; mst.example.com. MX: not given, ${REASON}`,
+      `; mst.example.com. TXT: not given, ${REASON}`,
+      `${zoneLine(RECORDS[3]!)} ; recommended`,
+      `${zoneLine(RECORDS[4]!)} ; recommended`,
+    ])
+    // No line a zone editor would import names the host.
+    expect(lines.filter((line) => !line.startsWith(';')).join('\n')).not.toContain('vm')
+  })
+
+  test('an answer without the field (an older server) gives every record as a line', () => {
+    const old = RECORDS.map(({ unpublishable, ...rest }) => rest)
+    expect(zoneFile({ name: 'example.com', dnsRecords: old })).toBe(zoneFile({ name: 'example.com', dnsRecords: RECORDS }))
   })
 })
 

@@ -28,12 +28,23 @@ export function zoneLine(record: Pick<DnsRecord, 'type' | 'name' | 'value' | 'tt
   return `${name} ${record.ttl || '3600'} IN ${record.type} ${data}`
 }
 
+type ZoneRecord = Pick<DnsRecord, 'type' | 'name' | 'value' | 'ttl' | 'priority' | 'recommended'> & Partial<Pick<DnsRecord, 'unpublishable'>>
+
+/**
+ * A record's line in the zone file: a record that cannot be published yet (it would name a host
+ * that is not a public DNS name: `MX 10 vm.`) is a comment saying why, as the CLI prints it.
+ */
+function zoneFileLine(record: ZoneRecord): string {
+  if (record.unpublishable) return `; ${record.name.replace(/\.?$/, '.')} ${record.type}: not given, ${record.unpublishable}`
+  return record.recommended ? `${zoneLine(record)} ; recommended` : zoneLine(record)
+}
+
 /** A zone-file fragment of the domain's records, to import into a DNS provider's zone editor. */
-export function zoneFile(domain: Pick<Domain, 'name' | 'dnsRecords'>): string {
+export function zoneFile(domain: Pick<Domain, 'name'> & { dnsRecords: ZoneRecord[] }): string {
   const lines = [
     `; The DNS records that ${domain.name} publishes to send through Mailstead.`,
     '; Required records first; the ones marked "recommended" help delivery but are not required.',
-    ...domain.dnsRecords.map((record) => (record.recommended ? `${zoneLine(record)} ; recommended` : zoneLine(record))),
+    ...domain.dnsRecords.map(zoneFileLine),
   ]
   return `${lines.join('\n')}\n`
 }

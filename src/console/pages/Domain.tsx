@@ -46,7 +46,7 @@ function RecordCard({ record, checked }: { record: DnsRecord; checked: boolean }
   const verdict = recordVerdict(record, checked)
   const bad = verdict.tone === 'bad' || verdict.tone === 'warn'
   return (
-    <section className={`dns-record dns-record-${verdict.tone}`} aria-labelledby={heading}>
+    <section className={`dns-record dns-record-${record.unpublishable && verdict.tone !== 'bad' ? 'warn' : verdict.tone}`} aria-labelledby={heading}>
       <div className="dns-record-head">
         <h3 id={heading}>
           {purpose} <span className="muted">{record.type} record</span>
@@ -72,10 +72,15 @@ function RecordCard({ record, checked }: { record: DnsRecord; checked: boolean }
           </>
         )}
         <dt>{checked ? 'Expected' : 'Value'}</dt>
-        <dd className="dns-copy">
-          <code className="dns-value">{record.value}</code>
-          <CopyButton value={record.value} label={`${purpose} value`} />
-        </dd>
+        {record.unpublishable ? (
+          // A value that cannot work (`MX 10 vm.`) is not offered for copying: why, instead.
+          <dd className="dns-unpublishable">Cannot be published yet: {record.unpublishable}.</dd>
+        ) : (
+          <dd className="dns-copy">
+            <code className="dns-value">{record.value}</code>
+            <CopyButton value={record.value} label={`${purpose} value`} />
+          </dd>
+        )}
         {checked && (
           <>
             <dt>Found</dt>
@@ -304,6 +309,11 @@ export function DomainPage({ id }: { id: number }) {
             the domain can send once its required records are right.
           </p>
         </section>
+      )}
+      {data.hostnameWarning && (
+        <p className="panel panel-caution" id="hostname-warning">
+          {data.hostnameWarning}
+        </p>
       )}
       {data.status !== 'SUCCESS' && data.errorMessage && <p className="panel panel-warning">{data.errorMessage}</p>}
       <Records domain={data} />

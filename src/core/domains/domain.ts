@@ -1,6 +1,7 @@
 import { isoTime } from '../../lib/clock.ts'
 import type { DomainRow } from './domains.repository.ts'
 import { subdomainOf } from './domain-name.ts'
+import { hostRecordsWarning, unpublishableReason } from './host-records.ts'
 import { expectedRecords, type RecordKind } from './records.ts'
 import type { RecordStatus } from './status.ts'
 
@@ -46,6 +47,9 @@ export function toDomain(row: DomainRow, hostname: string) {
       // What the last check saw, beside what is expected (`value`): the console shows both.
       found: findings[record.kind]?.found ?? null,
       problem: findings[record.kind]?.problem ?? null,
+      // Added beside useSend's fields (which keep what they hold): a record naming a host that is
+      // not a public DNS name cannot work, and says why instead of passing for one to publish.
+      unpublishable: unpublishableReason(record, hostname) ?? null,
     })),
     region: row.region,
     clickTracking: row.click_tracking === 1,
@@ -60,6 +64,7 @@ export function toDomain(row: DomainRow, hostname: string) {
     subdomain: subdomainOf(row.name),
     verificationError: verificationError(records, findings),
     lastCheckedTime: row.last_checked_at === null ? null : isoTime(row.last_checked_at),
+    hostnameWarning: hostRecordsWarning(hostname) ?? null,
   }
 }
 

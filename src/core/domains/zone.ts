@@ -1,5 +1,5 @@
-import { hostnameProblem } from '../../config/hostname.ts'
-import type { ExpectedRecord, RecordKind } from './records.ts'
+import { unpublishableReason } from './host-records.ts'
+import type { ExpectedRecord } from './records.ts'
 
 /** A TXT value as zone-file character-strings: at most 255 octets each (RFC 1035 3.3). */
 export function txtStrings(value: string): string {
@@ -16,19 +16,15 @@ export function zoneLines(records: readonly ExpectedRecord[], ttl = 3600): strin
   })
 }
 
-/** The records whose value is this server's host name (MAILSTEAD_HOSTNAME). */
-const NAMES_HOST: readonly RecordKind[] = ['return-path-mx', 'spf']
-
 /**
  * The records as zone-file lines for this server's `hostname`. When that is not a public DNS name
  * (the machine's own name, "vm", by default), a record that would name it cannot work (`MX 10
- * vm.`): a comment line stands in its place, saying which setting to set first.
+ * vm.`): a comment line stands in its place, saying which setting to set first. The console builds
+ * the same lines from the API's `unpublishable` (src/console/lib/domains.ts).
  */
 export function zoneFileFor(records: readonly ExpectedRecord[], hostname: string): string[] {
-  if (!hostnameProblem(hostname)) return zoneLines(records)
-  return records.map((record) =>
-    NAMES_HOST.includes(record.kind)
-      ? `; ${record.name}. ${record.type}: not given, it would name "${hostname}", which is not a public DNS name; set MAILSTEAD_HOSTNAME (--hostname) to this server's name, then print the records again`
-      : zoneLines([record])[0]!,
-  )
+  return records.map((record) => {
+    const reason = unpublishableReason(record, hostname)
+    return reason ? `; ${record.name}. ${record.type}: not given, ${reason}` : zoneLines([record])[0]!
+  })
 }

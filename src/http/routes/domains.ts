@@ -17,6 +17,11 @@ const DnsRecordSchema = t.Object({
   recommended: t.Boolean(),
   found: t.Union([t.String(), t.Null()], { description: 'What the last check found at the name (null: nothing, or not checked yet)' }),
   problem: t.Union([t.String(), t.Null()], { description: 'Why the last check judged it so, when it is not right' }),
+  unpublishable: t.Union([t.String(), t.Null()], {
+    description:
+      'Set when the record cannot be published yet, saying why: it would name this server\'s host name, which is not a public DNS name ' +
+      '(MAILSTEAD_HOSTNAME / --hostname is to be set first). `value` still holds what it would be. Null when it can be published.',
+  }),
 }, { title: 'DnsRecord' })
 
 const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])
@@ -43,6 +48,9 @@ const DomainSchema = t.Object({
   subdomain: Nullable(t.String()),
   verificationError: Nullable(t.String()),
   lastCheckedTime: Nullable(t.String()),
+  hostnameWarning: t.Union([t.String(), t.Null()], {
+    description: "Set when some records cannot be published yet (see each record's `unpublishable`): which setting to set, MAILSTEAD_HOSTNAME or --hostname",
+  }),
 }, { title: 'Domain' })
 
 const Counts = {

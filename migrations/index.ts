@@ -31,6 +31,7 @@ import * as projectMembers from './0030_project_members.ts'
 import * as accountTotp from './0031_account_totp.ts'
 import * as webhookResponses from './0032_webhook_responses.ts'
 import * as plunkLists from './0033_plunk_lists.ts'
+import * as sandboxProjects from './0034_sandbox_projects.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -69,6 +70,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0031_account_totp', ...accountTotp },
   { name: '0032_webhook_responses', ...webhookResponses },
   { name: '0033_plunk_lists', ...plunkLists },
+  { name: '0034_sandbox_projects', ...sandboxProjects },
 ]
 
 /**

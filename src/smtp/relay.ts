@@ -2,7 +2,7 @@ import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } fro
 import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Caller } from '../core/projects/projects.service.ts'
 import { prepareRelayed } from '../core/emails/relayed.ts'
-import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/send.ts'
+import { enqueueEmail, senderDomain, type SendSettings } from '../core/emails/send.ts'
 import { checkAddress } from '../lib/address.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
@@ -111,7 +111,7 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: Re
         .then(async (caller) => {
           if (!caller) return callback(smtpError(530, '5.7.0 Authentication required'))
           if (!checkAddress(address.address).ok) return callback(smtpError(553, '5.1.7 The sender address is not valid'))
-          await sendingDomain(deps.db, caller.project.id, address.address)
+          await senderDomain(deps.db, caller.project.id, address.address)
           callback()
         })
         .catch((error) => callback(refusal(error)))

@@ -7,12 +7,17 @@ import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, ty
 export const projectCreateCommand: Command = {
   name: 'project create',
   summary: 'Create a project and print its first secret and public key (shown only once)',
-  flags: { name: { description: 'Project name', value: 'name', required: true }, ...JSON_FLAG },
+  flags: {
+    name: { description: 'Project name', value: 'name', required: true },
+    sandbox: { description: 'A sandbox project: sends from any address, its mail is simulated and never leaves the server', boolean: true },
+    ...JSON_FLAG,
+  },
   async run(context) {
     const name = stringFlag(context, 'name')
-    const created = await context.withDb((db) => projects.createProject(db, name, Date.now()))
+    const sandbox = context.flags.sandbox === true
+    const created = await context.withDb((db) => projects.createProject(db, name, Date.now(), { sandbox }))
     print(context, created, () => [
-      `Created project ${created.id} (${created.name})`,
+      `Created ${sandbox ? 'sandbox ' : ''}project ${created.id} (${created.name})`,
       `  secret key: ${created.secretKey}`,
       `  public key: ${created.publicKey}`,
       'The keys are shown only this once: keep the secret key on your servers.',
@@ -31,7 +36,7 @@ export const projectListCommand: Command = {
         ? ['No projects yet: mailstead project create --name NAME']
         : table([
             ['ID', 'NAME', 'STATUS', 'RATE LIMIT', 'CREATED'],
-            ...list.map((p) => [String(p.id), p.name, p.disabled ? 'disabled' : 'enabled', p.rateLimitPerMinute ? `${p.rateLimitPerMinute}/min` : 'default', p.createdAt]),
+            ...list.map((p) => [String(p.id), p.name, (p.disabled ? 'disabled' : 'enabled') + (p.sandbox ? ', sandbox' : ''), p.rateLimitPerMinute ? `${p.rateLimitPerMinute}/min` : 'default', p.createdAt]),
           ]),
     )
   },

@@ -31,7 +31,7 @@ export function FirstProject({ onCreated }: { onCreated: (id: number) => void })
   }
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    create.mutate(String(new FormData(event.currentTarget).get('name')))
+    create.mutate({ name: String(new FormData(event.currentTarget).get('name')) })
   }
   return (
     <AuthCard title="Create your first project" intro={<p>A project holds domains, keys, contacts and mail. You will be its owner.</p>}>

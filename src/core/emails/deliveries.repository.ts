@@ -146,6 +146,20 @@ const PAUSED = sql<boolean>`state = 'paused'`
  * with the reason as its last response. Scheduled mail stays scheduled (it can still be
  * cancelled); if its time comes while the project is disabled, its attempt holds it.
  */
+/** The From addresses of the project's sandbox mail not yet settled (waiting, held or being attempted). */
+export const sandboxSendersInFlight = async (db: Db, projectId: number) =>
+  (
+    await db
+      .selectFrom('deliveries')
+      .innerJoin('emails', 'emails.id', 'deliveries.email_id')
+      .select('emails.from_address')
+      .distinct()
+      .where('deliveries.project_id', '=', projectId)
+      .where('deliveries.sandbox', '=', 1)
+      .where('deliveries.state', 'in', ['queued', 'deferred', 'scheduled', 'paused', 'sending'])
+      .execute()
+  ).map((row) => row.from_address)
+
 export const holdProjectMail = (db: Db, projectId: number, now: number) =>
   db
     .updateTable('deliveries')

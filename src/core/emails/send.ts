@@ -49,7 +49,9 @@ export const MAX_RECIPIENTS = 50
 export interface PreparedEmail {
   id: string
   projectId: number
-  domainId: number
+  domainId: number | null
+  /** Queued by a sandbox project: simulated at the delivery step. */
+  sandbox: boolean
   from: string
   recipients: { to: string[]; cc: string[]; bcc: string[]; replyTo: string[] }
   subject: string
@@ -90,7 +92,7 @@ export async function prepareEmail(
   const headers = checkHeaders(request.headers ?? {})
   const attachments = checkAttachments(request.attachments ?? [])
   if (request.scheduledAt !== undefined && request.scheduledAt < now - 60_000) throw invalid('scheduledAt', 'must not be in the past')
-  const domain = await sendingDomain(db, projectId, from.address)
+  const domain = await senderDomain(db, projectId, from.address)
   const content = await contentOf(db, projectId, request, to[0]!.address)
   const thread = request.inReplyToId === undefined ? undefined : await threadOf(db, projectId, request.inReplyToId)
   const id = request.id ?? newId()
@@ -101,6 +103,7 @@ export async function prepareEmail(
     id,
     projectId,
     domainId: domain.id,
+    sandbox: domain.sandbox,
     from: formatMailbox(from),
     recipients: { to: to.map(formatMailbox), cc, bcc, replyTo },
     subject: content.subject,
@@ -125,6 +128,31 @@ async function senderOf(db: Db, projectId: number, from: Mailbox | undefined, na
   return { address: project.default_sender, ...(name && { name }) }
 }
 
+/** What a sender's domain gives a send: the domain row's id (null in a sandbox), name and tracking switches. */
+export interface SenderDomain {
+  id: number | null
+  name: string
+  open_tracking: number
+  click_tracking: number
+  /** The project is a sandbox: its mail is simulated at the delivery step. */
+  sandbox: boolean
+}
+
+/**
+ * The domain a send from this address goes out under. A sandbox project sends from any address:
+ * its mail never leaves the server, so it needs no domain of its own, and tracking is on (unless
+ * a domain of that name says otherwise) so that opens and clicks can be tried too. Campaigns
+ * still take sendingDomain: they need a real domain's return path for their unsubscribe links.
+ */
+export async function senderDomain(db: Db, projectId: number, fromAddress: string): Promise<SenderDomain> {
+  const name = requireAddress(fromAddress, 'from').asciiDomain
+  if (await isSandbox(db, projectId)) {
+    const [domain] = await selectDomain(db, { projectId, name })
+    return { id: null, name, open_tracking: domain?.open_tracking ?? 1, click_tracking: domain?.click_tracking ?? 1, sandbox: true }
+  }
+  return { ...(await sendingDomain(db, projectId, fromAddress)), sandbox: false }
+}
+
 /** The project's SUCCESS domain of an address; a 403 naming the domain and its status otherwise. */
 export async function sendingDomain(db: Db, projectId: number, fromAddress: string) {
   const name = requireAddress(fromAddress, 'from').asciiDomain
@@ -136,6 +164,15 @@ export async function sendingDomain(db: Db, projectId: number, fromAddress: stri
       : `Add ${name} as a sending domain (POST /api/v1/domains), publish its DNS records and verify it.`,
   })
 }
+
+/** The project's SUCCESS domain of this name, whether or not the project is a sandbox. */
+export async function verifiedDomain(db: Db, projectId: number, name: string) {
+  const [domain] = await selectDomain(db, { projectId, name })
+  return domain?.status === 'SUCCESS' ? domain : undefined
+}
+
+const isSandbox = async (db: Db, projectId: number) =>
+  (await db.selectFrom('projects').select('sandbox').where('id', '=', projectId).executeTakeFirst())?.sandbox === 1
 
 /** The domain's tracking switches, as trackHtml takes them. */
 const trackingOf = (domain: { open_tracking: number; click_tracking: number }) => ({ opens: domain.open_tracking === 1, clicks: domain.click_tracking === 1 })
@@ -220,6 +257,7 @@ export async function enqueueEmail(db: Db, email: PreparedEmail, settings: SendS
       project_id: email.projectId,
       recipient: r.address,
       recipient_domain: r.domain,
+      sandbox: email.sandbox ? 1 : 0,
       state: suppressed.has(r.key) ? 'suppressed' : email.scheduledAt !== null ? 'scheduled' : 'queued',
       next_attempt_at: startAt,
       expires_at: startAt + settings.maxAgeMs,

@@ -13,6 +13,7 @@ import type { SendingDomain } from './sending-domain.ts'
 import type { MailWork } from './mail-work.ts'
 import type { TransferFn } from './transfer.ts'
 import { returnPath } from './verp.ts'
+import { SANDBOX_HOST, simulate } from './simulator.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
 
 export interface DeliverySettings {
@@ -29,6 +30,8 @@ export interface AttemptDeps {
   transfer: TransferFn
   work: MailWork
   domainOf: (domainId: number) => Promise<SendingDomain | undefined>
+  /** What a sandbox project's email from this From is signed with (its sandbox key). */
+  sandboxDomainOf: (projectId: number, from: string) => Promise<SendingDomain | undefined>
   /** The message of an email that is built at its first attempt (a campaign's). */
   compose: (emailId: string) => Promise<ComposedEmail | undefined>
   settings: DeliverySettings
@@ -42,7 +45,7 @@ const loadEmail = prepared((db, p: { id: string }) =>
     .selectFrom('emails')
     .leftJoin('email_contents', 'email_contents.email_id', 'emails.id')
     .innerJoin('projects', 'projects.id', 'emails.project_id')
-    .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id', 'projects.disabled'])
+    .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id', 'emails.from_address', 'projects.disabled'])
     .where('emails.id', '=', p.id),
 )
 
@@ -104,15 +107,33 @@ export function createAttempt(deps: AttemptDeps) {
     const [email] = await loadEmail(deps.db, { id: delivery.email_id })
     // Read at each attempt, so that mail already claimed is held as soon as its project is disabled.
     if (email?.disabled === 1) return { kind: 'held', data, reason: PROJECT_DISABLED_HOLD }
-    const domain = email?.domain_id ? await deps.domainOf(email.domain_id) : undefined
+    // The flag it was queued with: a sandbox email is never sent for real, nor a real one simulated.
+    const sandbox = delivery.sandbox === 1
+    const domain = !email ? undefined : sandbox ? await deps.sandboxDomainOf(delivery.project_id, email.from_address) : email.domain_id ? await deps.domainOf(email.domain_id) : undefined
     if (!email || !domain) return { kind: 'failed', data, reason: 'The sending domain was removed' }
     const mime = await messageOf(delivery.email_id, email.mime)
     if (!mime) return { kind: 'failed', data, reason: 'The message could not be built: its campaign or contact was deleted' }
     const { header, fresh } = await signatureOf(delivery.email_id, mime, email.dkim_header, domain)
     if (fresh) data.dkimHeader = header
+    if (sandbox) return simulated(delivery, data)
     const message = Buffer.concat([Buffer.from(header), mime])
     const from = returnPath(deps.settings.secret, delivery.id, domain.returnPathHost)
     return transfer(delivery, from, message, data, limits)
+  }
+
+  /**
+   * The sandbox's delivery step: the signed message (its signature stored with the outcome, like
+   * a real one's) is handed to the simulator instead of an MX host, and its reply is classified
+   * by the same rule table. A complaint comes with the delivery, applied as a feedback loop's is.
+   */
+  function simulated(delivery: Delivery, data: AttemptData): Settlement {
+    const answer = simulate(delivery.recipient, delivery.attempts)
+    if (answer.kind === 'suppressed') return { kind: 'suppressed', data: { ...data, response: 'The sandbox refuses suppressed... addresses as suppressed' }, reason: 'manual' }
+    const reply = parseReply(answer.code, answer.response)
+    const replied = { ...data, mx: SANDBOX_HOST, smtpCode: answer.code, enhancedCode: reply.enhanced, response: answer.response, reply }
+    const settlement = settlementOf(classifyReply(reply), delivery, replied)
+    if (settlement.kind !== 'delivered' || !answer.complaint) return settlement
+    return { ...settlement, complaint: { feedbackType: 'abuse', source: 'sandbox' } }
   }
 
   async function transfer(delivery: Delivery, from: string, message: Uint8Array, data: AttemptData, limits: { messagesPerConnection?: number }): Promise<Settlement> {

@@ -20,7 +20,7 @@ export const WAITING = sql<boolean>`state IN ('queued', 'deferred', 'scheduled')
 export type NewDelivery = Omit<Insertable<DeliveryTable>, 'id' | 'attempts' | 'last_mx' | 'last_response'>
 
 export async function insertDeliveries(db: Db, rows: NewDelivery[]) {
-  for (const row of rows) await insertDelivery(db, row)
+  for (const row of rows) await insertDelivery(db, { ...row, sandbox: row.sandbox ?? 0 })
 }
 
 // Prepared: it runs for every recipient of every email accepted.
@@ -35,6 +35,7 @@ const insertDelivery = prepared((db, p: NewDelivery) =>
     expires_at: p.expires_at,
     created_at: p.created_at,
     updated_at: p.updated_at,
+    sandbox: p.sandbox,
   }),
 )
 

@@ -1,3 +1,4 @@
+import addressparser from 'nodemailer/lib/addressparser'
 import type { Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { AppError } from '../../lib/errors.ts'
@@ -36,24 +37,33 @@ async function requireNoUnverifiedSenders(db: Db, projectId: number) {
   })
 }
 
-/** The ASCII domain of a From as stored ("Ada <ada@example.com>" or a bare address). */
-function domainOf(from: string): string | undefined {
-  const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from
-  const checked = checkAddress(address.trim())
-  return checked.ok ? checked.value.asciiDomain : undefined
+/** The ASCII domain of a From as stored ("Ada <ada@example.com>", a bare address, or a relayed header's value). */
+export function domainOf(from: string): string | undefined {
+  const address = addressparser(from, { flatten: true }).find((a) => a.address)?.address
+  const checked = address ? checkAddress(address) : undefined
+  return checked?.ok ? checked.value.asciiDomain : undefined
 }
 
 /**
  * The project's sandbox signing key, made at its first use and kept sealed in the database like a
  * domain's: the public half is what a receiver's check would look up at sandbox._domainkey.
  */
-export async function sandboxKeyOf(db: Db, secret: string, projectId: number): Promise<{ privateKeyPem: string; publicKey: string }> {
+export async function sandboxKeyOf(
+  db: Db,
+  write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>,
+  secret: string,
+  projectId: number,
+): Promise<{ privateKeyPem: string; publicKey: string }> {
   const stored = await repo.findSandboxKey(db, projectId)
   if (stored?.sandbox_dkim_private_key && stored.sandbox_dkim_public_key) {
     return { privateKeyPem: unseal(secret, DKIM_KEY_PURPOSE, stored.sandbox_dkim_private_key), publicKey: stored.sandbox_dkim_public_key }
   }
   const { rsa } = await generateDkimKeys()
-  await repo.storeSandboxKey(db, projectId, seal(secret, DKIM_KEY_PURPOSE, rsa.privateKeyPem), rsa.publicKey)
-  const kept = await repo.findSandboxKey(db, projectId)
-  return { privateKeyPem: unseal(secret, DKIM_KEY_PURPOSE, kept!.sandbox_dkim_private_key!), publicKey: kept!.sandbox_dkim_public_key! }
+  // Two processes may make one at once: the first stored stands, and both read it back.
+  const kept = await write(async (trx) => {
+    await repo.storeSandboxKey(trx, projectId, seal(secret, DKIM_KEY_PURPOSE, rsa.privateKeyPem), rsa.publicKey)
+    return repo.findSandboxKey(trx, projectId)
+  })
+  if (!kept?.sandbox_dkim_private_key || !kept.sandbox_dkim_public_key) throw new Error(`Project ${projectId} was removed`)
+  return { privateKeyPem: unseal(secret, DKIM_KEY_PURPOSE, kept.sandbox_dkim_private_key), publicKey: kept.sandbox_dkim_public_key }
 }

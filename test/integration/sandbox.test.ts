@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { dkimVerify } from 'mailauth/lib/dkim/verify'
+import { sandboxKeyOf } from '../../src/core/projects/sandbox.ts'
+import { signIn, makeAccount } from '../helpers/accounts.ts'
+import { cli } from '../helpers/cli.ts'
+import { ManualClock } from '../helpers/clock.ts'
+import { createHook, startHookServer, type HookServer } from '../helpers/webhooks.ts'
+import { createWorld, type World } from '../helpers/world.ts'
+
+const SECRET = 'test-secret-test-secret-test-secret'
+const MINUTE = 60_000
+const clock = new ManualClock(Date.parse('2026-11-27T09:00:00Z'))
+let w: World
+let hooks: HookServer
+let sandbox: { id: number; secretKey: string }
+
+beforeAll(async () => {
+  w = await createWorld({ clock, settings: { 'webhook-allow-private-targets': 'true' } })
+  hooks = startHookServer()
+  // Through the CLI, as the README's quick start does.
+  const made = await cli(['project', 'create', '--name', 'Try it', '--sandbox', '--json', '--data-dir', w.t.dataDir, ...w.t.databaseFlags, '--secret', SECRET])
+  expect(made.code).toBe(0)
+  sandbox = JSON.parse(made.out)
+})
+
+afterAll(async () => {
+  await w.close()
+  hooks.stop()
+})
+
+const api = (method: string, path: string, body?: unknown, key = sandbox.secretKey) => w.t.request(method, path, { key, body })
+const send = async (to: string, from = 'app@unverified.example') => {
+  const answer = await api('POST', '/api/v1/emails', { from, to, subject: 'Hello', html: '<p>Hello <a href="https://example.org/">there</a></p>' })
+  expect(answer.status).toBe(200)
+  return answer.body.emailId as string
+}
+const emailOf = async (id: string) => (await api('GET', `/api/v1/emails/${id}`)).body
+const statusesOf = async (id: string) => ((await emailOf(id)).emailEvents as Array<{ status: string }>).map((e) => e.status)
+/** Every webhook call's type and recipient for one email, in order. */
+const callsFor = (emailId: string) => hooks.calls.filter((c) => c.payload.data?.emailId === emailId).map((c) => c.payload.type)
+/** Delivers what is due and calls the webhooks. */
+const settle = async () => {
+  await w.deliver()
+  await w.t.app.webhooks.drain()
+}
+
+describe('a sandbox project', () => {
+  test('is made by the CLI flag, and says so on the project API', async () => {
+    // Copied: toMatchObject with an asymmetric matcher writes the matcher into what it was given (Bun 1.4).
+    expect({ ...sandbox }).toMatchObject({ name: 'Try it', sandbox: true })
+    expect(sandbox.secretKey).toMatch(/^sk_/)
+    expect((await api('GET', '/api/v1/project')).body).toMatchObject({ id: sandbox.id, sandbox: true })
+    expect((await api('GET', '/api/v1/project', undefined, w.key)).body.sandbox).toBe(false)
+    const listed = await cli(['project', 'list', '--data-dir', w.t.dataDir, ...w.t.databaseFlags, '--secret', SECRET])
+    expect(listed.out).toMatch(/Try it\s+enabled, sandbox/)
+  })
+
+  test("each outcome arrives as a real one does, with its events and webhook calls, and nothing reaches any MX nor DNS", async () => {
+    await createHook(w, sandbox.secretKey, `${hooks.base}/sandbox`)
+    const queriesBefore = w.dns.queries.length
+    const ids = {
+      delivered: await send('jane@example.net'),
+      bounce: await send('bounce@example.net'),
+      complaint: await send('complaint@example.net'),
+      defer: await send('defer@example.net'),
+      suppressed: await send('suppressed@example.net'),
+    }
+    await settle()
+    expect(await statusesOf(ids.delivered)).toEqual(['QUEUED', 'SENT', 'DELIVERED'])
+    expect(await statusesOf(ids.bounce)).toEqual(['QUEUED', 'SENT', 'BOUNCED'])
+    expect(await statusesOf(ids.complaint)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'COMPLAINED'])
+    expect(await statusesOf(ids.defer)).toEqual(['QUEUED', 'SENT', 'DELIVERY_DELAYED'])
+    expect(await statusesOf(ids.suppressed)).toEqual(['QUEUED', 'SUPPRESSED'])
+    clock.advance(MINUTE)
+    await settle()
+    expect(await statusesOf(ids.defer)).toEqual(['QUEUED', 'SENT', 'DELIVERY_DELAYED', 'DELIVERED'])
+
+    expect(callsFor(ids.delivered)).toEqual(['email.queued', 'email.sent', 'email.delivered'])
+    expect(callsFor(ids.bounce)).toEqual(['email.queued', 'email.sent', 'email.bounced'])
+    expect(callsFor(ids.complaint)).toEqual(['email.queued', 'email.sent', 'email.delivered', 'email.complained'])
+    expect(callsFor(ids.defer)).toEqual(['email.queued', 'email.sent', 'email.delivery_delayed', 'email.delivered'])
+    expect(callsFor(ids.suppressed)).toEqual(['email.queued', 'email.suppressed'])
+    const bounced = hooks.calls.find((c) => c.payload.type === 'email.bounced' && c.payload.data.emailId === ids.bounce)!
+    expect(bounced.payload.data).toMatchObject({ recipient: 'bounce@example.net', details: { smtpCode: 550, hard: true } })
+
+    // As after real ones: the hard bounce and the complaint put their addresses on the list.
+    const listed = (await api('GET', '/api/v1/suppressions')).body
+    expect(JSON.stringify(listed)).toContain('bounce@example.net')
+    expect(JSON.stringify(listed)).toContain('complaint@example.net')
+    expect(w.mx.received).toHaveLength(0)
+    expect(w.dns.queries.slice(queriesBefore)).toEqual([])
+  })
+
+  test('its mail is stored signed with the sandbox key, d= the sender domain, and the signature verifies', async () => {
+    const id = await send('ada@example.net', 'Ada <ada@news.anywhere.example>')
+    await settle()
+    const raw = await w.t.request('GET', `/api/v1/emails/${id}/raw`, { key: sandbox.secretKey })
+    const message = Buffer.from(typeof raw.body === 'string' ? raw.body : JSON.stringify(raw.body))
+    expect(message.toString()).toMatch(/^DKIM-Signature: .*d=news\.anywhere\.example/s)
+    expect(message.toString()).toContain('s=sandbox')
+    const key = await sandboxKeyOf(w.t.app.db, w.t.app.writer.run, SECRET, sandbox.id)
+    const verified = await dkimVerify(message, {
+      resolver: async (name: string) => {
+        if (name !== 'sandbox._domainkey.news.anywhere.example') throw Object.assign(new Error('no such name'), { code: 'ENOTFOUND' })
+        return [[`v=DKIM1; k=rsa; p=${key.publicKey}`]]
+      },
+    } as never)
+    expect(verified.results.map((r: any) => r.status.result)).toEqual(['pass'])
+    expect(w.mx.received).toHaveLength(0)
+  })
+})
+
+describe('bad input', () => {
+  test("a real project's key still needs a verified domain, and its mail goes to the MX, never to the simulator", async () => {
+    const refused = await api('POST', '/api/v1/emails', { from: 'app@unverified.example', to: 'jane@example.net', subject: 'Hi', html: '<p>Hi</p>' }, w.key)
+    expect(refused.status).toBe(403)
+    expect(refused.body.code).toBe('DOMAIN_NOT_VERIFIED')
+    const real = await api('POST', '/api/v1/emails', { from: 'ada@sender.example.com', to: 'bounce@example.net', subject: 'Hi', html: '<p>Hi</p>' }, w.key)
+    await settle()
+    expect(w.mx.received.map((m) => m.to)).toEqual([['bounce@example.net']])
+    const events = ((await api('GET', `/api/v1/emails/${real.body.emailId}`, undefined, w.key)).body.emailEvents as any[]).map((e) => e.status)
+    expect(events).toEqual(['QUEUED', 'SENT', 'DELIVERED'])
+  })
+
+  test('a sandbox email stays simulated when its project is switched to real sending: it never reaches the MX', async () => {
+    const id = await send('defer-2@example.net', 'ada@sender.example.com')
+    await settle()
+    expect(await statusesOf(id)).toEqual(['QUEUED', 'SENT', 'DELIVERY_DELAYED'])
+    // Its sender is not a verified domain of this project: the switch is refused while it waits.
+    const refused = await api('PATCH', '/api/v1/project', { sandbox: false })
+    expect(refused.status).toBe(409)
+    expect(refused.body).toMatchObject({ code: 'SANDBOX_MAIL_IN_FLIGHT', message: expect.stringContaining('sender.example.com') })
+    expect((await api('GET', '/api/v1/project')).body.sandbox).toBe(true)
+    clock.advance(MINUTE)
+    await settle()
+    expect(await statusesOf(id)).toEqual(['QUEUED', 'SENT', 'DELIVERY_DELAYED', 'DELIVERED'])
+    expect(w.mx.received).toHaveLength(1)
+  })
+
+  test('switched off once its mail is settled, the project needs verified domains again; switched on, it sends from any', async () => {
+    const off = await api('PATCH', '/api/v1/project', { sandbox: false })
+    expect(off.status).toBe(200)
+    expect(off.body.sandbox).toBe(false)
+    const refused = await api('POST', '/api/v1/emails', { from: 'app@unverified.example', to: 'jane@example.net', subject: 'Hi', html: '<p>Hi</p>' })
+    expect(refused.body.code).toBe('DOMAIN_NOT_VERIFIED')
+    const on = await api('PATCH', '/api/v1/project', { sandbox: true })
+    expect(on.body.sandbox).toBe(true)
+    expect(await send('jane@example.net')).toBeString()
+    await settle()
+    expect(w.mx.received).toHaveLength(1)
+  })
+
+  test('the account API makes sandbox projects and lists them as such; sandbox must be a boolean', async () => {
+    await makeAccount(w.t, 'owner@example.org')
+    const browser = await signIn(w.t, 'owner@example.org')
+    const asBrowser = (method: string, path: string, body?: unknown) => w.t.request(method, path, { headers: browser.headers(), body })
+    const made = await asBrowser('POST', '/api/v1/account/projects', { name: 'Play', sandbox: true })
+    expect(made.status).toBe(201)
+    expect(made.body).toMatchObject({ name: 'Play', sandbox: true, role: 'owner' })
+    const listed = await asBrowser('GET', '/api/v1/account/projects')
+    const byName = new Map((listed.body as Array<{ name: string; sandbox: boolean }>).map((p) => [p.name, p.sandbox]))
+    expect(byName.get('Play')).toBe(true)
+    expect(byName.get('Sender')).toBe(false)
+    const bad = await asBrowser('POST', '/api/v1/account/projects', { name: 'Bad', sandbox: 'yes' })
+    expect(bad.status).toBe(422)
+    const badPatch = await api('PATCH', '/api/v1/project', { sandbox: 'no' })
+    expect(badPatch.status).toBe(422)
+  })
+})

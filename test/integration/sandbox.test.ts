@@ -18,7 +18,7 @@ beforeAll(async () => {
   w = await createWorld({ clock, settings: { 'webhook-allow-private-targets': 'true' } })
   hooks = startHookServer()
   // Through the CLI, as the README's quick start does.
-  const made = await cli(['project', 'create', '--name', 'Try it', '--sandbox', '--json', '--data-dir', w.t.dataDir, ...w.t.databaseFlags, '--secret', SECRET])
+  const made = await cli(['project', 'create', '--name', 'Try it', '--sandbox', '--json', ...cliData()])
   expect(made.code).toBe(0)
   sandbox = JSON.parse(made.out)
 })
@@ -28,6 +28,8 @@ afterAll(async () => {
   hooks.stop()
 })
 
+/** The CLI's flags for the test app's database. */
+const cliData = () => ['--data-dir', w.t.dataDir, ...w.t.databaseFlags, '--secret', SECRET]
 const api = (method: string, path: string, body?: unknown, key = sandbox.secretKey) => w.t.request(method, path, { key, body })
 const send = async (to: string, from = 'app@unverified.example') => {
   const answer = await api('POST', '/api/v1/emails', { from, to, subject: 'Hello', html: '<p>Hello <a href="https://example.org/">there</a></p>' })
@@ -51,7 +53,7 @@ describe('a sandbox project', () => {
     expect(sandbox.secretKey).toMatch(/^sk_/)
     expect((await api('GET', '/api/v1/project')).body).toMatchObject({ id: sandbox.id, sandbox: true })
     expect((await api('GET', '/api/v1/project', undefined, w.key)).body.sandbox).toBe(false)
-    const listed = await cli(['project', 'list', '--data-dir', w.t.dataDir, ...w.t.databaseFlags, '--secret', SECRET])
+    const listed = await cli(['project', 'list', ...cliData()])
     expect(listed.out).toMatch(/Try it\s+enabled, sandbox/)
   })
 
@@ -130,6 +132,9 @@ describe('bad input', () => {
     const refused = await api('PATCH', '/api/v1/project', { sandbox: false })
     expect(refused.status).toBe(409)
     expect(refused.body).toMatchObject({ code: 'SANDBOX_MAIL_IN_FLIGHT', message: expect.stringContaining('sender.example.com') })
+    const cliRefused = await cli(['project', 'set-sandbox', String(sandbox.id), 'off', ...cliData()])
+    expect(cliRefused.code).not.toBe(0)
+    expect(cliRefused.err).toContain('sandbox mail in flight')
     expect((await api('GET', '/api/v1/project')).body.sandbox).toBe(true)
     clock.advance(MINUTE)
     await settle()
@@ -143,8 +148,9 @@ describe('bad input', () => {
     expect(off.body.sandbox).toBe(false)
     const refused = await api('POST', '/api/v1/emails', { from: 'app@unverified.example', to: 'jane@example.net', subject: 'Hi', html: '<p>Hi</p>' })
     expect(refused.body.code).toBe('DOMAIN_NOT_VERIFIED')
-    const on = await api('PATCH', '/api/v1/project', { sandbox: true })
-    expect(on.body.sandbox).toBe(true)
+    const on = await cli(['project', 'set-sandbox', String(sandbox.id), 'on', ...cliData()])
+    expect(on.out).toBe(`Project ${sandbox.id} (Try it) is a sandbox: its mail never leaves the server`)
+    expect((await api('GET', '/api/v1/project')).body.sandbox).toBe(true)
     expect(await send('jane@example.net')).toBeString()
     await settle()
     expect(w.mx.received).toHaveLength(1)

@@ -1,4 +1,5 @@
 import * as projects from '../../core/projects/projects.service.ts'
+import { setProjectSandbox } from '../../core/projects/sandbox.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { CliError } from '../errors.ts'
@@ -100,6 +101,20 @@ export const projectSetSenderCommand: Command = {
     if (text === undefined) throw new CliError('Give the sender address, or "none"')
     const project = await context.withDb((db) => projects.setDefaultSender(db, id, text === 'none' ? null : text, Date.now()))
     print(context, project, () => [`Project ${project.id} default sender: ${project.defaultSender ?? 'none'}`])
+  },
+}
+
+export const projectSetSandboxCommand: Command = {
+  name: 'project set-sandbox',
+  summary: 'Turn a project\'s sandbox on (its mail is simulated, from any address) or off (refused while sandbox mail from unverified domains is in flight)',
+  args: 'ID on|off',
+  flags: JSON_FLAG,
+  async run(context) {
+    const id = idArg(context.args[0], 'Project ID')
+    const text = context.args[1]
+    if (text !== 'on' && text !== 'off') throw new CliError('Give "on" or "off"')
+    const project = await context.withDb((db) => writeTransaction(db, (trx) => setProjectSandbox(trx, id, text === 'on', Date.now())))
+    print(context, project, () => [`Project ${project.id} (${project.name}) is ${project.sandbox ? 'a sandbox: its mail never leaves the server' : 'sending for real'}`])
   },
 }
 

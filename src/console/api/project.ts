@@ -25,6 +25,7 @@ export interface SettingsChange {
   name?: string
   defaultSender?: string | null
   sendRatePerSecond?: number | null
+  sandbox?: boolean
 }
 
 export interface Member {

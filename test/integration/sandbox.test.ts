@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
-import { sandboxKeyOf } from '../../src/core/projects/sandbox.ts'
+import { sandboxDkimRecord } from '../../src/core/projects/sandbox.ts'
 import { signIn, makeAccount } from '../helpers/accounts.ts'
 import { cli } from '../helpers/cli.ts'
 import { ManualClock } from '../helpers/clock.ts'
@@ -100,11 +100,12 @@ describe('a sandbox project', () => {
     const message = Buffer.from(typeof raw.body === 'string' ? raw.body : JSON.stringify(raw.body))
     expect(message.toString()).toMatch(/^DKIM-Signature: .*d=news\.anywhere\.example/s)
     expect(message.toString()).toContain('s=sandbox')
-    const key = await sandboxKeyOf(w.t.app.db, w.t.app.writer.run, SECRET, sandbox.id)
+    const record = await sandboxDkimRecord(w.t.app.db, sandbox.id, 'news.anywhere.example')
+    expect(record?.name).toBe('sandbox._domainkey.news.anywhere.example')
     const verified = await dkimVerify(message, {
       resolver: async (name: string) => {
-        if (name !== 'sandbox._domainkey.news.anywhere.example') throw Object.assign(new Error('no such name'), { code: 'ENOTFOUND' })
-        return [[`v=DKIM1; k=rsa; p=${key.publicKey}`]]
+        if (name !== record!.name) throw Object.assign(new Error('no such name'), { code: 'ENOTFOUND' })
+        return [[record!.value]]
       },
     } as never)
     expect(verified.results.map((r: any) => r.status.result)).toEqual(['pass'])

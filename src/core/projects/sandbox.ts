@@ -67,3 +67,14 @@ export async function sandboxKeyOf(
   if (!kept?.sandbox_dkim_private_key || !kept.sandbox_dkim_public_key) throw new Error(`Project ${projectId} was removed`)
   return { privateKeyPem: unseal(secret, DKIM_KEY_PURPOSE, kept.sandbox_dkim_private_key), publicKey: kept.sandbox_dkim_public_key }
 }
+
+/**
+ * The DKIM record a receiver would find for the project's sandbox signatures at `domain` (any d=:
+ * one key signs for every sender), or undefined before its first sandbox email: what a receiver's
+ * check of sandbox mail is verified against, without DNS.
+ */
+export async function sandboxDkimRecord(db: Db, projectId: number, domain: string): Promise<{ name: string; value: string } | undefined> {
+  const publicKey = (await repo.findSandboxKey(db, projectId))?.sandbox_dkim_public_key
+  if (!publicKey) return undefined
+  return { name: `${SANDBOX_SELECTOR}._domainkey.${domain}`.toLowerCase(), value: `v=DKIM1; k=rsa; p=${publicKey}` }
+}

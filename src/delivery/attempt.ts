@@ -14,6 +14,7 @@ import type { MailWork } from './mail-work.ts'
 import type { TransferFn } from './transfer.ts'
 import { returnPath } from './verp.ts'
 import { SANDBOX_HOST, simulate } from './simulator.ts'
+import { sandboxComplaint, type SandboxArrival } from './sandbox-report.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
 
 export interface DeliverySettings {
@@ -32,6 +33,8 @@ export interface AttemptDeps {
   domainOf: (domainId: number) => Promise<SendingDomain | undefined>
   /** What a sandbox project's email from this From is signed with (its sandbox key). */
   sandboxDomainOf: (projectId: number, from: string) => Promise<SendingDomain | undefined>
+  /** The MX listener's report handler: where the sandbox's complaints are sent. */
+  complain: (raw: Buffer, arrival: SandboxArrival) => Promise<unknown>
   /** The message of an email that is built at its first attempt (a campaign's). */
   compose: (emailId: string) => Promise<ComposedEmail | undefined>
   settings: DeliverySettings
@@ -115,25 +118,27 @@ export function createAttempt(deps: AttemptDeps) {
     if (!mime) return { kind: 'failed', data, reason: 'The message could not be built: its campaign or contact was deleted' }
     const { header, fresh } = await signatureOf(delivery.email_id, mime, email.dkim_header, domain)
     if (fresh) data.dkimHeader = header
-    if (sandbox) return simulated(delivery, data)
     const message = Buffer.concat([Buffer.from(header), mime])
     const from = returnPath(deps.settings.secret, delivery.id, domain.returnPathHost)
+    if (sandbox) return simulated(delivery, from, message, data)
     return transfer(delivery, from, message, data, limits)
   }
 
   /**
    * The sandbox's delivery step: the signed message (its signature stored with the outcome, like
    * a real one's) is handed to the simulator instead of an MX host, and its reply is classified
-   * by the same rule table. A complaint comes with the delivery, applied as a feedback loop's is.
+   * by the same rule table. A complaint is a feedback report to the return path, handed to the MX
+   * listener's report handler once the delivery is recorded.
    */
-  function simulated(delivery: Delivery, data: AttemptData): Settlement {
+  function simulated(delivery: Delivery, from: string, message: Buffer, data: AttemptData): Settlement {
     const answer = simulate(delivery.recipient, delivery.attempts)
     if (answer.kind === 'suppressed') return { kind: 'suppressed', data: { ...data, response: 'The sandbox refuses suppressed... addresses as suppressed' }, reason: 'manual' }
     const reply = parseReply(answer.code, answer.response)
     const replied = { ...data, mx: SANDBOX_HOST, smtpCode: answer.code, enhancedCode: reply.enhanced, response: answer.response, reply }
     const settlement = settlementOf(classifyReply(reply), delivery, replied)
     if (settlement.kind !== 'delivered' || !answer.complaint) return settlement
-    return { ...settlement, complaint: { feedbackType: 'abuse', source: 'sandbox' } }
+    const report = sandboxComplaint({ returnPath: from, recipient: delivery.recipient, message, at: deps.clock.now() })
+    return { ...settlement, afterwards: () => deps.complain(report.raw, report.arrival) }
   }
 
   async function transfer(delivery: Delivery, from: string, message: Uint8Array, data: AttemptData, limits: { messagesPerConnection?: number }): Promise<Settlement> {

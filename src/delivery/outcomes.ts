@@ -48,6 +48,7 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
       return
     }
     deps.letGo([delivery.id])
+    await followUp(outcome)
     deps.metrics.settled(delivery, outcome, seconds)
     const level = outcome.kind === 'delivered' || outcome.kind === 'deferred' ? 'info' : 'warn'
     logger[level](LOG_TAGS[outcome.kind](outcome), delivery.recipient, {
@@ -59,6 +60,12 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
     })
   }
 
+  /** What follows a recorded outcome (a sandbox complaint's report); its failure is logged, never the outcome's. */
+  async function followUp(outcome: Settlement): Promise<void> {
+    if (outcome.kind !== 'delivered' || !outcome.afterwards) return
+    await outcome.afterwards().catch((error) => logger.error('QUEUE', 'what follows an outcome failed', { error: String(error) }))
+  }
+
   /** Records the outcomes that the database did not take when they came. */
   async function recordLeftovers(): Promise<void> {
     const left = unsettled.splice(0)
@@ -68,6 +75,7 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
         for (const { delivery, outcome } of left) await settle(trx, delivery, outcome, clock.now())
       })
       deps.letGo(left.map(({ delivery }) => delivery.id))
+      for (const { outcome } of left) await followUp(outcome)
       logger.info('QUEUE', 'outcomes recorded late, once the database answered', { count: left.length })
     } catch (error) {
       unsettled.unshift(...left)

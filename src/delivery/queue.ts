@@ -1,7 +1,6 @@
 import type { Selectable } from 'kysely'
 import { holdClaimedDelivery, updateDelivery } from '../core/emails/deliveries.repository.ts'
 import { addEmailEvents, type NewEmailEvent } from '../core/emails/email-events.ts'
-import { applyComplaint, type ReportFacts } from '../core/emails/feedback.ts'
 import { suppressRecipient, type SuppressionReason } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
@@ -32,8 +31,8 @@ export interface AttemptData {
 }
 
 export type Settlement =
-  /** `complaint`: the recipient then reported it as abuse (the sandbox's complaint... addresses). */
-  | { kind: 'delivered'; data: AttemptData; complaint?: ReportFacts }
+  /** `afterwards`: what follows once it is recorded (the report of a sandbox complaint... address). */
+  | { kind: 'delivered'; data: AttemptData; afterwards?: () => Promise<unknown> }
   /** `held`: the wait is the site's doing (suspended), not the message's: it does not age the message. */
   | { kind: 'deferred'; data: AttemptData; nextAttemptAt: number; category: string; held?: boolean }
   | { kind: 'bounced'; data: AttemptData; category: string; hard: boolean }
@@ -109,7 +108,6 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
   }
   events.push({ status: STATUS[outcome.kind], data: eventData, at: now })
   await addEmailEvents(db, delivery.email_id, events)
-  if (outcome.kind === 'delivered' && outcome.complaint) await applyComplaint(db, delivery, outcome.complaint, now)
   if (outcome.kind === 'bounced' && outcome.hard) {
     await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)
   }

@@ -8,8 +8,7 @@ export type Simulated =
   /** Refused as suppressed: as if the address were on the suppression list. */
   | { kind: 'suppressed' }
 
-/** The name that stands for the simulator where a real attempt names the MX host. */
-export const SANDBOX_HOST = 'sandbox.mailstead.invalid'
+export { SANDBOX_HOST } from '../core/projects/sandbox.ts'
 
 const accepted = (recipient: string, complaint?: true): Simulated => ({
   kind: 'reply',

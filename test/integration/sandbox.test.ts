@@ -82,6 +82,11 @@ describe('a sandbox project', () => {
     expect(callsFor(ids.complaint)).toEqual(['email.queued', 'email.sent', 'email.delivered', 'email.complained'])
     expect(callsFor(ids.defer)).toEqual(['email.queued', 'email.sent', 'email.delivery_delayed', 'email.delivered'])
     expect(callsFor(ids.suppressed)).toEqual(['email.queued', 'email.suppressed'])
+    // The complaint came as a feedback report to the return path, judged and kept like a real one.
+    const reports = await w.t.app.db.selectFrom('received_reports').select(['kind', 'outcome', 'rcpt_to']).execute()
+    expect(reports).toEqual([{ kind: 'arf', outcome: 'applied', rcpt_to: expect.stringContaining('@sandbox.mailstead.invalid') }])
+    const complained = hooks.calls.find((c) => c.payload.type === 'email.complained')!
+    expect(complained.payload.data).toMatchObject({ emailId: ids.complaint, recipient: 'complaint@example.net', details: { feedbackType: 'abuse', source: 'arf' } })
     const bounced = hooks.calls.find((c) => c.payload.type === 'email.bounced' && c.payload.data.emailId === ids.bounce)!
     expect(bounced.payload.data).toMatchObject({ recipient: 'bounce@example.net', details: { smtpCode: 550, hard: true } })
 

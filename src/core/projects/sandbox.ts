@@ -11,6 +11,14 @@ import * as repo from './projects.repository.ts'
 import { changeProject } from './projects.service.ts'
 
 /** The selector of sandbox signatures: s=sandbox, d= the sender's domain. */
+
+/**
+ * The name that stands for the sandbox's receiving server where a real attempt names the MX host,
+ * and the host of its mail's return paths, where its complaints are sent.
+ */
+export const SANDBOX_HOST = 'sandbox.mailstead.invalid'
+
+/** The selector of sandbox signatures: s=sandbox, d= the sender's domain. */
 export const SANDBOX_SELECTOR = 'sandbox'
 
 /**

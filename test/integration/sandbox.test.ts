@@ -179,3 +179,35 @@ describe('bad input', () => {
     expect(badPatch.status).toBe(422)
   })
 })
+
+describe('campaigns', () => {
+  test('a sandbox campaign from any address goes to its contacts through the simulator: unsubscribe links, outcomes, no MX', async () => {
+    const before = w.mx.received.length
+    for (const email of ['reader@example.org', 'bounce-news@example.org']) expect((await api('POST', '/contacts', { email, subscribed: true })).status).toBeLessThan(300)
+    const body = '<p>Hello {{email}}</p><p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>'
+    const draft = await api('POST', '/campaigns', { name: 'News', subject: 'News', body, from: 'news@anywhere.example', audienceType: 'ALL' })
+    expect(draft.status).toBe(201)
+    const id = draft.body.data.id as string
+    expect((await api('POST', `/campaigns/${id}/send`, {})).status).toBeLessThan(300)
+    for (let i = 0; i < 50 && (await api('GET', `/campaigns/${id}`)).body.data.status === 'SENDING'; i++) {
+      await w.t.app.campaigns.drain()
+      await w.deliver()
+    }
+    await w.deliver()
+    const rows = await w.t.app.db
+      .selectFrom('deliveries')
+      .innerJoin('campaign_recipients', 'campaign_recipients.email_id', 'deliveries.email_id')
+      .select(['deliveries.recipient', 'deliveries.state', 'deliveries.sandbox', 'deliveries.email_id'])
+      .where('campaign_recipients.campaign_id', '=', id)
+      .orderBy('deliveries.recipient')
+      .execute()
+    expect(rows.map((r) => [r.recipient, r.state, r.sandbox])).toEqual([
+      ['bounce-news@example.org', 'bounced', 1],
+      ['reader@example.org', 'delivered', 1],
+    ])
+    const raw = await w.t.request('GET', `/api/v1/emails/${rows[1]!.email_id}/raw`, { key: sandbox.secretKey })
+    expect(String(raw.body)).toMatch(/<mailto:unsubscribe\+[^>]+@sandbox\.mailstead\.invalid\?subject=unsubscribe>/)
+    expect(String(raw.body)).toContain('s=sandbox')
+    expect(w.mx.received).toHaveLength(before)
+  })
+})

@@ -6,6 +6,7 @@ import type { MessageParts } from '../emails/message.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { unsubscribeLinks } from '../tracking/unsubscribe-links.ts'
 import { renderCampaignBody } from './body.ts'
+import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 
 export interface ComposedEmail {
   parts: MessageParts
@@ -33,16 +34,17 @@ const loadCampaignEmail = (db: Db, emailId: string) =>
 export async function composeCampaignEmail(db: Db, emailId: string, links: LinkSettings): Promise<ComposedEmail | undefined> {
   const row = await loadCampaignEmail(db, emailId)
   const domain = row?.domain_id ? await findDomainById(db, row.domain_id) : undefined
-  if (!row || !domain) return undefined
+  // No domain at all: a sandbox's email, which has its own return-path host and tracks both.
+  if (!row || (row.domain_id !== null && !domain)) return undefined
   const recipients = JSON.parse(row.recipients) as { to: string[]; cc: string[]; replyTo: string[] }
   const data = JSON.parse(row.data) as Record<string, unknown>
   const to = recipients.to[0]!
-  const unsubscribe = unsubscribeLinks({ ...links, emailId, mailDomain: returnPathHost(domain) })
+  const unsubscribe = unsubscribeLinks({ ...links, emailId, mailDomain: domain ? returnPathHost(domain) : SANDBOX_HOST })
   const body = renderCampaignBody(row, { ...data, email: to, data }, unsubscribe.url)
   const html =
     body.html === undefined
       ? undefined
-      : trackHtml(body.html, { ...links, emailId, opens: domain.open_tracking === 1, clicks: domain.click_tracking === 1, skip: (url) => url === unsubscribe.url })
+      : trackHtml(body.html, { ...links, emailId, opens: (domain?.open_tracking ?? 1) === 1, clicks: (domain?.click_tracking ?? 1) === 1, skip: (url) => url === unsubscribe.url })
   const parts: MessageParts = {
     from: { address: row.from_address, ...(row.from_name && { name: row.from_name }) },
     to: [{ address: to }],

@@ -39,7 +39,7 @@ const insertDelivery = prepared((db, p: NewDelivery) =>
   }),
 )
 
-const DELIVERY_COLUMNS = ['email_id', 'project_id', 'recipient', 'recipient_domain', 'state', 'next_attempt_at', 'expires_at', 'created_at', 'updated_at'] as const
+const DELIVERY_COLUMNS = ['email_id', 'project_id', 'recipient', 'recipient_domain', 'state', 'sandbox', 'next_attempt_at', 'expires_at', 'created_at', 'updated_at'] as const
 
 /** Many deliveries (a campaign's queued emails'), a few statements however many there are. */
 export const insertManyDeliveries = (db: Db, rows: readonly NewDelivery[]) => insertMany(db, 'deliveries', DELIVERY_COLUMNS, rows)

@@ -13,6 +13,8 @@ import { addEmailEvent } from './email-events.ts'
 import { insertDeliveries } from './deliveries.repository.ts'
 import { insertEmail } from './emails.repository.ts'
 import { threadOf } from './thread.ts'
+import { returnPathHost } from '../domains/records.ts'
+import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { buildMessage, type Mailbox, type MessageParts } from './message.ts'
 
 /** One email to send, whichever API it came from. */
@@ -163,6 +165,13 @@ export async function sendingDomain(db: Db, projectId: number, fromAddress: stri
       ? `The domain ${name} is ${domain.status}: publish its DNS records and verify it (PUT /api/v1/domains/${domain.id}/verify).`
       : `Add ${name} as a sending domain (POST /api/v1/domains), publish its DNS records and verify it.`,
   })
+}
+
+/** The host of a sender's return paths (and of its unsubscribe mailto:): the sandbox's own for a sandbox's mail. */
+export async function mailDomainOf(db: Db, sender: SenderDomain): Promise<string> {
+  if (sender.id === null) return SANDBOX_HOST
+  const domain = await db.selectFrom('domains').select(['name', 'return_path_label']).where('id', '=', sender.id).executeTakeFirstOrThrow()
+  return returnPathHost(domain)
 }
 
 /** The project's SUCCESS domain of this name, whether or not the project is a sandbox. */

@@ -12,11 +12,7 @@ import { changeProject } from './projects.service.ts'
 
 /** The selector of sandbox signatures: s=sandbox, d= the sender's domain. */
 
-/**
- * The name that stands for the sandbox's receiving server where a real attempt names the MX host,
- * and the host of its mail's return paths, where its complaints are sent.
- */
-export const SANDBOX_HOST = 'sandbox.mailstead.invalid'
+export { SANDBOX_HOST } from './sandbox-host.ts'
 
 /** The selector of sandbox signatures: s=sandbox, d= the sender's domain. */
 export const SANDBOX_SELECTOR = 'sandbox'

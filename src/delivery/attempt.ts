@@ -100,6 +100,12 @@ export function createAttempt(deps: AttemptDeps) {
     return { header: await pending, fresh: true }
   }
 
+  /** What the email is signed with: its sending domain's keys, or its sandbox project's key. */
+  function signerOf(delivery: Delivery, email: { domain_id: number | null; from_address: string }): Promise<SendingDomain | undefined> {
+    if (delivery.sandbox === 1) return deps.sandboxDomainOf(delivery.project_id, email.from_address)
+    return email.domain_id ? deps.domainOf(email.domain_id) : Promise.resolve(undefined)
+  }
+
   return async function attempt(delivery: Delivery, limits: { messagesPerConnection?: number } = {}): Promise<Settlement> {
     const startedAt = deps.clock.now()
     const data: AttemptData = { startedAt }
@@ -112,7 +118,7 @@ export function createAttempt(deps: AttemptDeps) {
     if (email?.disabled === 1) return { kind: 'held', data, reason: PROJECT_DISABLED_HOLD }
     // The flag it was queued with: a sandbox email is never sent for real, nor a real one simulated.
     const sandbox = delivery.sandbox === 1
-    const domain = !email ? undefined : sandbox ? await deps.sandboxDomainOf(delivery.project_id, email.from_address) : email.domain_id ? await deps.domainOf(email.domain_id) : undefined
+    const domain = email && (await signerOf(delivery, email))
     if (!email || !domain) return { kind: 'failed', data, reason: 'The sending domain was removed' }
     const mime = await messageOf(delivery.email_id, email.mime)
     if (!mime) return { kind: 'failed', data, reason: 'The message could not be built: its campaign or contact was deleted' }

@@ -48,7 +48,6 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
       return
     }
     deps.letGo([delivery.id])
-    await followUp(outcome)
     deps.metrics.settled(delivery, outcome, seconds)
     const level = outcome.kind === 'delivered' || outcome.kind === 'deferred' ? 'info' : 'warn'
     logger[level](LOG_TAGS[outcome.kind](outcome), delivery.recipient, {
@@ -58,6 +57,7 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
       // A deferral's reason is what happened to each host and address: all of it.
       response: outcome.kind === 'deferred' ? outcome.data.response : outcome.data.response?.slice(0, 200),
     })
+    await followUp(outcome)
   }
 
   /** What follows a recorded outcome (a sandbox complaint's report); its failure is logged, never the outcome's. */

@@ -143,8 +143,8 @@ export interface SenderDomain {
 /**
  * The domain a send from this address goes out under. A sandbox project sends from any address:
  * its mail never leaves the server, so it needs no domain of its own, and tracking is on (unless
- * a domain of that name says otherwise) so that opens and clicks can be tried too. Campaigns
- * still take sendingDomain: they need a real domain's return path for their unsubscribe links.
+ * a domain of that name says otherwise) so that opens and clicks can be tried too. Otherwise the
+ * project's SUCCESS domain, as sendingDomain requires.
  */
 export async function senderDomain(db: Db, projectId: number, fromAddress: string): Promise<SenderDomain> {
   const name = requireAddress(fromAddress, 'from').asciiDomain

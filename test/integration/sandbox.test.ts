@@ -211,3 +211,23 @@ describe('campaigns', () => {
     expect(w.mx.received).toHaveLength(before)
   })
 })
+
+describe('a project with a verified domain', () => {
+  test('switched to the sandbox, its mail from that domain is simulated too, signed with the sandbox key; switched back, it is sent', async () => {
+    const before = w.mx.received.length
+    expect((await api('PATCH', '/api/v1/project', { sandbox: true }, w.key)).body.sandbox).toBe(true)
+    const simulated = await api('POST', '/api/v1/emails', { from: 'ada@sender.example.com', to: 'jane@example.net', subject: 'Hi', html: '<p>Hi</p>' }, w.key)
+    // With its mail waiting it may still switch back: the sender's domain is verified.
+    expect((await api('PATCH', '/api/v1/project', { sandbox: false }, w.key)).body.sandbox).toBe(false)
+    const real = await api('POST', '/api/v1/emails', { from: 'ada@sender.example.com', to: 'jane@example.net', subject: 'Hi', html: '<p>Hi</p>' }, w.key)
+    await settle()
+    const mxOf = async (id: string) => (await api('GET', `/api/v1/emails/${id}`, undefined, w.key)).body.deliveries[0].mx
+    expect(await mxOf(simulated.body.emailId)).toBe('sandbox.mailstead.invalid')
+    expect(await mxOf(real.body.emailId)).toBe('mx.example.net')
+    expect(w.mx.received).toHaveLength(before + 1)
+    // The real one is signed with the domain's own keys, never the sandbox's.
+    expect(w.mx.received.at(-1)!.raw.toString()).not.toContain('s=sandbox')
+    const simulatedRaw = await w.t.request('GET', `/api/v1/emails/${simulated.body.emailId}/raw`, { key: w.key })
+    expect(String(simulatedRaw.body)).toContain('s=sandbox')
+  })
+})

@@ -31,6 +31,7 @@ import * as projectMembers from './0030_project_members.ts'
 import * as accountTotp from './0031_account_totp.ts'
 import * as webhookResponses from './0032_webhook_responses.ts'
 import * as plunkLists from './0033_plunk_lists.ts'
+import * as sandboxProjects from './0034_sandbox_projects.ts'
 import * as trackingStreams from './0036_tracking_streams.ts'
 import * as relayBounceNotices from './0037_relay_bounce_notices.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
@@ -71,6 +72,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0031_account_totp', ...accountTotp },
   { name: '0032_webhook_responses', ...webhookResponses },
   { name: '0033_plunk_lists', ...plunkLists },
+  { name: '0034_sandbox_projects', ...sandboxProjects },
   { name: '0036_tracking_streams', ...trackingStreams },
   { name: '0037_relay_bounce_notices', ...relayBounceNotices },
 ]

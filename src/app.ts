@@ -25,6 +25,8 @@ import { checkpoint, startDbMaintenance } from './db/maintenance.ts'
 import { migrate } from './db/migrator.ts'
 import { createWriter } from './db/writer.ts'
 import { createAttempt } from './delivery/attempt.ts'
+import { createSandboxKeys } from './delivery/sandbox-keys.ts'
+import { createReportHandler } from './smtp/handle-report.ts'
 import { createDeliveryLoop } from './delivery/loop.ts'
 import { createMxResolver } from './delivery/mx.ts'
 import { createDomainKeys } from './delivery/sending-domain.ts'
@@ -144,6 +146,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
     transfer,
     work,
     domainOf: createDomainKeys(database.db, config.secret, clock),
+    sandboxDomainOf: createSandboxKeys(database.db, writer.run, config.secret, clock),
+    complain: createReportHandler({ db: database.db, write: writer.run, secret: config.secret, clock, logger, resolver }, { fblAddress: config.fblAddress, fblSenders: config.fblSenders }),
     compose: (emailId) => composeCampaignEmail(database.db, emailId, links),
     settings: deliverySettingsOf(config),
   })

@@ -111,7 +111,7 @@ try {
   server = undefined
 
   started = performance.now()
-  const from = { domainId: domain.id, domainName: sender, maxAgeMs: 72 * 3_600_000 }
+  const from = { domainId: domain.id, domainName: sender, sandbox: false, maxAgeMs: 72 * 3_600_000 }
   let handed = 0
   for (let more = true; more; ) {
     const row = await database.db.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).executeTakeFirstOrThrow()

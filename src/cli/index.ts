@@ -36,6 +36,7 @@ import {
   projectRateLimitCommand,
   projectSendRateCommand,
   projectSetSenderCommand,
+  projectSetSandboxCommand,
 } from './commands/project.ts'
 import { queueCancelCommand, queueListCommand, queueRetryCommand, queueSitesCommand, queueStatsCommand } from './commands/queue.ts'
 import { suppressionAddCommand, suppressionListCommand, suppressionRemoveCommand } from './commands/suppression.ts'
@@ -63,6 +64,7 @@ export const COMMANDS: readonly Command[] = [
   projectEnableCommand,
   projectRateLimitCommand,
   projectSetSenderCommand,
+  projectSetSandboxCommand,
   projectSendRateCommand,
   userCreateCommand,
   userListCommand,

@@ -38,6 +38,12 @@ export interface ProjectTable {
   default_sender: string | null
   /** Overrides the server-wide emails per second for this project. */
   send_rate_per_second: number | null
+  /** 1: its mail is simulated at the delivery step, never sent to an MX host. */
+  sandbox: Generated<number>
+  /** Sealed PKCS#8 PEM of the RSA key its sandbox mail is signed with (selector "sandbox"). */
+  sandbox_dkim_private_key: string | null
+  /** The key's p= value: what a receiver's DKIM check would find in DNS. */
+  sandbox_dkim_public_key: string | null
   created_at: number
   updated_at: number
 }
@@ -198,6 +204,8 @@ export interface DeliveryTable extends Claimable {
   last_ip: string | null
   /** JSON: that attempt's TLS session ({version, cipher, verified, ...}); null in plain text. */
   last_tls: string | null
+  /** 1: queued by a sandbox project, so its attempt is simulated whatever the project is now. */
+  sandbox: Generated<number>
   created_at: number
   updated_at: number
 }

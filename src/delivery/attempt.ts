@@ -13,6 +13,8 @@ import type { SendingDomain } from './sending-domain.ts'
 import type { MailWork } from './mail-work.ts'
 import type { TransferFn } from './transfer.ts'
 import { returnPath } from './verp.ts'
+import { SANDBOX_HOST, simulate } from './simulator.ts'
+import { sandboxComplaint, type SandboxArrival } from './sandbox-report.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
 
 export interface DeliverySettings {
@@ -29,6 +31,10 @@ export interface AttemptDeps {
   transfer: TransferFn
   work: MailWork
   domainOf: (domainId: number) => Promise<SendingDomain | undefined>
+  /** What a sandbox project's email from this From is signed with (its sandbox key). */
+  sandboxDomainOf: (projectId: number, from: string) => Promise<SendingDomain | undefined>
+  /** The MX listener's report handler: where the sandbox's complaints are sent. */
+  complain: (raw: Buffer, arrival: SandboxArrival) => Promise<unknown>
   /** The message of an email that is built at its first attempt (a campaign's). */
   compose: (emailId: string) => Promise<ComposedEmail | undefined>
   settings: DeliverySettings
@@ -42,7 +48,7 @@ const loadEmail = prepared((db, p: { id: string }) =>
     .selectFrom('emails')
     .leftJoin('email_contents', 'email_contents.email_id', 'emails.id')
     .innerJoin('projects', 'projects.id', 'emails.project_id')
-    .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id', 'projects.disabled'])
+    .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id', 'emails.from_address', 'projects.disabled'])
     .where('emails.id', '=', p.id),
 )
 
@@ -94,6 +100,12 @@ export function createAttempt(deps: AttemptDeps) {
     return { header: await pending, fresh: true }
   }
 
+  /** What the email is signed with: its sending domain's keys, or its sandbox project's key. */
+  function signerOf(delivery: Delivery, email: { domain_id: number | null; from_address: string }): Promise<SendingDomain | undefined> {
+    if (delivery.sandbox === 1) return deps.sandboxDomainOf(delivery.project_id, email.from_address)
+    return email.domain_id ? deps.domainOf(email.domain_id) : Promise.resolve(undefined)
+  }
+
   return async function attempt(delivery: Delivery, limits: { messagesPerConnection?: number } = {}): Promise<Settlement> {
     const startedAt = deps.clock.now()
     const data: AttemptData = { startedAt }
@@ -104,7 +116,9 @@ export function createAttempt(deps: AttemptDeps) {
     const [email] = await loadEmail(deps.db, { id: delivery.email_id })
     // Read at each attempt, so that mail already claimed is held as soon as its project is disabled.
     if (email?.disabled === 1) return { kind: 'held', data, reason: PROJECT_DISABLED_HOLD }
-    const domain = email?.domain_id ? await deps.domainOf(email.domain_id) : undefined
+    // The flag it was queued with: a sandbox email is never sent for real, nor a real one simulated.
+    const sandbox = delivery.sandbox === 1
+    const domain = email && (await signerOf(delivery, email))
     if (!email || !domain) return { kind: 'failed', data, reason: 'The sending domain was removed' }
     const mime = await messageOf(delivery.email_id, email.mime)
     if (!mime) return { kind: 'failed', data, reason: 'The message could not be built: its campaign or contact was deleted' }
@@ -112,7 +126,25 @@ export function createAttempt(deps: AttemptDeps) {
     if (fresh) data.dkimHeader = header
     const message = Buffer.concat([Buffer.from(header), mime])
     const from = returnPath(deps.settings.secret, delivery.id, domain.returnPathHost)
+    if (sandbox) return simulated(delivery, from, message, data)
     return transfer(delivery, from, message, data, limits)
+  }
+
+  /**
+   * The sandbox's delivery step: the signed message (its signature stored with the outcome, like
+   * a real one's) is handed to the simulator instead of an MX host, and its reply is classified
+   * by the same rule table. A complaint is a feedback report to the return path, handed to the MX
+   * listener's report handler once the delivery is recorded.
+   */
+  function simulated(delivery: Delivery, from: string, message: Buffer, data: AttemptData): Settlement {
+    const answer = simulate(delivery.recipient, delivery.attempts)
+    if (answer.kind === 'suppressed') return { kind: 'suppressed', data: { ...data, response: 'The sandbox refuses suppressed... addresses as suppressed' }, reason: 'manual' }
+    const reply = parseReply(answer.code, answer.response)
+    const replied = { ...data, mx: SANDBOX_HOST, smtpCode: answer.code, enhancedCode: reply.enhanced, response: answer.response, reply }
+    const settlement = settlementOf(classifyReply(reply), delivery, replied)
+    if (settlement.kind !== 'delivered' || !answer.complaint) return settlement
+    const report = sandboxComplaint({ returnPath: from, recipient: delivery.recipient, message, at: deps.clock.now() })
+    return { ...settlement, afterwards: () => deps.complain(report.raw, report.arrival) }
   }
 
   async function transfer(delivery: Delivery, from: string, message: Uint8Array, data: AttemptData, limits: { messagesPerConnection?: number }): Promise<Settlement> {

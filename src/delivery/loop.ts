@@ -12,6 +12,7 @@ import { claimDue, holdDeliveries } from '../core/emails/deliveries.repository.t
 import type { Delivery, Settlement } from './queue.ts'
 import type { Shaper } from './sites/shaper.ts'
 import type { SiteResolver } from './sites/site-resolver.ts'
+import { SANDBOX_SITE } from './sites/site-of.ts'
 import type { SiteLimits } from './sites/rules.ts'
 import { loadSites as loadSitesOf, mapDomains, saveSites } from './sites/sites.repository.ts'
 
@@ -161,7 +162,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
   function place(delivery: Delivery) {
     const domain = delivery.recipient_domain
     countBuffered(domain, 1)
-    const site = deps.sites.cached(domain)
+    // Sandbox mail goes to the simulator: no MX is looked up for it.
+    const site = delivery.sandbox === 1 ? SANDBOX_SITE : deps.sites.cached(domain)
     if (site) return ready(shaper.know(site), delivery)
     const list = unplaced.get(domain)
     if (list) return list.push(delivery)

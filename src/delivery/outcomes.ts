@@ -57,6 +57,13 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
       // A deferral's reason is what happened to each host and address: all of it.
       response: outcome.kind === 'deferred' ? outcome.data.response : outcome.data.response?.slice(0, 200),
     })
+    await followUp(outcome)
+  }
+
+  /** What follows a recorded outcome (a sandbox complaint's report); its failure is logged, never the outcome's. */
+  async function followUp(outcome: Settlement): Promise<void> {
+    if (outcome.kind !== 'delivered' || !outcome.afterwards) return
+    await outcome.afterwards().catch((error) => logger.error('QUEUE', 'what follows an outcome failed', { error: String(error) }))
   }
 
   /** Records the outcomes that the database did not take when they came. */
@@ -68,6 +75,7 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
         for (const { delivery, outcome } of left) await settle(trx, delivery, outcome, clock.now())
       })
       deps.letGo(left.map(({ delivery }) => delivery.id))
+      for (const { outcome } of left) await followUp(outcome)
       logger.info('QUEUE', 'outcomes recorded late, once the database answered', { count: left.length })
     } catch (error) {
       unsettled.unshift(...left)

@@ -31,7 +31,8 @@ export interface AttemptData {
 }
 
 export type Settlement =
-  | { kind: 'delivered'; data: AttemptData }
+  /** `afterwards`: what follows once it is recorded (the report of a sandbox complaint... address). */
+  | { kind: 'delivered'; data: AttemptData; afterwards?: () => Promise<unknown> }
   /** `held`: the wait is the site's doing (suspended), not the message's: it does not age the message. */
   | { kind: 'deferred'; data: AttemptData; nextAttemptAt: number; category: string; held?: boolean }
   | { kind: 'bounced'; data: AttemptData; category: string; hard: boolean }

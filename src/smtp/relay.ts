@@ -3,7 +3,7 @@ import type { Authenticator } from '../core/projects/authenticator.ts'
 import type { Caller } from '../core/projects/projects.service.ts'
 import { keepBounceNotice } from '../core/emails/bounce-notice.ts'
 import { prepareRelayed } from '../core/emails/relayed.ts'
-import { enqueueEmail, sendingDomain, type SendSettings } from '../core/emails/send.ts'
+import { enqueueEmail, senderDomain, type SendSettings } from '../core/emails/send.ts'
 import type { LinkSettings } from '../core/tracking/links.ts'
 import { checkAddress } from '../lib/address.ts'
 import type { Db } from '../db/schema.ts'
@@ -119,7 +119,7 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: Re
         .then(async (caller) => {
           if (!caller) return callback(smtpError(530, '5.7.0 Authentication required'))
           if (!checkAddress(address.address).ok) return callback(smtpError(553, '5.1.7 The sender address is not valid'))
-          await sendingDomain(deps.db, caller.project.id, address.address)
+          await senderDomain(deps.db, caller.project.id, address.address)
           callback()
         })
         .catch((error) => callback(refusal(error)))

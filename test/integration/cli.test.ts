@@ -22,7 +22,7 @@ afterAll(() => t.close())
 const createProject = async (name: string) => {
   const result = await cli(['project', 'create', '--name', name, '--json', ...data])
   expect(result.code).toBe(0)
-  return JSON.parse(result.out) as { id: number; name: string; secretKey: string; publicKey: string }
+  return JSON.parse(result.out) as { id: number; name: string; sandbox: boolean; secretKey: string; publicKey: string }
 }
 
 describe('mailstead --help', () => {
@@ -57,7 +57,7 @@ describe('mailstead --help', () => {
 describe('projects and keys', () => {
   test('project create --json prints the project with its keys, which work over HTTP', async () => {
     const project = await createProject('Acme')
-    expect(project).toEqual({ id: expect.any(Number), name: 'Acme', secretKey: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/), publicKey: expect.stringMatching(/^pk_[A-Za-z0-9_-]{43}$/) })
+    expect(project).toEqual({ id: expect.any(Number), name: 'Acme', sandbox: false, secretKey: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/), publicKey: expect.stringMatching(/^pk_[A-Za-z0-9_-]{43}$/) })
     expect((await t.request('GET', '/contacts', { key: project.secretKey })).status).toBe(200)
   })
 

@@ -43,11 +43,11 @@ describe('the project switcher', () => {
   test('lists my projects with my role; the first account owns the projects made before it', async () => {
     const mine = await t.request('GET', '/api/v1/account/projects', { headers: owner.headers() })
     expect(mine.body).toEqual([
-      { id: earlier.id, name: 'Made with the CLI before any account', disabled: false, role: 'owner' },
-      { id: project.id, name: 'Shop', disabled: false, role: 'owner' },
+      { id: earlier.id, name: 'Made with the CLI before any account', disabled: false, sandbox: false, role: 'owner' },
+      { id: project.id, name: 'Shop', disabled: false, sandbox: false, role: 'owner' },
     ])
     const viewer = await t.request('GET', '/api/v1/account/projects', { headers: people.viewer.headers() })
-    expect(viewer.body).toEqual([{ id: project.id, name: 'Shop', disabled: false, role: 'viewer' }])
+    expect(viewer.body).toEqual([{ id: project.id, name: 'Shop', disabled: false, sandbox: false, role: 'viewer' }])
   })
 
   test('a created project comes with its first keys, shown once, and they work', async () => {

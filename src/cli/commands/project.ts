@@ -1,4 +1,5 @@
 import * as projects from '../../core/projects/projects.service.ts'
+import { setProjectSandbox } from '../../core/projects/sandbox.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { CliError } from '../errors.ts'
@@ -7,12 +8,17 @@ import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, whereLooked,
 export const projectCreateCommand: Command = {
   name: 'project create',
   summary: 'Create a project and print its first secret and public key (shown only once)',
-  flags: { name: { description: 'Project name', value: 'name', required: true }, ...JSON_FLAG },
+  flags: {
+    name: { description: 'Project name', value: 'name', required: true },
+    sandbox: { description: 'A sandbox project: sends from any address, its mail is simulated and never leaves the server', boolean: true },
+    ...JSON_FLAG,
+  },
   async run(context) {
     const name = stringFlag(context, 'name')
-    const created = await context.withDb((db) => projects.createProject(db, name, Date.now()))
+    const sandbox = context.flags.sandbox === true
+    const created = await context.withDb((db) => projects.createProject(db, name, Date.now(), { sandbox }))
     print(context, created, () => [
-      `Created project ${created.id} (${created.name})`,
+      `Created ${sandbox ? 'sandbox ' : ''}project ${created.id} (${created.name})`,
       `  secret key: ${created.secretKey}`,
       `  public key: ${created.publicKey}`,
       'The keys are shown only this once: keep the secret key on your servers.',
@@ -31,7 +37,7 @@ export const projectListCommand: Command = {
         ? [`No projects yet ${whereLooked(context.loadConfig())}: mailstead project create --name NAME`]
         : table([
             ['ID', 'NAME', 'STATUS', 'RATE LIMIT', 'CREATED'],
-            ...list.map((p) => [String(p.id), p.name, p.disabled ? 'disabled' : 'enabled', p.rateLimitPerMinute ? `${p.rateLimitPerMinute}/min` : 'default', p.createdAt]),
+            ...list.map((p) => [String(p.id), p.name, (p.disabled ? 'disabled' : 'enabled') + (p.sandbox ? ', sandbox' : ''), p.rateLimitPerMinute ? `${p.rateLimitPerMinute}/min` : 'default', p.createdAt]),
           ]),
     )
   },
@@ -95,6 +101,20 @@ export const projectSetSenderCommand: Command = {
     if (text === undefined) throw new CliError('Give the sender address, or "none"')
     const project = await context.withDb((db) => projects.setDefaultSender(db, id, text === 'none' ? null : text, Date.now()))
     print(context, project, () => [`Project ${project.id} default sender: ${project.defaultSender ?? 'none'}`])
+  },
+}
+
+export const projectSetSandboxCommand: Command = {
+  name: 'project set-sandbox',
+  summary: 'Turn a project\'s sandbox on (its mail is simulated, from any address) or off (refused while sandbox mail from unverified domains is in flight)',
+  args: 'ID on|off',
+  flags: JSON_FLAG,
+  async run(context) {
+    const id = idArg(context.args[0], 'Project ID')
+    const text = context.args[1]
+    if (text !== 'on' && text !== 'off') throw new CliError('Give "on" or "off"')
+    const project = await context.withDb((db) => writeTransaction(db, (trx) => setProjectSandbox(trx, id, text === 'on', Date.now())))
+    print(context, project, () => [`Project ${project.id} (${project.name}) is ${project.sandbox ? 'a sandbox: its mail never leaves the server' : 'sending for real'}`])
   },
 }
 

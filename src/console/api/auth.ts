@@ -23,12 +23,15 @@ export interface MyProject {
   id: number
   name: string
   disabled: boolean
+  /** Its mail is simulated and never leaves the server. */
+  sandbox: boolean
   role: string
 }
 
 export interface NewProject {
   id: number
   name: string
+  sandbox: boolean
   role: string
   /** Shown this once. */
   secretKey: string
@@ -54,7 +57,7 @@ export const authApi = (api: ApiClient) => ({
   lookUpInvitation: (token: string) => api.post<InvitationInfo>('/api/v1/invitations/lookup', { token }),
   acceptInvitation: (body: { token: string; password?: string }) => api.post<{ projectId: number; csrfToken?: string }>('/api/v1/invitations/accept', body),
   myProjects: () => api.get<MyProject[]>('/api/v1/account/projects'),
-  createProject: (name: string) => api.post<NewProject>('/api/v1/account/projects', { name }),
+  createProject: (body: { name: string; sandbox?: boolean }) => api.post<NewProject>('/api/v1/account/projects', body),
 })
 
 export type AuthApi = ReturnType<typeof authApi>

@@ -9,6 +9,8 @@ export interface ProjectSettings {
   id: number
   name: string
   disabled: boolean
+  /** Its mail is simulated and never leaves the server. */
+  sandbox: boolean
   rateLimitPerMinute: number | null
   defaultSender: string | null
   /** Emails per second; null for the server's rate. */
@@ -23,6 +25,7 @@ export interface SettingsChange {
   name?: string
   defaultSender?: string | null
   sendRatePerSecond?: number | null
+  sandbox?: boolean
 }
 
 export interface Member {

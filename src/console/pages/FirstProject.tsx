@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import type { FormEvent } from 'react'
-import { Button, Form } from 'react-aria-components'
+import { Button, Checkbox, Form } from 'react-aria-components'
 import { useApi } from '../api/context.tsx'
 import { PROJECTS_KEY } from '../app/keys.ts'
 import { AuthCard } from '../components/AuthCard.tsx'
@@ -31,13 +31,22 @@ export function FirstProject({ onCreated }: { onCreated: (id: number) => void })
   }
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    create.mutate(String(new FormData(event.currentTarget).get('name')))
+    const form = new FormData(event.currentTarget)
+    create.mutate({ name: String(form.get('name')), sandbox: form.get('sandbox') === 'on' })
   }
   return (
     <AuthCard title="Create your first project" intro={<p>A project holds domains, keys, contacts and mail. You will be its owner.</p>}>
       <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={create.error} fields={['name']} />
         <Field label="Project name" name="name" isRequired autoFocus error={fieldError(create.error, 'name')} />
+        <Checkbox name="sandbox" value="on" className="checkbox">
+          <span className="checkbox-box" aria-hidden="true">
+            <svg viewBox="0 0 18 18">
+              <polyline points="2 9.5 7 14 16 4" />
+            </svg>
+          </span>
+          <span>Sandbox: try sending without a domain; its mail never leaves the server</span>
+        </Checkbox>
         <Button type="submit" className="button button-primary" isPending={create.isPending}>
           Create project
         </Button>

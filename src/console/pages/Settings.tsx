@@ -16,6 +16,7 @@ import { Empty, ErrorState, Loading } from '../components/States.tsx'
 import { DataTable, type Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
 import { settingsChange, SETTINGS_FIELDS } from '../lib/settings.ts'
+import { SandboxPanel } from './Sandbox.tsx'
 
 /*
  * What each role is offered here (src/core/accounts/roles.ts decides; this only hides what would
@@ -336,6 +337,7 @@ export default function Settings() {
     <>
       <PageHeader title="Settings" description="This project’s name, default sender and send rate, and who may use it." />
       <ProjectPanel role={project.role} />
+      <SandboxPanel mayChange={SETTINGS_EDITORS.includes(project.role)} />
       <Members isOwner={isOwner} />
       {isOwner && <Invitations />}
       {isOwner && <DeleteProject name={project.name} />}

@@ -46,7 +46,7 @@ export const listAccountProjects = (db: Db, accountId: string) =>
   db
     .selectFrom('project_members as m')
     .innerJoin('projects as p', 'p.id', 'm.project_id')
-    .select(['p.id', 'p.name', 'p.disabled', 'm.role'])
+    .select(['p.id', 'p.name', 'p.disabled', 'p.sandbox', 'm.role'])
     .where('m.account_id', '=', accountId)
     .orderBy('p.id')
     .execute()

@@ -20,11 +20,11 @@ export const listMembers = async (db: Db, projectId: number) => (await repo.list
 
 /** The account's projects with its role in each: the console's project switcher. */
 export const listMyProjects = async (db: Db, accountId: string) =>
-  (await repo.listAccountProjects(db, accountId)).map((row) => ({ id: row.id, name: row.name, disabled: row.disabled === 1, role: row.role }))
+  (await repo.listAccountProjects(db, accountId)).map((row) => ({ id: row.id, name: row.name, disabled: row.disabled === 1, sandbox: row.sandbox === 1, role: row.role }))
 
 /** A project made by a signed-in person, who becomes its owner; its first keys are shown this once. */
-export async function createOwnedProject(db: Db, accountId: string, name: string, now: number) {
-  const project = await createProject(db, name, now)
+export async function createOwnedProject(db: Db, accountId: string, name: string, now: number, options: { sandbox?: boolean } = {}) {
+  const project = await createProject(db, name, now, options)
   await repo.insertMember(db, project.id, accountId, 'owner', now)
   return { ...project, role: 'owner' as const }
 }

@@ -2,10 +2,8 @@ import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../contacts/contact.ts'
 import { findContactByKey } from '../contacts/contacts.repository.ts'
-import { findDomainById } from '../domains/domains.repository.ts'
-import { returnPathHost } from '../domains/records.ts'
 import type { MessageParts } from '../emails/message.ts'
-import { prepareEmail, sendingDomain, type PreparedEmail } from '../emails/send.ts'
+import { prepareEmail, senderDomain, type PreparedEmail } from '../emails/send.ts'
 import { render } from '../templates/render.ts'
 import { bulkMarks } from '../tracking/bulk-mail.ts'
 import { renderCampaignBody } from './body.ts'
@@ -31,8 +29,8 @@ export async function prepareCampaignTest(
   const contact = await findContactByKey(db, projectId, address.key)
   const data = contact ? (JSON.parse(contact.data) as Record<string, unknown>) : {}
   const emailId = newId()
-  const domain = await findDomainById(db, (await sendingDomain(db, projectId, campaign.from_address)).id)
-  const { unsubscribe, headers } = bulkMarks({ ...links, emailId, mailDomain: returnPathHost(domain!), feedback: { campaign: id, project: projectId, stream: 'campaign' } })
+  const { mailDomain } = await senderDomain(db, projectId, campaign.from_address)
+  const { unsubscribe, headers } = bulkMarks({ ...links, emailId, mailDomain, feedback: { campaign: id, project: projectId, stream: 'campaign' } })
   const values = { ...data, email: address.address, data }
   const body = renderCampaignBody(campaign, values, unsubscribe.url)
   return prepareEmail(

@@ -4,7 +4,7 @@ import { invalid, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../contacts/contact.ts'
 import { checkSubject } from '../emails/checks.ts'
-import { sendingDomain } from '../emails/send.ts'
+import { senderDomain } from '../emails/send.ts'
 import { checkCondition } from '../segments/condition.ts'
 import { findSegment } from '../segments/segments.repository.ts'
 import { getSegment } from '../segments/segments.service.ts'
@@ -50,7 +50,7 @@ async function audienceColumns(db: Db, projectId: number, input: CampaignInput) 
 async function columnsOf(db: Db, projectId: number, input: CampaignInput) {
   if (!input.html && !input.content) throw invalid('body', 'give the body (html or content)')
   const from = requireAddress(input.from.address, 'from').address
-  await sendingDomain(db, projectId, from)
+  await senderDomain(db, projectId, from)
   return {
     name: checkName(input.name),
     description: input.description ?? null,

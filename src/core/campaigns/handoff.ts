@@ -11,10 +11,12 @@ import { render } from '../templates/render.ts'
 import { senderOf, type CampaignRow } from './campaign.ts'
 import { updateCampaignRow } from './campaigns.repository.ts'
 
-/** The verified domain a campaign sends from, and how long its mail may be retried. */
+/** The verified domain a campaign sends from (none in a sandbox), and how long its mail may be retried. */
 export interface SendingFrom {
-  domainId: number
+  domainId: number | null
   domainName: string
+  /** Queued by a sandbox project: its deliveries are simulated. */
+  sandbox: boolean
   maxAgeMs: number
 }
 
@@ -97,6 +99,7 @@ const deliveryRow = (campaign: CampaignRow, from: SendingFrom, emailId: string, 
   recipient: to.address,
   recipient_domain: to.domain,
   state: 'queued',
+  sandbox: from.sandbox ? 1 : 0,
   next_attempt_at: now,
   expires_at: now + from.maxAgeMs,
   created_at: now,

@@ -5,7 +5,8 @@ import { returnPathHost } from '../domains/records.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { bulkMarks } from '../tracking/bulk-mail.ts'
-import { trackingFor } from '../tracking/policy.ts'
+import { SANDBOX_TRACKING, trackingFor } from '../tracking/policy.ts'
+import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { renderCampaignBody } from './body.ts'
 
 export interface ComposedEmail {
@@ -34,15 +35,16 @@ const loadCampaignEmail = (db: Db, emailId: string) =>
 export async function composeCampaignEmail(db: Db, emailId: string, links: LinkSettings): Promise<ComposedEmail | undefined> {
   const row = await loadCampaignEmail(db, emailId)
   const domain = row?.domain_id ? await findDomainById(db, row.domain_id) : undefined
-  if (!row || !domain) return undefined
+  // No domain at all: a sandbox's email, which has its own return-path host.
+  if (!row || (row.domain_id !== null && !domain)) return undefined
   const recipients = JSON.parse(row.recipients) as { to: string[]; cc: string[]; replyTo: string[] }
   const data = JSON.parse(row.data) as Record<string, unknown>
   const to = recipients.to[0]!
   const feedback = { campaign: row.campaign_id, project: row.project_id, stream: 'campaign' as const }
-  const { unsubscribe, headers } = bulkMarks({ ...links, emailId, mailDomain: returnPathHost(domain), feedback })
+  const { unsubscribe, headers } = bulkMarks({ ...links, emailId, mailDomain: domain ? returnPathHost(domain) : SANDBOX_HOST, feedback })
   const body = renderCampaignBody(row, { ...data, email: to, data }, unsubscribe.url)
   const html =
-    body.html === undefined ? undefined : trackHtml(body.html, { ...links, emailId, ...trackingFor(domain, 'marketing', {}, body.html), skip: (url) => url === unsubscribe.url })
+    body.html === undefined ? undefined : trackHtml(body.html, { ...links, emailId, ...trackingFor(domain ?? SANDBOX_TRACKING, 'marketing', {}, body.html), skip: (url) => url === unsubscribe.url })
   const parts: MessageParts = {
     from: { address: row.from_address, ...(row.from_name && { name: row.from_name }) },
     to: [{ address: to }],

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { AppError } from '../../lib/errors.ts'
 import type { Logger } from '../../lib/logger.ts'
 import { createPump } from '../../lib/pump.ts'
-import { sendingDomain } from '../emails/send.ts'
+import { senderDomain } from '../emails/send.ts'
 import { guardrailPauseMessage, guardrailVerdict, verdictFacts, type GuardrailSettings, type Verdict } from '../guardrails/guard.ts'
 import { campaignSent } from '../reactions.ts'
 import type { CampaignRow } from './campaign.ts'
@@ -78,9 +78,10 @@ export function createCampaignSender(deps: SenderDeps) {
    */
   async function hand(trx: Db, campaign: CampaignRow, now: number): Promise<Progress> {
     let current = campaign
-    const domain = await sendingDomain(trx, current.project_id, current.from_address)
-    const verdict = await guardrailVerdict(trx, current.project_id, domain, settings.guardrails, now)
-    if (verdict.message !== null) {
+    const domain = await senderDomain(trx, current.project_id, current.from_address)
+    // A sandbox's mail reaches no one: no reputation of a domain to guard.
+    const verdict = domain.id === null ? undefined : await guardrailVerdict(trx, current.project_id, { id: domain.id, name: domain.name }, settings.guardrails, now)
+    if (verdict && verdict.message !== null) {
       const pause = { reason: verdict.breaches[0]!, message: guardrailPauseMessage(verdict), guardrail: verdictFacts(verdict, settings.guardrails) }
       return { ...IDLE, guarded: { campaign: await holdCampaign(trx, current, pause, now), verdict } }
     }
@@ -88,7 +89,7 @@ export function createCampaignSender(deps: SenderDeps) {
       if (!(await mayStartBatch(trx, current, now))) return IDLE
       current = await updateCampaignRow(trx, current.id, { batch_started_at: now, batch_handed: 0 })
     }
-    const from = { domainId: domain.id, domainName: domain.name, maxAgeMs: settings.maxAgeMs }
+    const from = { domainId: domain.id, domainName: domain.name, sandbox: domain.sandbox, maxAgeMs: settings.maxAgeMs }
     const { handed, more } = await handChunk(trx, current, from, Math.min(settings.handChunk, current.batch_size - current.batch_handed), now)
     if (more) return { next: 'more', handed, projectId: current.project_id }
     await updateCampaignRow(trx, current.id, { status: 'SENT', sent_at: now, updated_at: now })

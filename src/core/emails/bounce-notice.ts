@@ -111,6 +111,8 @@ async function noticeEmail(original: Original, notify: string, failure: Failure,
     id,
     projectId: original.projectId,
     domainId: original.domainId,
+    // Only a real domain's mail has a notice (originalOf): a sandbox's bounces are simulated.
+    sandbox: false,
     from,
     recipients: { to: [notify], cc: [], bcc: [], replyTo: [] },
     subject,

@@ -20,7 +20,7 @@ export const WAITING = sql<boolean>`state IN ('queued', 'deferred', 'scheduled')
 export type NewDelivery = Omit<Insertable<DeliveryTable>, 'id' | 'attempts' | 'last_mx' | 'last_response'>
 
 export async function insertDeliveries(db: Db, rows: NewDelivery[]) {
-  for (const row of rows) await insertDelivery(db, row)
+  for (const row of rows) await insertDelivery(db, { ...row, sandbox: row.sandbox ?? 0 })
 }
 
 // Prepared: it runs for every recipient of every email accepted.
@@ -35,10 +35,11 @@ const insertDelivery = prepared((db, p: NewDelivery) =>
     expires_at: p.expires_at,
     created_at: p.created_at,
     updated_at: p.updated_at,
+    sandbox: p.sandbox,
   }),
 )
 
-const DELIVERY_COLUMNS = ['email_id', 'project_id', 'recipient', 'recipient_domain', 'state', 'next_attempt_at', 'expires_at', 'created_at', 'updated_at'] as const
+const DELIVERY_COLUMNS = ['email_id', 'project_id', 'recipient', 'recipient_domain', 'state', 'sandbox', 'next_attempt_at', 'expires_at', 'created_at', 'updated_at'] as const
 
 /** Many deliveries (a campaign's queued emails'), a few statements however many there are. */
 export const insertManyDeliveries = (db: Db, rows: readonly NewDelivery[]) => insertMany(db, 'deliveries', DELIVERY_COLUMNS, rows)
@@ -146,6 +147,20 @@ const PAUSED = sql<boolean>`state = 'paused'`
  * with the reason as its last response. Scheduled mail stays scheduled (it can still be
  * cancelled); if its time comes while the project is disabled, its attempt holds it.
  */
+/** The From addresses of the project's sandbox mail not yet settled (waiting, held or being attempted). */
+export const sandboxSendersInFlight = async (db: Db, projectId: number) =>
+  (
+    await db
+      .selectFrom('deliveries')
+      .innerJoin('emails', 'emails.id', 'deliveries.email_id')
+      .select('emails.from_address')
+      .distinct()
+      .where('deliveries.project_id', '=', projectId)
+      .where('deliveries.sandbox', '=', 1)
+      .where('deliveries.state', 'in', ['queued', 'deferred', 'scheduled', 'paused', 'sending'])
+      .execute()
+  ).map((row) => row.from_address)
+
 export const holdProjectMail = (db: Db, projectId: number, now: number) =>
   db
     .updateTable('deliveries')

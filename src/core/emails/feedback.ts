@@ -3,6 +3,7 @@ import addressparser from 'nodemailer/lib/addressparser'
 import type { Db, DeliveryTable } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { returnPathHost } from '../domains/records.ts'
+import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { suppressRecipient } from '../suppressions/suppressions.service.ts'
 import { markBounced } from './deliveries.repository.ts'
 import { addEmailEvent, addEmailEvents } from './email-events.ts'
@@ -41,7 +42,8 @@ export async function findReportedDelivery(db: Db, id: number): Promise<Reported
     .select(['domains.name', 'domains.return_path_label'])
     .where('emails.id', '=', delivery.email_id)
     .executeTakeFirst()
-  return { delivery, returnPathHost: domain ? returnPathHost(domain) : null }
+  // Sandbox mail has no sending domain: its return paths are at the sandbox's own host.
+  return { delivery, returnPathHost: domain ? returnPathHost(domain) : delivery.sandbox === 1 ? SANDBOX_HOST : null }
 }
 
 /** At most this many deliveries of one Message-ID are looked at: a client reusing one without end makes it name nothing. */

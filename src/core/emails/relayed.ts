@@ -8,7 +8,7 @@ import { lineProblem } from './message-lines.ts'
 import { headerValue, readHead, rewriteHead } from './raw-message.ts'
 import { planHeaders } from './relay-headers.ts'
 import { TRACK_FIELD, trackingAskedBy, trackRelayedHtml } from './relay-tracking.ts'
-import { sendingDomain, uniqueRecipients, type PreparedEmail } from './send.ts'
+import { senderDomain, uniqueRecipients, type PreparedEmail } from './send.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { trackingFor, type DomainTracking, type TrackingAsked } from '../tracking/policy.ts'
 
@@ -35,18 +35,18 @@ const addressesIn = (value: string | undefined) =>
  */
 export async function prepareRelayed(db: Db, projectId: number, message: RelayedMessage, now: number, links?: LinkSettings): Promise<PreparedEmail> {
   const envelopeFrom = requireAddress(message.envelopeFrom, 'MAIL FROM')
-  const envelopeDomain = await sendingDomain(db, projectId, envelopeFrom.address)
+  const envelopeDomain = await senderDomain(db, projectId, envelopeFrom.address)
   const problem = lineProblem(message.raw)
   if (problem) throw malformed(`The message cannot be sent as it is: ${problem}`)
   const head = readHead(message.raw)
   const plan = planHeaders(head, message.smtpUtf8 ?? false, message.dropOriginHeaders ?? false)
   const author = plan.from[0]!
   // Most messages are from the envelope sender's domain: it is looked up once.
-  const domain = author.asciiDomain === envelopeFrom.asciiDomain ? envelopeDomain : await sendingDomain(db, projectId, author.address)
+  const domain = author.asciiDomain === envelopeFrom.asciiDomain ? envelopeDomain : await senderDomain(db, projectId, author.address)
   const verified = new Set([domain.name, envelopeDomain.name])
   for (const address of [...plan.from, ...(plan.sender ? [plan.sender] : []), ...plan.resent]) {
     if (verified.has(address.asciiDomain)) continue
-    await sendingDomain(db, projectId, address.address)
+    await senderDomain(db, projectId, address.address)
     verified.add(address.asciiDomain)
   }
   const value = (name: string) => headerValue(head.fields, name)
@@ -66,6 +66,7 @@ export async function prepareRelayed(db: Db, projectId: number, message: Relayed
     id,
     projectId,
     domainId: domain.id,
+    sandbox: domain.sandbox,
     from: decodeWords(plan.fromValue),
     recipients: { to, cc, bcc: message.envelopeTo.filter((a) => !shown.has(a.toLowerCase())), replyTo: plan.replyTo },
     subject: subject === undefined ? '' : decodeWords(subject),

@@ -1,5 +1,4 @@
 import type { TemplateTable } from '../../db/schema.ts'
-import { returnPathHost } from '../domains/records.ts'
 import { bulkMarks, type BulkMarks, type FeedbackSource, type MailStream } from '../tracking/bulk-mail.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { trackingFor, type DomainTracking, type TrackingAsked } from '../tracking/policy.ts'
@@ -10,8 +9,8 @@ import { trackingFor, type DomainTracking, type TrackingAsked } from '../trackin
  */
 
 interface SendingDomain extends DomainTracking {
-  name: string
-  return_path_label: string
+  /** The host of its return paths and unsubscribe mailto: (SenderDomain's). */
+  mailDomain: string
 }
 
 /** What a send is: as the request says (a workflow's step), else marketing with a MARKETING template, else transactional. */
@@ -30,7 +29,7 @@ export function bulkMarksOf(
 ): BulkMarks | undefined {
   if (send.stream !== 'marketing' || !links) return undefined
   const feedback = send.feedback ?? { campaign: send.template?.id ?? 'send', project: send.projectId, stream: 'send' }
-  return bulkMarks({ ...links, emailId: send.emailId, mailDomain: returnPathHost(domain), feedback })
+  return bulkMarks({ ...links, emailId: send.emailId, mailDomain: domain.mailDomain, feedback })
 }
 
 /** The HTML as the message carries it: tracked as the request asks or the domain's switches for its stream say; the unsubscribe link never. */

@@ -15,6 +15,9 @@ import { addEmailEvent } from './email-events.ts'
 import { insertDeliveries } from './deliveries.repository.ts'
 import { insertEmail } from './emails.repository.ts'
 import { threadOf } from './thread.ts'
+import { returnPathHost } from '../domains/records.ts'
+import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
+import { SANDBOX_TRACKING, type DomainTracking } from '../tracking/policy.ts'
 import { buildMessage, type Mailbox, type MessageParts } from './message.ts'
 
 /** One email to send, whichever API it came from. */
@@ -58,7 +61,9 @@ export const MAX_RECIPIENTS = 50
 export interface PreparedEmail {
   id: string
   projectId: number
-  domainId: number
+  domainId: number | null
+  /** Queued by a sandbox project: simulated at the delivery step. */
+  sandbox: boolean
   from: string
   recipients: { to: string[]; cc: string[]; bcc: string[]; replyTo: string[] }
   subject: string
@@ -99,7 +104,7 @@ export async function prepareEmail(
   const headers = checkHeaders(request.headers ?? {})
   const attachments = checkAttachments(request.attachments ?? [])
   if (request.scheduledAt !== undefined && request.scheduledAt < now - 60_000) throw invalid('scheduledAt', 'must not be in the past')
-  const domain = await sendingDomain(db, projectId, from.address)
+  const domain = await senderDomain(db, projectId, from.address)
   const template = await templateOf(db, projectId, request.templateId)
   const stream = streamOf(request, template)
   const thread = request.inReplyToId === undefined ? undefined : await threadOf(db, projectId, request.inReplyToId)
@@ -114,6 +119,7 @@ export async function prepareEmail(
     id,
     projectId,
     domainId: domain.id,
+    sandbox: domain.sandbox,
     from: formatMailbox(from),
     recipients: { to: to.map(formatMailbox), cc, bcc, replyTo },
     subject: content.subject,
@@ -138,6 +144,42 @@ async function senderOf(db: Db, projectId: number, from: Mailbox | undefined, na
   return { address: project.default_sender, ...(name && { name }) }
 }
 
+/** What a sender's domain gives a send: the domain row's id (null in a sandbox), its names and tracking switches. */
+export interface SenderDomain extends DomainTracking {
+  id: number | null
+  name: string
+  /** The host of its return paths and of its unsubscribe mailto: the sandbox's own for a sandbox's mail. */
+  mailDomain: string
+  /** The project is a sandbox: its mail is simulated at the delivery step. */
+  sandbox: boolean
+}
+
+/**
+ * The domain a send from this address goes out under. A sandbox project sends from any address:
+ * its mail never leaves the server, so it needs no domain of its own; it tracks as a domain of
+ * that name says, else as SANDBOX_TRACKING does. Otherwise the project's SUCCESS domain, as
+ * sendingDomain requires.
+ */
+export async function senderDomain(db: Db, projectId: number, fromAddress: string): Promise<SenderDomain> {
+  const name = requireAddress(fromAddress, 'from').asciiDomain
+  if (await isSandbox(db, projectId)) {
+    const [domain] = await selectDomain(db, { projectId, name })
+    const tracking = domain ?? SANDBOX_TRACKING
+    return {
+      id: null,
+      name,
+      mailDomain: SANDBOX_HOST,
+      open_tracking: tracking.open_tracking,
+      click_tracking: tracking.click_tracking,
+      transactional_open_tracking: tracking.transactional_open_tracking,
+      transactional_click_tracking: tracking.transactional_click_tracking,
+      sandbox: true,
+    }
+  }
+  const domain = await sendingDomain(db, projectId, fromAddress)
+  return { ...domain, mailDomain: returnPathHost(domain), sandbox: false }
+}
+
 /** The project's SUCCESS domain of an address; a 403 naming the domain and its status otherwise. */
 export async function sendingDomain(db: Db, projectId: number, fromAddress: string) {
   const name = requireAddress(fromAddress, 'from').asciiDomain
@@ -149,6 +191,15 @@ export async function sendingDomain(db: Db, projectId: number, fromAddress: stri
       : `Add ${name} as a sending domain (POST /api/v1/domains), publish its DNS records and verify it.`,
   })
 }
+
+/** The project's SUCCESS domain of this name, whether or not the project is a sandbox. */
+export async function verifiedDomain(db: Db, projectId: number, name: string) {
+  const [domain] = await selectDomain(db, { projectId, name })
+  return domain?.status === 'SUCCESS' ? domain : undefined
+}
+
+const isSandbox = async (db: Db, projectId: number) =>
+  (await db.selectFrom('projects').select('sandbox').where('id', '=', projectId).executeTakeFirst())?.sandbox === 1
 
 const selectDomain = prepared((db, p: { projectId: number; name: string }) =>
   db
@@ -243,6 +294,7 @@ export async function enqueueEmail(db: Db, email: PreparedEmail, settings: SendS
       project_id: email.projectId,
       recipient: r.address,
       recipient_domain: r.domain,
+      sandbox: email.sandbox ? 1 : 0,
       state: suppressed.has(r.key) ? 'suppressed' : email.scheduledAt !== null ? 'scheduled' : 'queued',
       next_attempt_at: startAt,
       expires_at: startAt + settings.maxAgeMs,

@@ -2,10 +2,10 @@ import type { Db } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { KeyType } from './keys.ts'
 
-export const insertProject = (db: Db, name: string, now: number) =>
+export const insertProject = (db: Db, name: string, sandbox: boolean, now: number) =>
   db
     .insertInto('projects')
-    .values({ name, disabled: 0, created_at: now, updated_at: now })
+    .values({ name, disabled: 0, sandbox: sandbox ? 1 : 0, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow()
 
@@ -17,7 +17,7 @@ export const listProjects = (db: Db) => db.selectFrom('projects').selectAll().or
 export const updateProject = (
   db: Db,
   id: number,
-  values: { name?: string; disabled?: number; rate_limit_per_minute?: number | null; default_sender?: string | null; send_rate_per_second?: number | null },
+  values: { name?: string; disabled?: number; sandbox?: number; rate_limit_per_minute?: number | null; default_sender?: string | null; send_rate_per_second?: number | null },
   now: number,
 ) =>
   db
@@ -81,3 +81,16 @@ const selectKeyStanding = prepared((db, p: { keyId: number }) =>
 
 /** Deletes the project and, by their foreign keys, everything it holds. */
 export const deleteProject = (db: Db, id: number) => db.deleteFrom('projects').where('id', '=', id).returning('id').executeTakeFirst()
+
+/** The project's sandbox signing key (sealed) and its p= value, null until first made. */
+export const findSandboxKey = (db: Db, id: number) =>
+  db.selectFrom('projects').select(['sandbox_dkim_private_key', 'sandbox_dkim_public_key']).where('id', '=', id).executeTakeFirst()
+
+/** Stores a sandbox key unless one was stored meanwhile (another process's, which then stands). */
+export const storeSandboxKey = (db: Db, id: number, sealedPrivateKey: string, publicKey: string) =>
+  db
+    .updateTable('projects')
+    .set({ sandbox_dkim_private_key: sealedPrivateKey, sandbox_dkim_public_key: publicKey })
+    .where('id', '=', id)
+    .where('sandbox_dkim_private_key', 'is', null)
+    .execute()

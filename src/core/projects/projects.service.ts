@@ -14,6 +14,7 @@ export const toProject = (row: ProjectRow) => ({
   id: row.id,
   name: row.name,
   disabled: row.disabled === 1,
+  sandbox: row.sandbox === 1,
   rateLimitPerMinute: row.rate_limit_per_minute,
   defaultSender: row.default_sender,
   sendRatePerSecond: row.send_rate_per_second,
@@ -30,12 +31,16 @@ export const toKeySummary = (row: KeyRow) => ({
   revokedAt: row.revoked_at === null ? null : isoTime(row.revoked_at),
 })
 
-/** A project with its first secret and public key; the keys are shown this once. */
-export async function createProject(db: Db, name: string, now: number) {
-  const project = await repo.insertProject(db, requireName(name), now)
+/**
+ * A project with its first secret and public key; the keys are shown this once. A sandbox
+ * project's mail is simulated at the delivery step and never leaves the server.
+ */
+export async function createProject(db: Db, name: string, now: number, options: { sandbox?: boolean } = {}) {
+  const sandbox = options.sandbox === true
+  const project = await repo.insertProject(db, requireName(name), sandbox, now)
   const secret = await createKey(db, project.id, 'secret', now)
   const publik = await createKey(db, project.id, 'public', now)
-  return { id: project.id, name: project.name, secretKey: secret.key, publicKey: publik.key }
+  return { id: project.id, name: project.name, sandbox, secretKey: secret.key, publicKey: publik.key }
 }
 
 export async function createKey(db: Db, projectId: number, type: KeyType, now: number) {
@@ -115,7 +120,7 @@ export const setDefaultSender = (db: Db, id: number, address: string | null, now
 export const setSendRate = (db: Db, id: number, perSecond: number | null, now: number) =>
   changeProject(db, id, { send_rate_per_second: perSecond }, now)
 
-async function changeProject(db: Db, id: number, values: Parameters<typeof repo.updateProject>[2], now: number) {
+export async function changeProject(db: Db, id: number, values: Parameters<typeof repo.updateProject>[2], now: number) {
   const row = await repo.updateProject(db, id, values, now)
   changes++
   if (!row) throw notFound(`Project ${id}`)

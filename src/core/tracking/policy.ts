@@ -9,6 +9,12 @@ export interface DomainTracking {
   transactional_click_tracking: number
 }
 
+/**
+ * A sandbox's switches for a sender with no domain row: marketing mail tracked, so that opens and
+ * clicks can be tried, and transactional mail not, as a domain tracks it unless told otherwise.
+ */
+export const SANDBOX_TRACKING: DomainTracking = { open_tracking: 1, click_tracking: 1, transactional_open_tracking: 0, transactional_click_tracking: 0 }
+
 /** What one message asks for; absent: the domain's default for the message's stream. */
 export interface TrackingAsked {
   trackOpens?: boolean

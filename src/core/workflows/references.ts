@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { mailboxOf } from '../emails/mailbox.ts'
-import { sendingDomain } from '../emails/send.ts'
+import { senderDomain } from '../emails/send.ts'
 import { templateExists } from '../templates/templates.service.ts'
 import { compileCondition, type CompileContext } from '../segments/compile.ts'
 import { forEachFilter, segmentIdOf, type Condition } from '../segments/condition.ts'
@@ -45,7 +45,7 @@ export async function checkStepReferences(db: Db, projectId: number, steps: read
 
 async function checkEmail(db: Db, projectId: number, config: { templateId?: string; from: string }, path: string, prefix: string): Promise<void> {
   try {
-    await sendingDomain(db, projectId, mailboxOf(config.from, `${path}.from`).address)
+    await senderDomain(db, projectId, mailboxOf(config.from, `${path}.from`).address)
   } catch (error) {
     throw error instanceof AppError ? at(`${path}.from`, prefix, error) : error
   }

@@ -27,3 +27,6 @@ export const domainSite = (domain: string): SiteIdentity => ({ name: `domain:${d
 
 /** Everything goes to the smarthost: one site. */
 export const smarthostSite = (host: string): SiteIdentity => ({ name: `smarthost:${host}`, mxHosts: [host] })
+
+/** Where sandbox mail goes: the simulator, a site of its own so that it never waits behind real mail. */
+export const SANDBOX_SITE: SiteIdentity = { name: 'sandbox', mxHosts: [] }

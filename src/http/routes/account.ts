@@ -8,7 +8,8 @@ import { requireSession } from '../session.ts'
 
 const tags = ['Accounts']
 const errors = { 401: ErrorSchema, 403: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema }
-const MyProject = t.Object({ id: t.Integer(), name: t.String(), disabled: t.Boolean(), role: t.String() }, { title: 'MyProject' })
+const MyProject = t.Object({ id: t.Integer(), name: t.String(), disabled: t.Boolean(), sandbox: t.Boolean({ description: 'Its mail is simulated and never leaves the server' }), role: t.String() }, { title: 'MyProject' })
+const SandboxField = t.Boolean({ description: 'A sandbox project: it sends from any address and its mail never leaves the server; the recipient picks the outcome (bounce..., complaint..., defer..., suppressed...@)' })
 const Time = t.String({ format: 'date-time' })
 const SessionSchema = t.Object({
   id: t.String(),
@@ -36,12 +37,12 @@ export const accountRoutes = (deps: HttpDeps) => {
       ({ body, session, set }) => {
         set.status = 201
         const now = deps.clock.now()
-        return deps.writer.run((trx) => createOwnedProject(trx, session.accountId, body.name, now))
+        return deps.writer.run((trx) => createOwnedProject(trx, session.accountId, body.name, now, { sandbox: body.sandbox }))
       },
       {
-        body: strictObject({ name: t.String({ maxLength: 100 }) }),
+        body: strictObject({ name: t.String({ maxLength: 100 }), sandbox: t.Optional(SandboxField) }),
         response: {
-          201: t.Object({ id: t.Integer(), name: t.String(), role: t.String(), secretKey: t.String({ description: 'Shown this once' }), publicKey: t.String({ description: 'Shown this once' }) }),
+          201: t.Object({ id: t.Integer(), name: t.String(), sandbox: t.Boolean(), role: t.String(), secretKey: t.String({ description: 'Shown this once' }), publicKey: t.String({ description: 'Shown this once' }) }),
           ...errors,
         },
         detail: { summary: 'Create a project; you become its owner. Its first keys are shown this once', tags },

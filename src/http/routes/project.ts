@@ -2,6 +2,7 @@ import { Elysia, t, type TSchema } from 'elysia'
 import { createInvitation, listInvitations, revokeInvitation } from '../../core/accounts/invitations.service.ts'
 import { changeRole, listMembers, removeMember } from '../../core/accounts/members.service.ts'
 import * as projects from '../../core/projects/projects.service.ts'
+import { setProjectSandbox } from '../../core/projects/sandbox.ts'
 import { invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import { writeAt, type HttpDeps } from '../deps.ts'
@@ -14,6 +15,7 @@ const ProjectSchema = t.Object({
   id: t.Integer(),
   name: t.String(),
   disabled: t.Boolean(),
+  sandbox: t.Boolean({ description: 'Its mail is simulated at the delivery step and never leaves the server' }),
   rateLimitPerMinute: t.Union([t.Integer(), t.Null()], { description: "Set by the server's operator (mailstead project set-rate-limit)" }),
   defaultSender: t.Union([t.String(), t.Null()]),
   sendRatePerSecond: t.Union([t.Number(), t.Null()], { description: "Emails per second; null for the server's rate, which is also the most a project may set here" }),
@@ -44,7 +46,7 @@ export const projectRoutes = (deps: HttpDeps) => {
     .patch(
       '/project',
       ({ body, caller }) => {
-        if (Object.keys(body).length === 0) throw invalid('body', 'give at least one of name, defaultSender, sendRatePerSecond')
+        if (Object.keys(body).length === 0) throw invalid('body', 'give at least one of name, defaultSender, sendRatePerSecond, sandbox')
         const rate = body.sendRatePerSecond
         // The server-wide rate is the operator's: a project may go slower, never faster (the CLI may).
         const ceiling = deps.config.sendRatePerSecond
@@ -53,6 +55,7 @@ export const projectRoutes = (deps: HttpDeps) => {
           if (body.name !== undefined) await projects.renameProject(trx, caller.project.id, body.name, at)
           if (body.defaultSender !== undefined) await projects.setDefaultSender(trx, caller.project.id, body.defaultSender, at)
           if (rate !== undefined) await projects.setSendRate(trx, caller.project.id, rate, at)
+          if (body.sandbox !== undefined) await setProjectSandbox(trx, caller.project.id, body.sandbox, at)
           return projects.getProject(trx, caller.project.id)
         })
       },
@@ -64,6 +67,9 @@ export const projectRoutes = (deps: HttpDeps) => {
             t.Union([t.Integer({ minimum: 1, error: 'must be a whole number of emails per second, 1 or more', 'x-field': 'sendRatePerSecond' }), t.Null()], {
               description: "Emails per second, at most the server's rate; null for the server's rate",
             }),
+          ),
+          sandbox: t.Optional(
+            t.Boolean({ description: 'Simulate this project\'s mail instead of sending it; false is refused (409) while sandbox mail from unverified domains is in flight' }),
           ),
         }),
         response: { 200: ProjectSchema, ...errors },

@@ -1,0 +1,84 @@
+import addressparser from 'nodemailer/lib/addressparser'
+import type { Db } from '../../db/schema.ts'
+import { checkAddress } from '../../lib/address.ts'
+import { AppError } from '../../lib/errors.ts'
+import { seal, unseal } from '../../lib/sealed.ts'
+import { generateDkimKeys } from '../domains/dkim-keys.ts'
+import { DKIM_KEY_PURPOSE } from '../domains/domains.service.ts'
+import { sandboxSendersInFlight } from '../emails/deliveries.repository.ts'
+import { verifiedDomain } from '../emails/send.ts'
+import * as repo from './projects.repository.ts'
+import { changeProject } from './projects.service.ts'
+
+/** The selector of sandbox signatures: s=sandbox, d= the sender's domain. */
+
+export { SANDBOX_HOST } from './sandbox-host.ts'
+
+/** The selector of sandbox signatures: s=sandbox, d= the sender's domain. */
+export const SANDBOX_SELECTOR = 'sandbox'
+
+/**
+ * Turns a project's sandbox on or off. Off is refused while its sandbox mail is still in flight
+ * from a domain the project has not verified: that mail stays simulated either way (each delivery
+ * keeps the flag it was queued with), but the project would then answer as a real one for mail it
+ * could never have sent.
+ */
+export async function setProjectSandbox(db: Db, id: number, sandbox: boolean, now: number) {
+  if (!sandbox) await requireNoUnverifiedSenders(db, id)
+  return changeProject(db, id, { sandbox: sandbox ? 1 : 0 }, now)
+}
+
+async function requireNoUnverifiedSenders(db: Db, projectId: number) {
+  const unverified = new Set<string>()
+  for (const from of await sandboxSendersInFlight(db, projectId)) {
+    const domain = domainOf(from)
+    if (domain && !(await verifiedDomain(db, projectId, domain))) unverified.add(domain)
+  }
+  if (unverified.size === 0) return
+  const names = [...unverified].sort().join(', ')
+  throw new AppError(409, 'SANDBOX_MAIL_IN_FLIGHT', `The project still has sandbox mail in flight from unverified domains (${names})`, {
+    suggestion: 'Wait until its sandbox mail is settled (GET /api/v1/queue), or verify those domains, then switch the sandbox off.',
+  })
+}
+
+/** The ASCII domain of a From as stored ("Ada <ada@example.com>", a bare address, or a relayed header's value). */
+export function domainOf(from: string): string | undefined {
+  const address = addressparser(from, { flatten: true }).find((a) => a.address)?.address
+  const checked = address ? checkAddress(address) : undefined
+  return checked?.ok ? checked.value.asciiDomain : undefined
+}
+
+/**
+ * The project's sandbox signing key, made at its first use and kept sealed in the database like a
+ * domain's: the public half is what a receiver's check would look up at sandbox._domainkey.
+ */
+export async function sandboxKeyOf(
+  db: Db,
+  write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>,
+  secret: string,
+  projectId: number,
+): Promise<{ privateKeyPem: string; publicKey: string }> {
+  const stored = await repo.findSandboxKey(db, projectId)
+  if (stored?.sandbox_dkim_private_key && stored.sandbox_dkim_public_key) {
+    return { privateKeyPem: unseal(secret, DKIM_KEY_PURPOSE, stored.sandbox_dkim_private_key), publicKey: stored.sandbox_dkim_public_key }
+  }
+  const { rsa } = await generateDkimKeys()
+  // Two processes may make one at once: the first stored stands, and both read it back.
+  const kept = await write(async (trx) => {
+    await repo.storeSandboxKey(trx, projectId, seal(secret, DKIM_KEY_PURPOSE, rsa.privateKeyPem), rsa.publicKey)
+    return repo.findSandboxKey(trx, projectId)
+  })
+  if (!kept?.sandbox_dkim_private_key || !kept.sandbox_dkim_public_key) throw new Error(`Project ${projectId} was removed`)
+  return { privateKeyPem: unseal(secret, DKIM_KEY_PURPOSE, kept.sandbox_dkim_private_key), publicKey: kept.sandbox_dkim_public_key }
+}
+
+/**
+ * The DKIM record a receiver would find for the project's sandbox signatures at `domain` (any d=:
+ * one key signs for every sender), or undefined before its first sandbox email: what a receiver's
+ * check of sandbox mail is verified against, without DNS.
+ */
+export async function sandboxDkimRecord(db: Db, projectId: number, domain: string): Promise<{ name: string; value: string } | undefined> {
+  const publicKey = (await repo.findSandboxKey(db, projectId))?.sandbox_dkim_public_key
+  if (!publicKey) return undefined
+  return { name: `${SANDBOX_SELECTOR}._domainkey.${domain}`.toLowerCase(), value: `v=DKIM1; k=rsa; p=${publicKey}` }
+}

@@ -7,6 +7,8 @@ export interface Bodies {
   text: string | null
   /** The public base URL that open and click tracking go through. */
   trackingBase: string
+  /** Where a link rewritten for click tracking leads; undefined for one that is not this server's. */
+  destinationOf?: (url: string) => string | undefined
 }
 
 /** The http(s) targets of the HTML's links, entities decoded, each once, in order. */
@@ -19,8 +21,8 @@ const isClickLink = (url: string, base: string) => url.startsWith(`${base}/t/c/`
 
 /**
  * A text part for receivers and readers that do not show HTML, naming the same links: mail whose
- * parts disagree reads as a bait-and-switch to spam filters. Tracked links are left to the
- * tracking check.
+ * parts disagree reads as a bait-and-switch to spam filters. A link rewritten for click tracking
+ * counts as where it leads.
  */
 export function textPartCheck(bodies: Bodies): Check {
   const [id, name] = ['text-part', 'Text part']
@@ -28,7 +30,7 @@ export function textPartCheck(bodies: Bodies): Check {
     return check(id, name, bodies.html === null ? 'fail' : 'warn', bodies.html === null ? 'The message has no body' : 'HTML only: no text/plain part')
   }
   if (bodies.html === null) return check(id, name, 'pass', 'Plain text only')
-  const links = linksOf(bodies.html).filter((url) => !isClickLink(url, bodies.trackingBase))
+  const links = linksOf(bodies.html).map((url) => (isClickLink(url, bodies.trackingBase) ? bodies.destinationOf?.(url) : url)).filter((url) => url !== undefined)
   const missing = links.filter((url) => !bodies.text!.includes(url))
   if (missing.length > 0) return check(id, name, 'warn', `The text part does not name ${missing.length} of the HTML's ${links.length} links: ${missing.slice(0, 3).join(', ')}`)
   return check(id, name, 'pass', links.length === 0 ? 'Present; the HTML has no links' : `Present, naming all ${links.length} of the HTML's links`)

@@ -5,7 +5,7 @@ import { linksOf, textPartCheck, trackingCheck } from './content-checks.ts'
 import { dkimCoverageCheck } from './dkim-coverage.ts'
 import { dkimChecks, heldKeyResolver, type HeldKey } from './dkim-verification.ts'
 import { readHead } from './raw-message.ts'
-import { dateCheck, feedbackIdCheck, isBulk, listUnsubscribeCheck, messageIdCheck } from './receiver-checks.ts'
+import { dateCheck, feedbackIdCheck, isBulk, listUnsubscribeCheck, messageIdCheck, returnPathCheck } from './receiver-checks.ts'
 
 const fields = (head: string) => readHead(Buffer.from(`${head.replace(/\n/g, '\r\n')}\r\n\r\nbody\r\n`)).fields
 const statusOf = (c: { status: string }) => c.status
@@ -48,6 +48,15 @@ describe('header checks a receiver runs', () => {
   })
 })
 
+describe('the envelope sender', () => {
+  test('an opaque bounce token passes; one that names the recipient or the email fails; before any delivery it is only told', () => {
+    expect(returnPathCheck('bounces+1a-kq3xz@rp.example.com', 'bob@example.net', 'em_123').status).toBe('pass')
+    expect(returnPathCheck('bounces+bob=example.net@rp.example.com', 'bob@example.net', 'em_123').status).toBe('fail')
+    expect(returnPathCheck('bounces+em_123@rp.example.com', 'bob@example.net', 'em_123').status).toBe('fail')
+    expect(returnPathCheck(undefined, 'bob@example.net', 'em_123').status).toBe('info')
+  })
+})
+
 describe('what the DKIM signature covers', () => {
   const sig = (h: string) => `DKIM-Signature: v=1; a=rsa-sha256; d=example.com; s=s1;\n h=${h}; bh=x; b=y`
   const head = 'From: a@example.com\nTo: b@example.net\nSubject: hi\nDate: Fri, 27 Nov 2026 09:00:00 +0000'
@@ -86,6 +95,13 @@ describe('the text part and tracking', () => {
     const result = textPartCheck({ html, text: 'see https://shop.example/b', trackingBase: base })
     expect(result).toMatchObject({ status: 'warn' })
     expect(result.detail).toContain('https://shop.example/a?x=1&y=2')
+  })
+
+  test('a link rewritten for click tracking counts as where it leads', () => {
+    const tracked = `<a href="${base}/t/c/tok">A</a>`
+    const destinationOf = (url: string) => (url === `${base}/t/c/tok` ? 'https://shop.example/a' : undefined)
+    expect(textPartCheck({ html: tracked, text: 'https://shop.example/a', trackingBase: base, destinationOf }).status).toBe('pass')
+    expect(textPartCheck({ html: tracked, text: 'nothing', trackingBase: base, destinationOf }).detail).toContain('https://shop.example/a')
   })
 
   test('HTML without text warns; plain text alone passes; no body fails', () => {

@@ -73,3 +73,16 @@ export function feedbackIdCheck(fields: Field[]): Check {
   if (value === undefined) return check('feedback-id', 'Feedback-ID', 'warn', "Bulk mail without Feedback-ID: Gmail's feedback loop cannot tell which campaign was complained about")
   return check('feedback-id', 'Feedback-ID', 'pass', value)
 }
+
+/**
+ * The envelope sender (Return-Path at the receiver) carries an opaque bounce token: it must not
+ * name the recipient or the email, which would tell anyone who sees a bounce whom it was for.
+ */
+export function returnPathCheck(envelope: string | undefined, recipient: string | undefined, emailId: string): Check {
+  const [id, name] = ['return-path', 'Return-Path']
+  if (envelope === undefined) return check(id, name, 'info', 'No delivery yet: the envelope sender is made for each recipient')
+  const local = envelope.slice(0, envelope.lastIndexOf('@')).toLowerCase()
+  const named = [recipient?.toLowerCase(), recipient?.split('@')[0]?.toLowerCase(), emailId.toLowerCase()].filter((s): s is string => !!s && s.length > 2)
+  if (named.some((s) => local.includes(s))) return check(id, name, 'fail', `${envelope} names the recipient or the email: a bounce token must be opaque`)
+  return check(id, name, 'pass', `${envelope}: an opaque bounce token`)
+}

@@ -24,6 +24,8 @@ export interface MyProject {
   name: string
   disabled: boolean
   role: string
+  /** A sandbox project's mail never leaves the server (optional until every server answers it). */
+  sandbox?: boolean
 }
 
 export interface NewProject {

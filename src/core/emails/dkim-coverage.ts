@@ -25,6 +25,7 @@ export function dkimCoverageCheck(fields: Field[]): Check {
     ...(notOverSigned.length > 0 ? [`not over-signed: ${notOverSigned.join(', ')}`] : []),
     ...(unsigned.length > 0 ? [`present but not signed: ${unsigned.join(', ')}`] : []),
   ]
-  if (problems.length > 0) return check(id, name, 'warn', `${problems.join('; ')} (h=${signed.join(':')})`)
+  const said = problems.join('; ')
+  if (problems.length > 0) return check(id, name, 'warn', `${said[0]!.toUpperCase()}${said.slice(1)} (h=${signed.join(':')})`)
   return check(id, name, 'pass', `h=${signed.join(':')}`)
 }

@@ -68,12 +68,12 @@ describe('what the DKIM signature covers', () => {
   test('signed once only: a warning that names what is not over-signed', () => {
     const result = dkimCoverageCheck(fields(`${sig('from:to:subject:date')}\n${head}`))
     expect(result).toMatchObject({ status: 'warn' })
-    expect(result.detail).toContain('not over-signed: from, to, subject, date')
+    expect(result.detail).toContain('Not over-signed: from, to, subject, date')
   })
 
   test('Content-Transfer-Encoding, In-Reply-To and References present but unsigned are named', () => {
     const result = dkimCoverageCheck(fields(`${sig('from:from:to:to:subject:subject:date:date')}\n${head}\nIn-Reply-To: <x@y>\nContent-Transfer-Encoding: 7bit`))
-    expect(result.detail).toContain('present but not signed: content-transfer-encoding, in-reply-to')
+    expect(result.detail).toContain('Present but not signed: content-transfer-encoding, in-reply-to')
   })
 
   test('no signature, or one that leaves From out, fails', () => {

@@ -14,8 +14,7 @@ export function Headers({ emailId, signed }: { emailId: string; signed: boolean 
   if (raw.data === undefined) return <Loading label="Loading the headers" />
   const rows = parseHeaders(raw.data).map((line, index) => ({ ...line, index }))
   return (
-    <section className="panel" aria-labelledby="headers-title">
-      <h2 id="headers-title">Headers</h2>
+    <section aria-label="Headers">
       {!signed && <p className="field-hint">Not signed yet: the DKIM-Signature is added at the first delivery attempt.</p>}
       <div className="header-table">
         <DataTable<HeaderLine & { index: number }>

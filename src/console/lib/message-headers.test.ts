@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { decodeEncodedWords, parseHeaders } from './message-headers.ts'
+import { decodeEncodedWords, parseHeaders, senderName } from './message-headers.ts'
 
 describe("a message's headers for reading", () => {
   test('fields in order, folded lines joined, the body left out', () => {
@@ -27,5 +27,15 @@ describe("a message's headers for reading", () => {
   test('an unknown charset or broken base64 leaves the word as written', () => {
     expect(decodeEncodedWords('=?x-unknown?B?SGk=?=')).toBe('=?x-unknown?B?SGk=?=')
     expect(decodeEncodedWords('=?utf-8?B?###?=')).toBe('=?utf-8?B?###?=')
+  })
+})
+
+describe('the sender an inbox lists', () => {
+  test('the display name, unquoted, else the address', () => {
+    expect(senderName('"Shop" <shop@example.com>')).toBe('Shop')
+    expect(senderName('Ada Lovelace <ada@example.com>')).toBe('Ada Lovelace')
+    expect(senderName('"Smith, \\"J\\"" <j@example.com>')).toBe('Smith, "J"')
+    expect(senderName('<bare@example.com>')).toBe('bare@example.com')
+    expect(senderName(' plain@example.com ')).toBe('plain@example.com')
   })
 })

@@ -49,3 +49,11 @@ export function parseHeaders(raw: string): HeaderLine[] {
   }
   return fields.map((f) => ({ name: f.name, value: decodeEncodedWords(f.value) }))
 }
+
+/** Who a From names, as an inbox lists it: the display name (unquoted) when there is one, else the address. */
+export function senderName(from: string): string {
+  const match = /^\s*(.*?)\s*<([^<>]*)>\s*$/.exec(from)
+  if (!match) return from.trim()
+  const name = match[1]!.replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1').trim()
+  return name || match[2]!.trim()
+}

@@ -13,6 +13,7 @@ import { Empty } from '../components/States.tsx'
 import type { Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
 import { EmailPage } from './Email.tsx'
+import { senderName } from '../lib/message-headers.ts'
 import { EMAIL_STATUSES, filterProblems, filtersFromForm, filtersFromSearch, hasFilters, searchOf, statusName, type EmailFilters } from '../lib/email-filters.ts'
 
 /** A native select with its visible label (every browser and screen reader knows it). */
@@ -111,7 +112,14 @@ const LOG_COLUMNS: Column<EmailSummary>[] = [
 
 /** A sandbox project's mail read as an inbox: who wrote, what about, to whom, when, and what the simulator made of it. */
 const INBOX_COLUMNS: Column<EmailSummary>[] = [
-  { header: 'From', cell: (e) => <Truncated text={e.from} /> },
+  {
+    header: 'From',
+    cell: (e) => (
+      <span className="truncate sender" title={e.from}>
+        {senderName(e.from)}
+      </span>
+    ),
+  },
   { header: 'Subject', cell: subjectLink },
   { header: 'To', cell: (e) => <Truncated text={joined([...e.to, ...e.cc, ...e.bcc])} /> },
   { header: 'Received', cell: (e) => <Time value={e.createdAt} /> },

@@ -56,9 +56,9 @@ const markSandboxes = (names: string[]) => `{
 }`
 
 /** A signed-in page of that width showing `path`, in which the SANDBOXES are sandbox projects. */
-async function sandboxPage(width: Width, path: string, email = 'owner@example.com'): Promise<Page> {
+async function sandboxPage(width: Width, path: string, email = 'owner@example.com', sandboxes = SANDBOXES): Promise<Page> {
   const page = await w.open(width, '/console/')
-  await page.addInitScript({ content: markSandboxes(SANDBOXES) })
+  await page.addInitScript({ content: markSandboxes(sandboxes) })
   await page.goto(path)
   await w.signIn(page, email)
   await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
@@ -177,6 +177,25 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
       await screenshot(page, 'inbox-checks')
       await close(page)
     }
+    expect(w.problems).toEqual([])
+  })
+
+  test('a project that is not a sandbox keeps its log, and has the same tabs after how the email went', async () => {
+    const page = await sandboxPage('desktop', '/console/emails', 'owner@example.com', [])
+    await page.getByRole('heading', { name: 'Emails', level: 1 }).waitFor()
+    await page.getByRole('table', { name: 'Emails' }).getByRole('link', { name: 'Welcome aboard' }).click()
+    await page.getByRole('link', { name: '← All emails' }).waitFor()
+    const tabs = page.getByRole('tablist', { name: 'The message' })
+    await tabs.waitFor()
+    const below = (await page.evaluate(`(() => {
+      const deliveries = [...document.querySelectorAll('caption')].find((c) => c.textContent === 'Delivery to each recipient')
+      const tabs = document.querySelector('[role=tablist]')
+      return Boolean(deliveries.compareDocumentPosition(tabs) & Node.DOCUMENT_POSITION_FOLLOWING)
+    })()`)) as boolean
+    expect(below).toBe(true)
+    await tabs.getByRole('tab', { name: 'Checks' }).click()
+    await page.getByRole('list', { name: 'Receiver checks' }).getByRole('listitem').first().waitFor()
+    await close(page)
     expect(w.problems).toEqual([])
   })
 

@@ -10,6 +10,8 @@ export interface HeldKey {
   value: string
   /** Whether DNS was last seen publishing it (the domain is verified): receivers find it too. */
   published: boolean
+  /** A sandbox project's own key: its mail never reaches a receiver, so no DNS publishes it, nor needs to. */
+  sandbox?: boolean
 }
 
 const notFound = (name: string) => Object.assign(new Error(`${name}: no key held`), { code: 'ENOTFOUND' })
@@ -36,6 +38,7 @@ function signatureCheck(result: DKIMResult, keys: readonly HeldKey[]): Check {
   const { result: verdict, comment, underSized } = result.status
   if (verdict !== 'pass') return check(id, name, 'fail', `${verdict}${comment ? `: ${comment}` : ''}`)
   if (underSized) return check(id, name, 'warn', 'Passes, but leaves part of the body unsigned (l=)')
+  if (key.sandbox) return check(id, name, 'pass', `Passes with the project's sandbox key (${key.name}): sandbox mail never reaches a receiver, so no DNS publishes it`)
   if (!key.published) return check(id, name, 'warn', `Passes with the key Mailstead holds, but ${key.name} is not verified in DNS, so receivers may not find it`)
   return check(id, name, 'pass', `Passes with the key ${key.name} publishes`)
 }

@@ -144,6 +144,12 @@ describe('DKIM verification against the keys Mailstead holds', async () => {
     expect((await dkimChecks(await signed('example.com'), held(false), now))[0]).toMatchObject({ status: 'warn', detail: expect.stringContaining('not verified in DNS') })
   })
 
+  test("a good signature by a sandbox project's key passes, and says no DNS publishes it", async () => {
+    const sandbox = [{ ...held(false, 'sandbox._domainkey.example.com')[0]!, sandbox: true }]
+    const [dkim] = await dkimChecks(await signed('example.com', 'sandbox'), sandbox, now)
+    expect(dkim).toMatchObject({ status: 'pass', detail: expect.stringContaining('sandbox key') })
+  })
+
   test('a message changed after signing fails', async () => {
     const changed = Buffer.from((await signed('example.com')).toString().replace('hello', 'HELLO'))
     expect((await dkimChecks(changed, held(true), now))[0]).toMatchObject({ status: 'fail', detail: expect.stringContaining('body hash') })

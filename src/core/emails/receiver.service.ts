@@ -34,7 +34,7 @@ export async function receiverChecks(db: Db, projectId: number, emailId: string,
   const parsed = await simpleParser(Buffer.from(raw), { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true })
   const bodies = { html: typeof parsed.html === 'string' ? parsed.html : null, text: parsed.text ?? null, trackingBase: context.links.baseUrl, destinationOf: destinationOf(context.links) }
   const dkim = signed
-    ? [...(await dkimChecks(raw, await heldDkimKeys(db, projectId), context.now)), dkimCoverageCheck(fields)]
+    ? [...(await dkimChecks(raw, await heldKeys(db, projectId), context.now)), dkimCoverageCheck(fields)]
     : [check('dkim', 'DKIM signature', 'info', NOT_SIGNED_YET)]
   const checks = [
     ...dkim,
@@ -48,6 +48,12 @@ export async function receiverChecks(db: Db, projectId: number, emailId: string,
   ]
   return { emailId, signed, checks }
 }
+
+/**
+ * The DKIM keys Mailstead holds for the project: its domains' (and, once sandbox projects sign
+ * with a key of their own, that key for its signing domains, marked `sandbox`).
+ */
+const heldKeys = (db: Db, projectId: number) => heldDkimKeys(db, projectId)
 
 /** Where a click-tracking link of this server leads. */
 const destinationOf = (links: LinkSettings) => (url: string) => clickOfToken(links.secret, url.slice(url.lastIndexOf('/') + 1))?.url

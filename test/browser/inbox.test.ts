@@ -40,8 +40,9 @@ async function until(id: string, status: string) {
 
 /**
  * The page's fetch, wrapped so that the account's project list marks `names` as sandbox projects
- * (where the server does not say). In the page, not by routing its requests: request interception
- * stalls the email's frame, which Chromium loads in a process of its own.
+ * (where the server does not say). In the page, not by routing its requests: with page.route,
+ * Playwright now and then lost a routed answer when sign-in's navigation cancelled the request
+ * ("Object with guid response@… was not bound in the connection"), failing a later step.
  */
 const markSandboxes = (names: string[]) => `{
   const names = ${JSON.stringify(names)}

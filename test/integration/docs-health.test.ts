@@ -57,6 +57,7 @@ describe('OpenAPI', () => {
     ['post', '/api/v1/emails/{emailId}/cancel'],
     ['get', '/api/v1/emails/{emailId}/raw'],
     ['get', '/api/v1/emails/{emailId}/preview'],
+    ['get', '/api/v1/emails/{emailId}/checks'],
     ['get', '/api/v1/analytics/email-time-series'],
     ['get', '/api/v1/analytics/reputation-metrics'],
     ['get', '/templates'],

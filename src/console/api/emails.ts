@@ -50,6 +50,21 @@ export interface Email extends EmailSummary {
   deliveries: Delivery[]
 }
 
+/** One of the checks a receiving server would run (GET …/checks). */
+export interface EmailCheck {
+  id: string
+  name: string
+  status: 'pass' | 'warn' | 'fail' | 'info'
+  detail: string
+}
+
+export interface EmailChecks {
+  emailId: string
+  /** Whether the first delivery attempt has signed the message yet. */
+  signed: boolean
+  checks: EmailCheck[]
+}
+
 export interface DomainName {
   id: number
   name: string
@@ -68,6 +83,10 @@ export const emailsApi = (api: ApiClient) => ({
   reschedule: (id: string, scheduledAt: string) => api.patch<{ emailId: string }>(path(id), { scheduledAt }),
   /** The message as its recipients got it (message/rfc822). */
   raw: (id: string) => api.blob(`${path(id)}/raw`),
+  /** The message as its recipients got it, as text (for its headers). */
+  rawText: async (id: string) => (await api.blob(`${path(id)}/raw`)).text(),
+  /** What a receiving server would check on it. */
+  checks: (id: string) => api.get<EmailChecks>(`${path(id)}/checks`),
   /** The sending domains, for the log's domain filter. */
   domains: async (): Promise<DomainName[]> => (await api.get<DomainName[]>('/api/v1/domains')).map(({ id, name }) => ({ id, name })),
   /**

@@ -13,6 +13,7 @@ import { ErrorState, Loading } from '../components/States.tsx'
 import { DataTable, type Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
 import { isoOfLocalInput, localInputOf } from '../lib/email-filters.ts'
+import { MessageTabs } from './email/MessageTabs.tsx'
 
 /** The roles that may send, and so cancel and reschedule (src/core/accounts/roles.ts decides; this only hides what they would be refused). */
 const SENDERS = ['owner', 'admin', 'member']
@@ -118,39 +119,6 @@ function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
   return <DataTable caption="Delivery to each recipient" columns={columns} rows={deliveries} rowKey={(d) => d.recipient} />
 }
 
-/**
- * The HTML part, framed from its own address (GET …/preview) in a sandbox: no scripts, no forms,
- * an origin of its own, links in a new tab. Images from other servers wait until asked for, as
- * loading them tells the sender the email was opened.
- */
-function HtmlPreview({ email }: { email: EmailData }) {
-  const { api } = useApi()
-  const [remoteImages, setRemoteImages] = useState(false)
-  return (
-    <section className="panel" aria-labelledby="html-part">
-      <div className="section-head">
-        <h2 id="html-part">HTML</h2>
-        {remoteImages ? (
-          <span className="muted">Remote images are shown.</span>
-        ) : (
-          <Button className="button button-small" onPress={() => setRemoteImages(true)}>
-            Load remote images
-          </Button>
-        )}
-      </div>
-      {!remoteImages && <p className="field-hint">Images from other servers are not loaded: loading them tells the sender the email was opened.</p>}
-      <iframe
-        key={String(remoteImages)}
-        className="preview-frame"
-        title="The email’s HTML"
-        src={emailsApi(api).previewUrl(email.id, remoteImages)}
-        sandbox="allow-popups allow-popups-to-escape-sandbox"
-        referrerPolicy="no-referrer"
-      />
-    </section>
-  )
-}
-
 function RawDownload({ email }: { email: EmailData }) {
   const { api } = useApi()
   const download = useMutation({
@@ -240,7 +208,7 @@ function Addresses({ label, list }: { label: string; list: string[] }) {
   )
 }
 
-/** One email: what it is, its events, each recipient's delivery, its HTML (sandboxed), its text and its raw message. */
+/** One email: what it is, its events, each recipient's delivery, and its message (rendered, headers, receiver checks). */
 export function EmailPage({ id }: { id: string }) {
   const { api } = useApi()
   const { project } = useProject()
@@ -251,9 +219,11 @@ export function EmailPage({ id }: { id: string }) {
     queries.invalidateQueries({ queryKey })
     queries.invalidateQueries({ queryKey: ['project', project.id, 'emails'] })
   }
+  // A sandbox project's mail is read as an inbox: the message first, then how it went.
+  const sandbox = project.sandbox
   const back = (
     <Link href="/emails" className="back-link">
-      ← All emails
+      {sandbox ? '← Inbox' : '← All emails'}
     </Link>
   )
   if (email.error)
@@ -304,6 +274,7 @@ export function EmailPage({ id }: { id: string }) {
         <RawDownload email={e} />
       </section>
       {mayChange && <ScheduledActions email={e} onChanged={changed} />}
+      {sandbox && <MessageTabs email={e} />}
       <section className="panel" aria-labelledby="email-events">
         <h2 id="email-events">Timeline</h2>
         <Timeline events={e.emailEvents} />
@@ -311,18 +282,7 @@ export function EmailPage({ id }: { id: string }) {
       <section className="email-section" aria-label="Deliveries">
         <Deliveries deliveries={e.deliveries} />
       </section>
-      {e.html !== null ? (
-        <HtmlPreview email={e} />
-      ) : (
-        <section className="panel" aria-labelledby="html-part">
-          <h2 id="html-part">HTML</h2>
-          <p className="muted">This email has no HTML part{e.text === null ? ', or retention deleted its content' : ''}.</p>
-        </section>
-      )}
-      <section className="panel" aria-labelledby="text-part">
-        <h2 id="text-part">Text</h2>
-        {e.text !== null ? <pre className="text-part">{e.text}</pre> : <p className="muted">This email has no text part.</p>}
-      </section>
+      {!sandbox && <MessageTabs email={e} />}
     </>
   )
 }

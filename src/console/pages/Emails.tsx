@@ -4,7 +4,7 @@ import { Button, Form } from 'react-aria-components'
 import { Link, useLocation, useParams, useSearch } from 'wouter'
 import { useApi } from '../api/context.tsx'
 import { emailsApi, type EmailSummary } from '../api/emails.ts'
-import { useProjectKey } from '../app/project.tsx'
+import { useProject, useProjectKey } from '../app/project.tsx'
 import { StatusBadge, Truncated } from '../components/EmailStatus.tsx'
 import { Field } from '../components/Field.tsx'
 import { PageHeader } from '../components/PageHeader.tsx'
@@ -13,6 +13,7 @@ import { Empty } from '../components/States.tsx'
 import type { Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
 import { EmailPage } from './Email.tsx'
+import { senderName } from '../lib/message-headers.ts'
 import { EMAIL_STATUSES, filterProblems, filtersFromForm, filtersFromSearch, hasFilters, searchOf, statusName, type EmailFilters } from '../lib/email-filters.ts'
 
 /** A native select with its visible label (every browser and screen reader knows it). */
@@ -95,6 +96,49 @@ function Filters({ filters, onApply }: { filters: EmailFilters; onApply: (filter
 
 const joined = (addresses: string[]) => addresses.join(', ')
 
+const subjectLink = (e: EmailSummary) => (
+  <Link href={`/emails/${encodeURIComponent(e.id)}`} className="truncate" title={e.subject || '(no subject)'}>
+    {e.subject || '(no subject)'}
+  </Link>
+)
+
+const LOG_COLUMNS: Column<EmailSummary>[] = [
+  { header: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
+  { header: 'Subject', cell: subjectLink },
+  { header: 'To', cell: (e) => <Truncated text={joined([...e.to, ...e.cc, ...e.bcc])} /> },
+  { header: 'From', cell: (e) => <Truncated text={e.from} /> },
+  { header: 'Created', cell: (e) => <Time value={e.createdAt} /> },
+]
+
+/** A sandbox project's mail read as an inbox: who wrote, what about, to whom, when, and what the simulator made of it. */
+const INBOX_COLUMNS: Column<EmailSummary>[] = [
+  {
+    header: 'From',
+    cell: (e) => (
+      <span className="truncate sender" title={e.from}>
+        {senderName(e.from)}
+      </span>
+    ),
+  },
+  { header: 'Subject', cell: subjectLink },
+  { header: 'To', cell: (e) => <Truncated text={joined([...e.to, ...e.cc, ...e.bcc])} /> },
+  { header: 'Received', cell: (e) => <Time value={e.createdAt} /> },
+  { header: 'Outcome', cell: (e) => <StatusBadge status={e.status} /> },
+]
+
+const LOG_WORDS = {
+  title: 'Emails',
+  description: 'Every email the project sent or is sending, newest first. Open one for its events, each recipient’s delivery and its content.',
+  empty: 'No email has been sent yet.',
+}
+
+const INBOX_WORDS = {
+  title: 'Inbox',
+  description:
+    'A sandbox project: its mail never leaves the server. Each message is built, signed and kept here, newest first; open one to read it, its headers and the checks a receiver would run. The recipient’s local part picks the outcome: bounce…, complaint…, defer…, suppressed…, anything else is delivered.',
+  empty: 'The inbox is empty.',
+}
+
 /** The project's emails, newest first, paged on the server, under filters kept in the address. */
 function EmailLog() {
   const { api } = useApi()
@@ -107,29 +151,18 @@ function EmailLog() {
     const next = searchOf(chosen)
     navigate(next ? `/emails?${next}` : '/emails')
   }
-  const columns: Column<EmailSummary>[] = [
-    { header: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
-    {
-      header: 'Subject',
-      cell: (e) => (
-        <Link href={`/emails/${encodeURIComponent(e.id)}`} className="truncate" title={e.subject || '(no subject)'}>
-          {e.subject || '(no subject)'}
-        </Link>
-      ),
-    },
-    { header: 'To', cell: (e) => <Truncated text={joined([...e.to, ...e.cc, ...e.bcc])} /> },
-    { header: 'From', cell: (e) => <Truncated text={e.from} /> },
-    { header: 'Created', cell: (e) => <Time value={e.createdAt} /> },
-  ]
+  const sandbox = useProject().project.sandbox
+  const columns = sandbox ? INBOX_COLUMNS : LOG_COLUMNS
+  const words = sandbox ? INBOX_WORDS : LOG_WORDS
   return (
     <>
-      <PageHeader title="Emails" description="Every email the project sent or is sending, newest first. Open one for its events, each recipient’s delivery and its content." />
+      <PageHeader title={words.title} description={words.description} />
       {/* Keyed by the address: Back or a link to other filters shows them in the form too. */}
       <Filters key={`filters ${query}`} filters={filters} onApply={apply} />
-      <div className="email-log">
+      <div className={sandbox ? 'email-log inbox' : 'email-log'}>
         <PagedTable
           key={`list ${query}`}
-          caption={hasFilters(filters) ? 'Emails matching the filters' : 'Emails'}
+          caption={hasFilters(filters) ? `${words.title} matching the filters` : words.title}
           queryKey={queryKey}
           fetchPage={emailsApi(api).page(filters)}
           columns={columns}
@@ -141,7 +174,7 @@ function EmailLog() {
                 <p>Try fewer filters, or a wider range of days.</p>
               </Empty>
             ) : (
-              <Empty title="No email has been sent yet.">
+              <Empty title={words.empty}>
                 <p>
                   Send one with <code>POST /api/v1/emails</code> and a secret key, or through the SMTP relay.
                 </p>

@@ -82,6 +82,9 @@ export async function getDomain(db: Db, projectId: number, id: number) {
   return row
 }
 
+/** The project's domain, or undefined when it was removed. */
+export const findDomainOf = (db: Db, projectId: number, id: number) => repo.findDomain(db, projectId, id)
+
 export async function removeDomain(db: Db, projectId: number, id: number) {
   const result = await repo.deleteDomain(db, projectId, id)
   if (result.numDeletedRows === 0n) throw notFound('Domain')
@@ -155,4 +158,18 @@ function errorMessage(status: string, required: Verdict[], settings: DomainSetti
   if (status === 'FAILED') return `Required records were still not right after ${hours} h; fix them and verify again`
   if (status === 'TEMPORARY_FAILURE') return `Required records are no longer right; the domain fails if they stay so for ${hours} h`
   return null
+}
+
+/**
+ * The DKIM key records of the project's domains as Mailstead holds them, each with whether the last
+ * DNS check found it published: what a receiver's DKIM lookup would get, answered without DNS.
+ */
+export async function heldDkimKeys(db: Db, projectId: number) {
+  const domains = await repo.listDomains(db, projectId)
+  return domains.flatMap((row) => {
+    const findings = readFindings(row)
+    return expectedRecords(row, '')
+      .filter((r) => r.kind === 'dkim' || r.kind === 'dkim-ed25519')
+      .map((r) => ({ name: r.name.toLowerCase(), value: r.value, published: findings[r.kind]?.status === 'SUCCESS' }))
+  })
 }

@@ -9,6 +9,8 @@ import { getPreviewHtml, previewDocument, previewHeaders } from '../../core/emai
 import type { EmailStatus } from '../../db/schema.ts'
 import { acceptEmails } from '../sending.ts'
 import { mailboxOf } from '../../core/emails/mailbox.ts'
+import { receiverChecks } from '../../core/emails/receiver.service.ts'
+import { returnPath } from '../../delivery/verp.ts'
 import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, listOf, timeOf, trackingOf, TrackingFields } from './send-schemas.ts'
 
 const Addresses = t.Union([t.String(), t.Array(t.String())])
@@ -117,6 +119,25 @@ const DeliverySchema = t.Object({
 
 const EmailSummarySchema = t.Omit(EmailSchema, ['emailEvents'], { title: 'EmailSummary' })
 
+const EmailCheckSchema = t.Object(
+  {
+    id: t.String({ description: 'dkim, dkim-alignment, dkim-headers, message-id, date, list-unsubscribe, feedback-id, text-part, tracking, return-path', examples: ['dkim'] }),
+    name: t.String({ examples: ['DKIM signature (d=example.com s=ms1)'] }),
+    status: t.UnionEnum(['pass', 'warn', 'fail', 'info'], { description: 'info: said, not judged (such as a check that does not apply, or could not be made without DNS)' }),
+    detail: t.String({ examples: ['Passes with the key ms1._domainkey.example.com publishes'] }),
+  },
+  { title: 'EmailCheck' },
+)
+
+const EmailChecksSchema = t.Object(
+  {
+    emailId: t.String(),
+    signed: t.Boolean({ description: 'Whether the first delivery attempt has signed the message yet' }),
+    checks: t.Array(EmailCheckSchema),
+  },
+  { title: 'EmailChecks' },
+)
+
 const EmailIdParams = t.Object({ emailId: t.String({ minLength: 3 }) })
 
 /** A domainId of the list's filter: decimal digits, as the path's ids are. */
@@ -220,6 +241,25 @@ export const emailRoutes = (deps: HttpDeps) =>
         params: EmailIdParams,
         response: { 200: t.Object({ emailId: t.String() }), ...authErrors, 400: ErrorSchema, 404: ErrorSchema },
         detail: { summary: 'Cancel a scheduled email', tags },
+      },
+    )
+    .get(
+      '/:emailId/checks',
+      ({ params, caller }) =>
+        receiverChecks(deps.db, caller.project.id, params.emailId, {
+          links: deps.links,
+          now: deps.clock.now(),
+          envelopeOf: (deliveryId, host) => returnPath(deps.config.secret, deliveryId, host),
+        }),
+      {
+        params: EmailIdParams,
+        response: { 200: EmailChecksSchema, ...authErrors, 404: ErrorSchema, 410: ErrorSchema },
+        detail: {
+          summary: "Run a receiver's checks on the message as its recipients got it",
+          description:
+            "DKIM verified by mailauth against the keys Mailstead holds for the project's domains (DNS is never asked: a signature by a key held nowhere here is reported as not checked), what the signature covers, From alignment, Message-ID, Date, one-click unsubscribe and Feedback-ID on bulk mail, a text part naming the HTML's links, tracking on transactional mail and an opaque bounce token.",
+          tags,
+        },
       },
     )
     .get(

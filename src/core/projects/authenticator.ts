@@ -47,20 +47,18 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
     /**
      * A login from a client: an HTTP request or SMTP AUTH, by one rule (README, Security). A key
      * without a key's shape is refused before any database work and is no guess at a key, so it
-     * is neither slowed nor counted. Any other waits as its address's failed logins say (the one
-     * throttle of both protocols), then is checked; a 401 counts as a failure. `address` is
+     * is neither slowed nor counted. Any other counts as under way from its start and waits as its
+     * address's failed logins and logins under way say (the one throttle of both protocols), then
+     * is checked; a 401 counts as a failure. A key accepted within the last minute is no guess
+     * and is not counted as under way (auth-throttle.ts `run`). `address` is
      * undefined for a caller without a socket (`app.handle` in tests): there is nobody to slow.
      */
     async logIn(apiKey: string | undefined, address: string | undefined): Promise<Caller> {
       const key = requireKeyShape(apiKey)
       if (address === undefined) return check(key)
-      if (!(await throttle.admit(address))) throw tooManyWaiting(await throttle.delay(address))
-      try {
-        return await check(key)
-      } catch (error) {
-        if (error instanceof AppError && error.status === 401) await throttle.fail(address)
-        throw error
-      }
+      await forgetIfChanged()
+      const remembered = accepted.get(sha256Hex(key)) !== undefined
+      return throttle.run([address], () => check(key), isFailedLogin, (ms) => tooManyWaiting(ms), remembered)
     },
     /**
      * Throws as `authenticate` would if the caller's key has been revoked or its project disabled
@@ -86,6 +84,9 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
 }
 
 export type Authenticator = ReturnType<typeof createAuthenticator>
+
+/** A wrong key, password or code: what the login throttle counts as a failure. */
+export const isFailedLogin = (error: unknown) => error instanceof AppError && error.status === 401 && error.code === 'UNAUTHORIZED'
 
 /** A login turned away unchecked: its address (or account, `whose`) has MAX_WAITING logins waiting after failed ones. */
 export function tooManyWaiting(delayMs: number, whose = 'your address', what = 'key'): AppError {

@@ -16,7 +16,7 @@ beforeAll(async () => {
   const { cert, key } = await makeCertificate([HOSTNAME])
   writeFileSync(join(dir, 'cert.pem'), cert)
   writeFileSync(join(dir, 'key.pem'), key)
-  w = await createWorld({ started: true, settings: { 'relay-port': '0', 'relay-tls-port': '0', 'tls-cert': join(dir, 'cert.pem'), 'tls-key': join(dir, 'key.pem') } })
+  w = await createWorld({ started: true, settings: { 'smtp-max-connections-per-ip': '200', 'relay-port': '0', 'relay-tls-port': '0', 'tls-cert': join(dir, 'cert.pem'), 'tls-key': join(dir, 'key.pem') } })
   port = w.t.app.listeners()!.relay.port!
   tlsPort = w.t.app.listeners()!.relayTls.port!
 })
@@ -50,6 +50,12 @@ describe('failed relay logins from an address', () => {
     const elsewhere = Date.now()
     expect(await login(w.key, '127.0.0.5')).toBe('ok')
     expect(Date.now() - elsewhere).toBeLessThan(7500)
+  }, 30_000)
+
+  test('64 sent at once from a new address: each counts from its start, so at most 3 + 8 keys are checked (535) and the rest turned away unchecked (454)', async () => {
+    const wrong = await Promise.all(Array.from({ length: 64 }, () => login('sk_' + 'b'.repeat(43), '127.0.0.70')))
+    expect(wrong.filter((answer) => answer.startsWith('535 5.7.8')).length).toBeLessThanOrEqual(11)
+    expect(wrong.filter((answer) => answer.startsWith('454 4.7.0')).length).toBeGreaterThanOrEqual(64 - 11)
   }, 30_000)
 
   test('on 587 slow a login on 465 from the same address, and the other way round: one record for both ports', async () => {

@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
-import { setPasswordWithToken, type Account } from '../../core/accounts/accounts.service.ts'
+import { accountOfPasswordToken, setPasswordWithToken, type Account } from '../../core/accounts/accounts.service.ts'
 import { hashPassword, requirePassword } from '../../core/accounts/password.ts'
 import { revokeSession } from '../../core/accounts/sessions.service.ts'
-import { completeSetup, setupOpen } from '../../core/accounts/setup.ts'
+import { checkSetup, completeSetup, setupOpen } from '../../core/accounts/setup.ts'
 import { signIn } from '../../core/accounts/sign-in.ts'
 import { startSession } from '../../core/accounts/sessions.service.ts'
 import { csrfTokenFor } from '../../core/accounts/tokens.ts'
@@ -12,6 +12,7 @@ import { clientAddress, type ServerLike } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
 import { ErrorSchema, strictObject } from '../schemas.ts'
 import { checkOrigin, requireSession, sessionCookie } from '../session.ts'
+import { checkedFirst } from '../unauthenticated.ts'
 import { AccountSchema, PasswordField } from './account-schemas.ts'
 
 const tags = ['Accounts']
@@ -49,9 +50,11 @@ export const authRoutes = (deps: HttpDeps) => {
     .post(
       '/setup',
       async ({ body, request, server, set }) => {
-        checkOrigin(deps, { request, server: server as ServerLike })
-        const hash = await hashPassword(requirePassword(body.password))
+        const parts = { request, server: server as ServerLike }
+        checkOrigin(deps, parts)
         const now = deps.clock.now()
+        await checkedFirst(deps, parts, () => checkSetup(deps.db, deps.config.secret, body.token, now))
+        const hash = await hashPassword(requirePassword(body.password))
         const meta = metaOf(request, server as ServerLike)
         const { account, session } = await deps.writer.run(async (trx) => {
           const made = await completeSetup(trx, deps.config.secret, body.token, body.email, hash, now)
@@ -98,9 +101,11 @@ export const authRoutes = (deps: HttpDeps) => {
     .post(
       '/password',
       async ({ body, request, server }) => {
-        checkOrigin(deps, { request, server: server as ServerLike })
-        const hash = await hashPassword(requirePassword(body.password))
+        const parts = { request, server: server as ServerLike }
+        checkOrigin(deps, parts)
         const now = deps.clock.now()
+        await checkedFirst(deps, parts, () => accountOfPasswordToken(deps.db, deps.config.secret, body.token, now))
+        const hash = await hashPassword(requirePassword(body.password))
         return { account: await deps.writer.run((trx) => setPasswordWithToken(trx, deps.config.secret, body.token, hash, now)) }
       },
       {

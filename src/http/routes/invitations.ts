@@ -10,6 +10,7 @@ import { clientAddress, type ServerLike } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
 import { ErrorSchema, strictObject } from '../schemas.ts'
 import { authenticateSession, checkOrigin, sessionCookie, sessionToken } from '../session.ts'
+import { checkedFirst } from '../unauthenticated.ts'
 import { PasswordField } from './account-schemas.ts'
 
 const tags = ['Members']
@@ -43,9 +44,10 @@ export const invitationRoutes = (deps: HttpDeps) =>
           return deps.writer.run((trx) => acceptInvitation(trx, deps.config.secret, body.token, account, now))
         }
         checkOrigin(deps, parts)
+        // The link first: a made-up one costs a signature check and the address's budget, never a hash.
+        const { email } = await checkedFirst(deps, parts, () => describeInvitation(deps.db, deps.config.secret, body.token, now))
         if (body.password === undefined) throw invalid('password', 'choose a password to make your account, or sign in first')
         const hash = await hashPassword(requirePassword(body.password))
-        const { email } = await describeInvitation(deps.db, deps.config.secret, body.token, now)
         const meta = { address: clientAddress(request, parts.server, deps.trustedProxies), userAgent: request.headers.get('user-agent') ?? undefined }
         const done = await deps.writer.run(async (trx) => {
           const account = await createAccount(trx, email, hash, now)

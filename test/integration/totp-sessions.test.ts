@@ -167,3 +167,49 @@ describe('changes to how an account signs in need its current password', () => {
     await signIn(t, 'mover@example.com', 'a brand new password')
   }, 30_000)
 })
+
+describe('bounds on sessions', () => {
+  const bounded = new ManualClock(Date.now())
+  let b: TestApp
+  beforeAll(async () => {
+    b = await createTestApp({ 'session-max-per-account': '3', 'session-max-age-days': '2' }, { clock: bounded })
+    await makeAccount(b, 'many@example.com')
+  })
+  afterAll(() => b.close())
+  const sessionOf = async (browser: { headers(): Record<string, string> }) => (await b.request('GET', '/api/v1/auth/session', { headers: browser.headers() })).status
+
+  test('past the most one account may hold, a new sign-in ends the oldest; the others stay', async () => {
+    const browsers = []
+    for (let i = 0; i < 4; i++) {
+      browsers.push(await signIn(b, 'many@example.com'))
+      bounded.advance(1000)
+    }
+    expect(await Promise.all(browsers.map(sessionOf))).toEqual([401, 200, 200, 200])
+    const listed = await b.request('GET', '/api/v1/account/sessions', { headers: browsers[3]!.headers() })
+    expect(listed.body).toHaveLength(3)
+  }, 30_000)
+
+  test('a session used every few hours still ends at its greatest age, and its cookie never outlives it', async () => {
+    const browser = await signIn(b, 'many@example.com')
+    const began = bounded.now()
+    for (let hours = 6; hours < 48; hours += 6) {
+      bounded.advance(6 * 3_600_000)
+      const answer = await b.request('GET', '/api/v1/auth/session', { headers: browser.headers() })
+      expect(answer.status).toBe(200)
+      expect(Date.parse(answer.body.expiresAt)).toBeLessThanOrEqual(began + 2 * 86_400_000)
+      const maxAge = Number(/Max-Age=(\d+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1] ?? 0)
+      expect(bounded.now() + maxAge * 1000).toBeLessThanOrEqual(began + 2 * 86_400_000 + 1000)
+    }
+    bounded.advance(6 * 3_600_000)
+    expect(await sessionOf(browser)).toBe(401)
+  }, 30_000)
+
+  test('the settings are refused out of range, naming what they accept', async () => {
+    const { cli } = await import('../helpers/cli.ts')
+    for (const [flag, value] of [['--session-max-per-account', '0'], ['--session-max-age-days', 'forever']]) {
+      const result = await cli(['config', 'show', '--data-dir', '/tmp/mailstead-sessions-unused', flag!, value!])
+      expect(result.code).not.toBe(0)
+      expect(result.err).toContain('an integer from 1 to')
+    }
+  }, 30_000)
+})

@@ -8,7 +8,7 @@ import { isFailedLogin, tooManyWaiting } from '../projects/authenticator.ts'
 import { findAccountByKey } from './accounts.repository.ts'
 import { toAccount } from './accounts.service.ts'
 import { verifyPassword } from './password.ts'
-import { startSession, type SessionMeta } from './sessions.service.ts'
+import { startSession, type SessionMeta, type SessionPolicy } from './sessions.service.ts'
 import { checkSignInCode, totpRequired } from './totp.service.ts'
 
 export interface SignInDeps {
@@ -19,6 +19,7 @@ export interface SignInDeps {
   throttle: AuthThrottle
   /** The server secret: it seals second factors' secrets. */
   secret: string
+  sessions: SessionPolicy
 }
 
 export interface SignInRequest {
@@ -60,7 +61,7 @@ async function checkSignIn(deps: SignInDeps, emailKey: string | undefined, input
   // The code is used up in the transaction that makes the session: it cannot open two.
   const outcome = await deps.write(async (trx) => {
     const factor = await checkSignInCode(trx, deps.secret, row.id, input.code, now)
-    return { factor, session: factor === 'ok' ? await startSession(trx, row.id, meta, now) : undefined }
+    return { factor, session: factor === 'ok' ? await startSession(trx, row.id, meta, now, deps.sessions) : undefined }
   })
   if (outcome.factor === 'missing') throw totpRequired()
   if (!outcome.session) throw new AppError(401, 'UNAUTHORIZED', 'Wrong code', { suggestion: 'Send the current code of your authenticator app; failed sign-ins slow the next ones.' })

@@ -4,7 +4,7 @@ import { hashPassword, requirePassword } from '../../core/accounts/password.ts'
 import { revokeSession } from '../../core/accounts/sessions.service.ts'
 import { checkSetup, completeSetup, setupOpen } from '../../core/accounts/setup.ts'
 import { signIn } from '../../core/accounts/sign-in.ts'
-import { startSession } from '../../core/accounts/sessions.service.ts'
+import { sessionPolicyOf, startSession } from '../../core/accounts/sessions.service.ts'
 import { csrfTokenFor } from '../../core/accounts/tokens.ts'
 import { isTotpEnabled } from '../../core/accounts/totp.service.ts'
 import { isoTime } from '../../lib/clock.ts'
@@ -58,7 +58,7 @@ export const authRoutes = (deps: HttpDeps) => {
         const meta = metaOf(request, server as ServerLike)
         const { account, session } = await deps.writer.run(async (trx) => {
           const made = await completeSetup(trx, deps.config.secret, body.token, body.email, hash, now)
-          return { account: made, session: await startSession(trx, made.id, meta, now) }
+          return { account: made, session: await startSession(trx, made.id, meta, now, sessionPolicyOf(deps.config)) }
         })
         set.headers['set-cookie'] = sessionCookie(deps, { request, server: server as ServerLike }, session.token, session.expiresAt)
         set.status = 201
@@ -79,7 +79,7 @@ export const authRoutes = (deps: HttpDeps) => {
       async ({ body, request, server, set }) => {
         const parts = { request, server: server as ServerLike }
         checkOrigin(deps, parts)
-        const done = await signIn({ db: deps.db, write: deps.writer.run, clock: deps.clock, throttle: deps.authenticator.throttle, secret: deps.config.secret }, body, metaOf(request, parts.server))
+        const done = await signIn({ db: deps.db, write: deps.writer.run, clock: deps.clock, throttle: deps.authenticator.throttle, secret: deps.config.secret, sessions: sessionPolicyOf(deps.config) }, body, metaOf(request, parts.server))
         set.headers['set-cookie'] = sessionCookie(deps, parts, done.session.token, done.session.expiresAt)
         return signedIn(done.account, done.session)
       },

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { createAccount, requireEmail } from '../../core/accounts/accounts.service.ts'
 import { acceptInvitation, describeInvitation } from '../../core/accounts/invitations.service.ts'
 import { hashPassword, requirePassword } from '../../core/accounts/password.ts'
-import { startSession } from '../../core/accounts/sessions.service.ts'
+import { sessionPolicyOf, startSession } from '../../core/accounts/sessions.service.ts'
 import { csrfTokenFor } from '../../core/accounts/tokens.ts'
 import { invalid } from '../../lib/errors.ts'
 import { isoTime } from '../../lib/clock.ts'
@@ -52,7 +52,7 @@ export const invitationRoutes = (deps: HttpDeps) =>
         const done = await deps.writer.run(async (trx) => {
           const account = await createAccount(trx, email, hash, now)
           const joined = await acceptInvitation(trx, deps.config.secret, body.token, { id: account.id, emailKey: requireEmail(account.email).key }, now)
-          return { ...joined, account, session: await startSession(trx, account.id, meta, now) }
+          return { ...joined, account, session: await startSession(trx, account.id, meta, now, sessionPolicyOf(deps.config)) }
         })
         set.headers['set-cookie'] = sessionCookie(deps, parts, done.session.token, done.session.expiresAt)
         set.headers['cache-control'] = 'no-store'

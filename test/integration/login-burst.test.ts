@@ -31,7 +31,8 @@ afterAll(() => t.close())
 async function from(address: string, method: string, path: string, options: { key?: string; body?: unknown }) {
   const socket = await HttpSocket.open(Number(new URL(t.app.url).port), address)
   try {
-    return await socket.request(method, path, options)
+    // The last of a burst waits 8 s behind the others, then for a password's hash on a busy machine.
+    return await socket.request(method, path, { ...options, timeoutMs: 25_000 })
   } finally {
     socket.close()
   }
@@ -50,7 +51,7 @@ describe('a burst of wrong passwords', () => {
     } finally {
       checks.mockRestore()
     }
-  }, 30_000)
+  }, 45_000)
 
   test(`${BURST} at one account from ${BURST} addresses: the account's count holds them to ${MOST} as well`, async () => {
     const checks = spyOn(password, 'verifyPassword')
@@ -61,7 +62,7 @@ describe('a burst of wrong passwords', () => {
     } finally {
       checks.mockRestore()
     }
-  }, 30_000)
+  }, 45_000)
 
   test('a right password sent alone from a clean address and to a clean account is checked at once', async () => {
     const began = Date.now()
@@ -76,7 +77,7 @@ const keyLookups = (queries: ReturnType<typeof spyOnQueries>) =>
   queries.mock.calls.map(([query]) => (typeof query === 'string' ? query : String((query as { text?: string })?.text ?? ''))).filter((text) => /from "api_keys"/i.test(text)).length
 
 describe('a burst of wrong API keys', () => {
-  test(`${BURST} from one address: at most ${MOST} are looked up, the rest get 429`, async () => {
+  test(`${BURST} different ones from one address: at most ${MOST} are looked up, the rest get 429`, async () => {
     const queries = spyOnQueries()
     try {
       const answers = await Promise.all(Array.from({ length: BURST }, () => from('127.0.0.62', 'GET', '/contacts', { key: generateKey('secret').key })))
@@ -86,7 +87,31 @@ describe('a burst of wrong API keys', () => {
     } finally {
       queries.mockRestore()
     }
-  }, 30_000)
+  }, 45_000)
+
+  test(`one wrong key ${BURST} times at once from one address: one guess, looked up once, every request refused`, async () => {
+    const queries = spyOnQueries()
+    try {
+      const wrong = generateKey('secret').key
+      const answers = await Promise.all(Array.from({ length: BURST }, () => from('127.0.0.65', 'GET', '/contacts', { key: wrong })))
+      expect(answers.every((a) => a.status === 401 || a.status === 429)).toBe(true)
+      expect(keyLookups(queries)).toBe(1)
+    } finally {
+      queries.mockRestore()
+    }
+  }, 45_000)
+
+  test('an application\'s right key not yet accepted, sent in parallel from a clean address (a cold start): looked up once, every request served', async () => {
+    const { secretKey } = await t.project('Cold start')
+    const queries = spyOnQueries()
+    try {
+      const answers = await Promise.all(Array.from({ length: BURST }, () => from('127.0.0.64', 'GET', '/contacts', { key: secretKey })))
+      expect(answers.map((a) => a.status)).toEqual(Array(BURST).fill(200))
+      expect(keyLookups(queries)).toBe(1)
+    } finally {
+      queries.mockRestore()
+    }
+  }, 45_000)
 
   test('an application\'s right key, sent in parallel from a clean address once accepted, is not slowed', async () => {
     const { secretKey } = await t.project('Busy app')
@@ -95,5 +120,5 @@ describe('a burst of wrong API keys', () => {
     const answers = await Promise.all(Array.from({ length: BURST }, () => from('127.0.0.63', 'GET', '/contacts', { key: secretKey })))
     expect(answers.map((a) => a.status)).toEqual(Array(BURST).fill(200))
     expect(Date.now() - began).toBeLessThan(3000)
-  }, 30_000)
+  }, 45_000)
 })

@@ -33,6 +33,7 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
     seenVersion = version
   }
   const throttle = createAuthThrottle(clock, failures)
+  const underWay = new Map<string, Promise<Caller>>()
   async function check(apiKey: string | undefined): Promise<Caller> {
     await forgetIfChanged()
     const cacheKey = apiKey ? sha256Hex(apiKey) : ''
@@ -57,8 +58,16 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
       const key = requireKeyShape(apiKey)
       if (address === undefined) return check(key)
       await forgetIfChanged()
-      const remembered = accepted.get(sha256Hex(key)) !== undefined
-      return throttle.run([address], () => check(key), isFailedLogin, (ms) => tooManyWaiting(ms), remembered)
+      const hash = sha256Hex(key)
+      // The same key from the same address while its login is under way (an application's
+      // parallel requests at a cold start) is the same guess: it shares that login's answer, its
+      // wait and its one check, and is not counted again.
+      const same = `${address} ${hash}`
+      const under = underWay.get(same)
+      if (under) return under
+      const login = throttle.run([address], () => check(key), isFailedLogin, (ms) => tooManyWaiting(ms), accepted.get(hash) !== undefined)
+      underWay.set(same, login)
+      return login.finally(() => underWay.delete(same))
     },
     /**
      * Throws as `authenticate` would if the caller's key has been revoked or its project disabled

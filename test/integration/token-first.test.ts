@@ -63,6 +63,8 @@ describe('a made-up token', () => {
       const late = await t.request('POST', '/api/v1/auth/password', { body: ROUTES[0]![2] })
       expect(late.status).toBe(429)
       expect(late.body.code).toBe('RATE_LIMITED')
+      // Looking an invitation up with a made-up token is refused the same way, and counted the same.
+      expect((await t.request('POST', '/api/v1/invitations/lookup', { body: { token: bogus } })).status).toBe(429)
     })
   })
 })

@@ -24,7 +24,7 @@ const errors = { 401: ErrorSchema, 403: ErrorSchema, 409: ErrorSchema, 422: Erro
  */
 export const invitationRoutes = (deps: HttpDeps) =>
   new Elysia({ prefix: '/api/v1/invitations' })
-    .post('/lookup', ({ body }) => describeInvitation(deps.db, deps.config.secret, body.token, deps.clock.now()), {
+    .post('/lookup', ({ body, request, server }) => checkedFirst(deps, { request, server: server as ServerLike }, () => describeInvitation(deps.db, deps.config.secret, body.token, deps.clock.now())), {
       body: strictObject({ token: TokenField }),
       response: {
         200: t.Object({ id: t.String(), email: t.String(), role: t.String(), createdAt: t.String(), expiresAt: t.String(), projectId: t.Integer(), projectName: t.String() }),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import pg from 'pg'
 import * as password from '../../src/core/accounts/password.ts'
+import { createAccount } from '../../src/core/accounts/accounts.service.ts'
 import { generateKey } from '../../src/core/projects/keys.ts'
 import { MAX_WAITING } from '../../src/lib/auth-throttle.ts'
 import { makeAccount } from '../helpers/accounts.ts'
@@ -63,6 +64,30 @@ describe('a burst of wrong passwords', () => {
       checks.mockRestore()
     }
   }, 45_000)
+
+  test(`${BURST} at ${BURST} accounts from ${BURST} addresses (which the throttle counts apart): at most ${password.MAX_HASHING} hashes run at once`, async () => {
+    const hash = await password.hashPassword('correct horse battery staple')
+    for (let i = 0; i < BURST; i++) await t.app.writer.run((trx) => createAccount(trx, `crowd${i}@example.com`, hash, Date.now()))
+    const verify = Bun.password.verify
+    let running = 0
+    let most = 0
+    const spy = spyOn(Bun.password, 'verify').mockImplementation(async (...args: Parameters<typeof verify>) => {
+      most = Math.max(most, ++running)
+      try {
+        return await verify.apply(Bun.password, args)
+      } finally {
+        running--
+      }
+    })
+    try {
+      const answers = await Promise.all(Array.from({ length: BURST }, (_, i) => signInFrom(`127.0.2.${i + 1}`, `crowd${i}@example.com`, 'wrong guess')))
+      expect(answers.every((a) => a.status === 401)).toBe(true)
+      // Reached, never passed: the crowd waited its turn.
+      expect(most).toBe(password.MAX_HASHING)
+    } finally {
+      spy.mockRestore()
+    }
+  }, 60_000)
 
   test('a right password sent alone from a clean address and to a clean account is checked at once', async () => {
     const began = Date.now()

@@ -19,6 +19,9 @@ const doubleLastSlash = (path: string) => `${path.slice(0, path.lastIndexOf('/')
 export function spellingsOf(path: string, paramValue?: string): Spelling[] {
   const spellings: Spelling[] = [
     { name: 'trailing slash', path: `${path}/`, routes: true },
+    // The URL parser reads /%2e as a dot segment: the path as the router sees it ends in a slash.
+    { name: 'encoded dot segment', path: `${path}/%2e`, routes: true },
+    { name: 'doubled trailing slash', path: `${path}//`, routes: false },
     { name: 'doubled slash', path: doubleLastSlash(path), routes: false },
     { name: 'percent-encoded letter', path: encodeFirstLetter(path), routes: false },
     { name: 'upper case', path: path.toUpperCase(), routes: false },

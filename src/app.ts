@@ -346,6 +346,9 @@ export async function createApp(config: Config, options: AppOptions = {}) {
         // Without the http role a process still answers /health and /metrics, for its load balancer and monitoring.
         fetch: runs('http') ? http.fetch : healthOnly(http.fetch),
         maxRequestBodySize: BUN_BODY_CAP,
+        // Bun's default of 10 s would cut a login the throttle holds (up to 8 s) before its check
+        // and its password hash are done on a busy machine: the client would see a dropped connection.
+        idleTimeout: 30,
       })
       // Handlers read the client's address through it: Elysia learns of a server only from listen(), which is not used.
       http.server = server

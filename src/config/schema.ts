@@ -86,6 +86,8 @@ export interface Config {
   readonly guardrailHardBouncePercent: number
   readonly guardrailMinDeliveries: number
   readonly stopGraceSeconds: number
+  readonly sessionMaxPerAccount: number
+  readonly sessionMaxAgeDays: number
 }
 
 /** An IP address or a CIDR range ("ip/bits"), canonical, or undefined. */
@@ -364,6 +366,20 @@ export const SETTINGS = [
     allowed: 'an integer from 1 to 10000000',
     parse: p.integer(1, 10_000_000),
     fallback: () => 1000,
+  }),
+  setting({
+    key: 'sessionMaxPerAccount',
+    description: 'Console sessions one account may hold at once: a new sign-in past it ends the oldest',
+    allowed: 'an integer from 1 to 1000',
+    parse: p.integer(1, 1000),
+    fallback: () => 20,
+  }),
+  setting({
+    key: 'sessionMaxAgeDays',
+    description: 'Days a console session lasts at most from its sign-in, however often it is used (it also ends after two weeks unused)',
+    allowed: 'an integer from 1 to 3650',
+    parse: p.integer(1, 3650),
+    fallback: () => 30,
   }),
   setting({
     key: 'stopGraceSeconds',

@@ -40,14 +40,15 @@ export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exe
  * tells a client that retries at once to stop.
  */
 export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean; projectQuery?: boolean } = {}) =>
-  new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server, path, query }): Promise<{ caller: RequestCaller }> => {
+  new Elysia().derive({ as: 'scoped' }, async ({ headers, set, request, server, route, query }): Promise<{ caller: RequestCaller }> => {
     const parts = { request, server: server as ServerLike }
     // A request with an Authorization header is a key's, as it always was; without one, a session cookie may stand in.
     const token = headers.authorization === undefined ? sessionToken(headers.cookie) : undefined
     // A document the console frames cannot send headers: such a read may name its project in ?projectId= instead.
     const project = headers['x-project-id'] ?? (options.projectQuery && typeof query.projectId === 'string' ? query.projectId : undefined)
     const caller = token === undefined ? await keyCaller(deps, options, parts, headers, set) : await sessionCaller(deps, parts, token, project, set)
-    authorize(caller.role, request.method, path)
+    // The route the router matched, never the path: /api/v1/project/ reaches the same handler as /api/v1/project.
+    authorize(caller.role, request.method, route)
     return { caller }
   })
 

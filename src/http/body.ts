@@ -43,18 +43,19 @@ export function checkDeclaredLength(request: Request, limit: number): void {
 }
 
 /**
- * The body of a request as Elysia's parse hook gives it: `null` (a parsed body to Elysia) for a
+ * The body of a request to `route` (the router's match, not the path as spelled) as Elysia's parse
+ * hook gives it, once a declared length has passed the route's limit: `null` (a parsed body to Elysia) for a
  * route that reads its stream itself, else parseBody's answer within the route's limit. A PUT or
  * PATCH that takes a body must send an object: without one a schema of optional fields, filled
  * with its defaults, would pass as an update of nothing.
  */
-export async function readBody(request: Request, contentType: string): Promise<unknown> {
-  const path = pathOf(request)
-  if (streamsItsBody(path)) return null
+export async function readBody(request: Request, contentType: string, route: string): Promise<unknown> {
+  checkDeclaredLength(request, bodyLimitFor(route))
+  if (streamsItsBody(route)) return null
   // Elysia gives the media type without its parameters: the charset is read from the header.
-  const body = await parseBody(request, request.headers.get('content-type') ?? contentType, bodyLimitFor(path))
+  const body = await parseBody(request, request.headers.get('content-type') ?? contentType, bodyLimitFor(route))
   const update = request.method === 'PUT' || request.method === 'PATCH'
-  if (update && !BODILESS_UPDATES.some((route) => route.test(path)) && !/^multipart\/form-data\b/i.test(contentType)) {
+  if (update && !BODILESS_UPDATES.some((pattern) => pattern.test(route)) && !/^multipart\/form-data\b/i.test(contentType)) {
     if (body === undefined) throw invalid('body', 'is required: a JSON object of the fields to change')
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('body', 'must be a JSON object')
   }

@@ -8,10 +8,11 @@ import { AppError } from '../lib/errors.ts'
  * call it nor read its answer; a preflight for one is refused with a 403 that says why.
  */
 
-/** The paths a page on any origin may call. */
-const OPEN_PATHS = new Set(['/v1/track'])
+/** The routes a page on any origin may call, as the router names them (so /v1/track/ is /v1/track too). */
+const OPEN_ROUTES = new Set(['/v1/track'])
 
-export const isCrossOriginPath = (path: string) => OPEN_PATHS.has(path)
+/** `route` is Elysia's matched route; undefined when none matched (a 404 has no CORS header). */
+export const isCrossOriginRoute = (route: string | undefined) => route !== undefined && OPEN_ROUTES.has(route)
 
 /** On every answer of an open path, errors included, so that a page can read why it was refused. */
 export const CROSS_ORIGIN_HEADERS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-request-id, retry-after' }

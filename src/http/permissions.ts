@@ -3,7 +3,8 @@ import { AppError } from '../lib/errors.ts'
 import { isWrite } from './session.ts'
 
 /**
- * Which kind of write each route family makes, by path: with the roles' table
+ * Which kind of write each route family makes, by the route the router matched (`/contacts/:id`,
+ * never the request's own spelling of it, which may end in a slash): with the roles' table
  * (src/core/accounts/roles.ts), the one place where roles are enforced. Reads are open to every
  * role. A write route that matches none counts as `settings`, which members and viewers may not
  * make; a test checks that every documented write route matches one.
@@ -19,9 +20,9 @@ const FAMILIES: ReadonlyArray<readonly [RegExp, WriteFamily | ((method: string) 
 ]
 
 /** The kind of write a request makes; undefined for a read. `listed` is false for a write route no family names. */
-export function writeFamilyOf(method: string, path: string): { family: WriteFamily; listed: boolean } | undefined {
+export function writeFamilyOf(method: string, route: string): { family: WriteFamily; listed: boolean } | undefined {
   if (!isWrite(method)) return undefined
-  const found = FAMILIES.find(([pattern]) => pattern.test(path))
+  const found = FAMILIES.find(([pattern]) => pattern.test(route))
   if (!found) return { family: 'settings', listed: false }
   const [, family] = found
   return { family: typeof family === 'function' ? family(method) : family, listed: true }
@@ -38,9 +39,9 @@ const WHAT: Record<WriteFamily, string> = {
   content: 'change contacts, templates, segments, campaigns or workflows',
 }
 
-/** Throws 403 unless `role` may make this request. */
-export function authorize(role: ProjectRole, method: string, path: string): void {
-  const write = writeFamilyOf(method, path)
+/** Throws 403 unless `role` may make this request to the matched `route`. */
+export function authorize(role: ProjectRole, method: string, route: string): void {
+  const write = writeFamilyOf(method, route)
   if (!write || mayWrite(role, write.family)) return
   throw new AppError(403, 'FORBIDDEN', `Your role in this project (${role}) cannot ${WHAT[write.family]}`, {
     suggestion: 'Ask an owner of the project for another role.',

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
-import { corsRoutes, CROSS_ORIGIN_HEADERS, isCrossOriginPath } from './cors.ts'
-import { bodyLimitFor, checkDeclaredLength, pathOf, readBody } from './body.ts'
+import { corsRoutes, CROSS_ORIGIN_HEADERS, isCrossOriginRoute } from './cors.ts'
+import { readBody } from './body.ts'
 import type { HttpDeps } from './deps.ts'
 import { errorBody, toAppError } from './errors.ts'
 import { observeRequests } from './observe.ts'
@@ -43,12 +43,15 @@ export function createHttpApp(deps: HttpDeps) {
     .use(observeRequests(deps.metrics, deps.logger))
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = requestIdFor(request)
-      const path = pathOf(request)
-      if (isCrossOriginPath(path)) Object.assign(set.headers, CROSS_ORIGIN_HEADERS)
-      checkDeclaredLength(request, bodyLimitFor(path))
     })
-    .onParse({ as: 'global' }, ({ request, contentType }) => readBody(request, contentType))
+    // Body limits and CORS go by the route the router matched, never by the request's spelling of
+    // its path: /v1/track/ is /v1/track, and /contacts/import/ streams its body like /contacts/import.
+    .onParse({ as: 'global' }, ({ request, contentType, route }) => readBody(request, contentType, route))
+    .onTransform({ as: 'global' }, ({ route, set }) => {
+      if (isCrossOriginRoute(route)) Object.assign(set.headers, CROSS_ORIGIN_HEADERS)
+    })
     .onError({ as: 'global' }, ({ code, error, set, request, route }) => {
+      if (isCrossOriginRoute(route)) Object.assign(set.headers, CROSS_ORIGIN_HEADERS)
       const failure = toAppError(code, error, request, deps.logger, route)
       set.status = failure.status
       Object.assign(set.headers, failure.details.headers)

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { findLiveSession, SESSION_IDLE_MS, touchSession, type LiveSession } from '../core/accounts/sessions.service.ts'
+import { findLiveSession, sessionPolicyOf, touchSession, type LiveSession } from '../core/accounts/sessions.service.ts'
 import { csrfTokenFor } from '../core/accounts/tokens.ts'
 import { safeEqual } from '../lib/crypto.ts'
 import { AppError } from '../lib/errors.ts'
@@ -74,7 +74,8 @@ export const notSignedIn = () =>
 export async function authenticateSession(deps: HttpDeps, parts: RequestParts, token: string, set: { headers: Record<string, unknown> }): Promise<LiveSession> {
   const { request } = parts
   const now = deps.clock.now()
-  const session = await findLiveSession(deps.db, token, now)
+  const policy = sessionPolicyOf(deps.config)
+  const session = await findLiveSession(deps.db, token, now, policy)
   if (!session) {
     await deps.rateLimiter.take('unauthenticated', clientKey(clientAddress(request, parts.server, deps.trustedProxies)))
     throw notSignedIn()
@@ -87,9 +88,9 @@ export async function authenticateSession(deps: HttpDeps, parts: RequestParts, t
   }
   Object.assign(set.headers, rateLimitHeaders(await deps.rateLimiter.take('session', session.accountId)))
   if (session.stale) {
-    await deps.writer.run((trx) => touchSession(trx, session.id, now))
+    const expiresAt = await deps.writer.run((trx) => touchSession(trx, session, now, policy))
     // The cookie lasts as long as the session now does.
-    set.headers['set-cookie'] = sessionCookie(deps, parts, token, now + SESSION_IDLE_MS)
+    set.headers['set-cookie'] = sessionCookie(deps, parts, token, expiresAt)
   }
   return session
 }

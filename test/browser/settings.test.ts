@@ -214,7 +214,13 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
     await other.getByRole('button', { name: 'Sign in' }).waitFor()
     await other.context().close()
 
-    await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+    // An open session is not enough: the current password is asked for first.
+    const twoStep = page.getByRole('region', { name: 'Two-step sign-in' })
+    await twoStep.getByLabel('Current password').fill('not the password at all')
+    await twoStep.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+    await twoStep.getByText('is not the password of this account').waitFor()
+    await twoStep.getByLabel('Current password').fill(PASSWORD)
+    await twoStep.getByRole('button', { name: 'Set up two-step sign-in' }).click()
     const secret = String(await page.getByLabel('Setup key', { exact: true }).textContent()).replace(/\s+/g, '')
     const uri = String(await page.getByLabel('otpauth link', { exact: true }).textContent())
     expect(uri).toStartWith('otpauth://totp/Mailstead:second%40example.com?')
@@ -241,6 +247,17 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
     await code.fill(totp.generate({ timestamp: Date.now() + 30_000 }))
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
+
+    // The password is changed with the current one; a wrong one is refused beside its field.
+    await page.goto(`${w.url}/console/account`)
+    const password = page.getByRole('region', { name: 'Password' })
+    await password.getByLabel('Current password').fill('not the password at all')
+    await password.getByLabel('New password').fill('another good password')
+    await password.getByRole('button', { name: 'Change password' }).click()
+    await password.getByText('is not the password of this account').waitFor()
+    await password.getByLabel('Current password').fill(PASSWORD)
+    await password.getByRole('button', { name: 'Change password' }).click()
+    await password.getByRole('status').getByText('Password changed').waitFor()
     await page.context().close()
     expect(w.problems).toEqual([])
   })
@@ -248,7 +265,9 @@ describeInBrowser('the Settings and Account pages in Chromium', () => {
   test('Account on a phone', async () => {
     const page = await w.signedInAt('phone', '/console/account')
     await page.getByRole('table', { name: 'Your sessions' }).waitFor()
-    await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+    const twoStep = page.getByRole('region', { name: 'Two-step sign-in' })
+    await twoStep.getByLabel('Current password').fill(PASSWORD)
+    await twoStep.getByRole('button', { name: 'Set up two-step sign-in' }).click()
     await page.getByLabel('Setup key', { exact: true }).waitFor()
     expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
     await screenshot(page, 'account')

@@ -51,7 +51,8 @@ export class HttpSocket {
     }
   }
 
-  async request(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<SocketResponse> {
+  /** `timeoutMs` for its answer's head: longer for logins that the throttle makes wait behind others. */
+  async request(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<SocketResponse> {
     const body = options.body === undefined ? '' : JSON.stringify(options.body)
     const headers: Record<string, string> = { host: 'localhost', connection: 'keep-alive', 'content-length': String(Buffer.byteLength(body)), ...options.headers }
     if (options.key) headers.authorization = `Bearer ${options.key}`
@@ -61,7 +62,7 @@ export class HttpSocket {
     const headEnd = await this.until(() => {
       const at = this.buffer.indexOf('\r\n\r\n')
       return at < 0 ? undefined : at
-    })
+    }, options.timeoutMs)
     const [statusLine, ...lines] = this.buffer.subarray(0, headEnd).toString().split('\r\n')
     const responseHeaders = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
     const length = Number(responseHeaders['content-length'] ?? 0)

@@ -152,6 +152,7 @@ describe('OpenAPI', () => {
     ['post', '/api/v1/account/totp'],
     ['post', '/api/v1/account/totp/confirm'],
     ['post', '/api/v1/account/totp/disable'],
+    ['post', '/api/v1/account/password'],
     ['post', '/api/v1/invitations/lookup'],
     ['post', '/api/v1/invitations/accept'],
     ['get', '/api/v1/project'],

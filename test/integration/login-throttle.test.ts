@@ -114,15 +114,16 @@ describe('failed logins over HTTP', () => {
 
   test('many logins sent at once from a slowed address: eight wait, the rest are turned away unchecked, right key or wrong, and the right key then passes', async () => {
     for (let i = 0; i < 5; i++) expect((await from('127.0.0.33', wrongKey)).status).toBe(401)
-    // Five failures: each login now waits 2 s. Eight of them wait at once...
-    const waiting = Array.from({ length: 8 }, () => from('127.0.0.33', wrongKey))
+    // Five failures: a login now waits 2 s, and each sent beside it counts too (4 s, then 8 s). Eight of them wait at once...
+    // Eight different guesses: one key sent eight times at once would be one guess, checked once.
+    const waiting = Array.from({ length: 8 }, () => from('127.0.0.33', generateKey('secret').key))
     await Bun.sleep(500)
-    // ...and a ninth is answered at once, the same whatever its key.
-    const [rightTurned, wrongTurned] = await Promise.all([from('127.0.0.33', project.secretKey), from('127.0.0.33', wrongKey)])
+    // ...and a ninth is answered at once, the same whatever its key, after the longest wait (five failures and eight under way).
+    const [rightTurned, wrongTurned] = await Promise.all([from('127.0.0.33', project.secretKey), from('127.0.0.33', generateKey('secret').key)])
     for (const turned of [rightTurned, wrongTurned]) {
       expect(turned.status).toBe(429)
       expect(turned.body).toMatchObject({ code: 'RATE_LIMITED', message: 'Too many logins from your address are waiting after failed ones: at most 8 at once' })
-      expect(turned.headers['retry-after']).toBe('2')
+      expect(turned.headers['retry-after']).toBe('8')
       expect(turned.headers['x-ratelimit-scope']).toBe('login')
     }
     expect((await Promise.all(waiting)).map((r) => r.status)).toEqual(Array(8).fill(401))

@@ -120,12 +120,15 @@ describe('what the numbers count', () => {
     expect(await value('mailstead_http_requests_total{method="GET",route="/metrics",status="401"}')).toBeGreaterThan(0)
   })
 
-  test('a request refused before routing (413 by its declared length) is unmatched, and timed from its arrival', async () => {
-    const oversized = new Request('http://localhost/v1/track', { method: 'POST', headers: { 'content-length': String(1024 ** 3), 'content-type': 'application/json' }, body: '{}' })
+  test('a request refused by its declared length (413, before its body is read) counts under its route, and is timed from its arrival', async () => {
+    // The limit is the matched route's (src/http/body.ts), so the refusal comes once the router has matched: /v1/track/ is /v1/track.
+    const oversized = new Request('http://localhost/v1/track/', { method: 'POST', headers: { 'content-length': String(1024 ** 3), 'content-type': 'application/json' }, body: '{}' })
     expect((await w.t.app.handle(oversized)).status).toBe(413)
-    expect(await value('mailstead_http_requests_total{method="POST",route="unmatched",status="413"}')).toBe(1)
-    expect(await value('mailstead_http_request_duration_seconds_count{method="POST",route="unmatched"}')).toBe(1)
-    expect(await value('mailstead_http_request_duration_seconds_sum{method="POST",route="unmatched"}')).toBeLessThan(1)
+    expect(await value('mailstead_http_requests_total{method="POST",route="/v1/track",status="413"}')).toBe(1)
+    expect(await value('mailstead_http_request_duration_seconds_sum{method="POST",route="/v1/track"}')).toBeLessThan(1)
+    const unrouted = new Request('http://localhost/v1/nowhere', { method: 'POST', headers: { 'content-length': String(1024 ** 3), 'content-type': 'application/json' }, body: '{}' })
+    expect((await w.t.app.handle(unrouted)).status).toBe(404)
+    expect(await value('mailstead_http_requests_total{method="POST",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1)
   })
 
   test('deliveries: queue depth, then each settled with its outcome and domain, and its duration', async () => {

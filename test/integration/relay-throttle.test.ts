@@ -16,7 +16,7 @@ beforeAll(async () => {
   const { cert, key } = await makeCertificate([HOSTNAME])
   writeFileSync(join(dir, 'cert.pem'), cert)
   writeFileSync(join(dir, 'key.pem'), key)
-  w = await createWorld({ started: true, settings: { 'relay-port': '0', 'relay-tls-port': '0', 'tls-cert': join(dir, 'cert.pem'), 'tls-key': join(dir, 'key.pem') } })
+  w = await createWorld({ started: true, settings: { 'smtp-max-connections-per-ip': '200', 'relay-port': '0', 'relay-tls-port': '0', 'tls-cert': join(dir, 'cert.pem'), 'tls-key': join(dir, 'key.pem') } })
   port = w.t.app.listeners()!.relay.port!
   tlsPort = w.t.app.listeners()!.relayTls.port!
 })
@@ -37,7 +37,8 @@ async function login(pass: string, localAddress = '127.0.0.1', secure = false): 
 
 describe('failed relay logins from an address', () => {
   test('slow the right key from that address, and never lock it out', async () => {
-    const wrong = await Promise.all(Array.from({ length: 12 }, () => login('sk_' + 'x'.repeat(43))))
+    // Twelve different guesses: the same key sent twice at once is one guess, checked once.
+    const wrong = await Promise.all(Array.from({ length: 12 }, (_, i) => login('sk_' + String(i).padStart(2, 'x').repeat(22).slice(0, 43))))
     // Refused, or, past the eight that may wait at once after the first failures, turned away unchecked.
     expect(wrong.every((answer) => answer.startsWith('535 5.7.8') || answer.startsWith('454 4.7.0'))).toBe(true)
     expect(wrong.filter((answer) => answer.startsWith('535')).length).toBeGreaterThanOrEqual(11)
@@ -50,6 +51,12 @@ describe('failed relay logins from an address', () => {
     const elsewhere = Date.now()
     expect(await login(w.key, '127.0.0.5')).toBe('ok')
     expect(Date.now() - elsewhere).toBeLessThan(7500)
+  }, 30_000)
+
+  test('64 different keys sent at once from a new address: each counts from its start, so at most 3 + 8 keys are checked (535) and the rest turned away unchecked (454)', async () => {
+    const wrong = await Promise.all(Array.from({ length: 64 }, (_, i) => login('sk_' + String(i).padStart(2, 'b').repeat(22).slice(0, 43), '127.0.0.70')))
+    expect(wrong.filter((answer) => answer.startsWith('535 5.7.8')).length).toBeLessThanOrEqual(11)
+    expect(wrong.filter((answer) => answer.startsWith('454 4.7.0')).length).toBeGreaterThanOrEqual(64 - 11)
   }, 30_000)
 
   test('on 587 slow a login on 465 from the same address, and the other way round: one record for both ports', async () => {

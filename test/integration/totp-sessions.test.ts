@@ -59,7 +59,7 @@ describe('a TOTP second factor', () => {
 
   test('enrolled, it is not asked for until a code confirms it; a wrong code confirms nothing', async () => {
     const jane = await signIn(t, 'jane@example.com')
-    const enrolled = await t.request('POST', '/api/v1/account/totp', { headers: jane.headers() })
+    const enrolled = await t.request('POST', '/api/v1/account/totp', { headers: jane.headers(), body: { currentPassword: PASSWORD } })
     expect(enrolled.status).toBe(200)
     expect(enrolled.body.uri).toStartWith('otpauth://totp/Mailstead:jane%40example.com?')
     totp = OTPAuth.URI.parse(enrolled.body.uri) as OTPAuth.TOTP
@@ -73,7 +73,7 @@ describe('a TOTP second factor', () => {
     const confirmed = await t.request('POST', '/api/v1/account/totp/confirm', { headers: jane.headers(), body: { code: code() } })
     expect(confirmed.body).toEqual({ totpEnabled: true })
     expect((await t.request('GET', '/api/v1/auth/session', { headers: jane.headers() })).body.account.totpEnabled).toBe(true)
-    expect((await t.request('POST', '/api/v1/account/totp', { headers: jane.headers() })).status).toBe(409)
+    expect((await t.request('POST', '/api/v1/account/totp', { headers: jane.headers(), body: { currentPassword: PASSWORD } })).status).toBe(409)
   })
 
   test('then sign-in needs a code: none, a wrong one, or one used already is refused with no session', async () => {
@@ -96,23 +96,120 @@ describe('a TOTP second factor', () => {
     expect(replayed.body.message).toBe('Wrong code')
   })
 
-  test('is disabled only with a current code; then sign-in needs none', async () => {
+  test('is disabled only with a current code and the current password; then sign-in needs none', async () => {
     nextStep()
     const jane = await signIn(t, 'jane@example.com', PASSWORD, { code: code() })
     nextStep()
-    const wrong = await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers(), body: { code: '000000' === code() ? '111111' : '000000' } })
+    const wrong = await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers(), body: { code: '000000' === code() ? '111111' : '000000', currentPassword: PASSWORD } })
     expect(wrong.status).toBe(422)
-    const noCsrf = await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers({ csrf: false }), body: { code: code() } })
+    expect(wrong.body.errors[0].field).toBe('code')
+    const noPassword = await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers(), body: { code: code() } })
+    expect(noPassword.status).toBe(422)
+    const wrongPassword = await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers(), body: { code: code(), currentPassword: 'not the password at all' } })
+    expect(wrongPassword.body.errors[0].field).toBe('currentPassword')
+    const noCsrf = await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers({ csrf: false }), body: { code: code(), currentPassword: PASSWORD } })
     expect(noCsrf.status).toBe(403)
-    expect((await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers(), body: { code: code() } })).body).toEqual({ totpEnabled: false })
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: jane.headers() })).body.account.totpEnabled).toBe(true)
+    // Three wrong guesses so far: the next attempt waits before it is checked, the right one too.
+    const began = Date.now()
+    expect((await t.request('POST', '/api/v1/account/totp/disable', { headers: jane.headers(), body: { code: code(), currentPassword: PASSWORD } })).body).toEqual({ totpEnabled: false })
+    expect(Date.now() - began).toBeGreaterThanOrEqual(450)
     await signIn(t, 'jane@example.com')
   })
 
   test('its secret is stored sealed, never as the base32 shown', async () => {
     const jane = await signIn(t, 'jane@example.com')
-    const enrolled = await t.request('POST', '/api/v1/account/totp', { headers: jane.headers() })
+    const enrolled = await t.request('POST', '/api/v1/account/totp', { headers: jane.headers(), body: { currentPassword: PASSWORD } })
     const [row] = await t.app.db.selectFrom('account_totp').select('secret').execute()
     expect(row!.secret).toStartWith('v1.')
     expect(row!.secret).not.toContain(enrolled.body.secret)
   })
+})
+
+describe('changes to how an account signs in need its current password', () => {
+  test('enrolling a second factor: without it, or with a wrong one, refused and nothing enrolled', async () => {
+    const joe = await signIn(t, 'joe@example.com')
+    const none = await t.request('POST', '/api/v1/account/totp', { headers: joe.headers(), body: {} })
+    expect(none.status).toBe(422)
+    const wrong = await t.request('POST', '/api/v1/account/totp', { headers: joe.headers(), body: { currentPassword: 'a stolen cookie is not enough' } })
+    expect(wrong.status).toBe(422)
+    expect(wrong.body.errors[0].field).toBe('currentPassword')
+    expect(await t.app.db.selectFrom('account_totp').selectAll().execute()).toHaveLength(1) // jane's, from above
+  })
+
+  test('60 wrong codes at once to turn it off: counted with the sign-in throttle, so at most 3 + 8 are checked and the rest get 429', async () => {
+    await makeAccount(t, 'guessed@example.com')
+    const victim = await signIn(t, 'guessed@example.com')
+    const enrolled = await t.request('POST', '/api/v1/account/totp', { headers: victim.headers(), body: { currentPassword: PASSWORD } })
+    const totp = OTPAuth.URI.parse(enrolled.body.uri) as OTPAuth.TOTP
+    expect((await t.request('POST', '/api/v1/account/totp/confirm', { headers: victim.headers(), body: { code: totp.generate({ timestamp: clock.now() }) } })).status).toBe(200)
+    const right = totp.generate({ timestamp: clock.now() })
+    const guesses = Array.from({ length: 60 }, (_, i) => String(i * 7919).padStart(6, '0')).filter((guess) => guess !== right)
+    const answers = await Promise.all(guesses.map((code) => t.request('POST', '/api/v1/account/totp/disable', { headers: victim.headers(), body: { code, currentPassword: PASSWORD } })))
+    expect(answers.filter((a) => a.status === 422).length).toBeLessThanOrEqual(11)
+    expect(answers.filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(guesses.length - 11)
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: victim.headers() })).body.account.totpEnabled).toBe(true)
+  }, 30_000)
+
+  test('changing the password: refused with a wrong current one; with the right one, the other sessions end and this one stays', async () => {
+    await makeAccount(t, 'mover@example.com')
+    const here = await signIn(t, 'mover@example.com')
+    const elsewhere = await signIn(t, 'mover@example.com')
+    const wrong = await t.request('POST', '/api/v1/account/password', { headers: here.headers(), body: { currentPassword: 'not my password', password: 'a brand new password' } })
+    expect(wrong.status).toBe(422)
+    expect(wrong.body.errors[0].field).toBe('currentPassword')
+    const changed = await t.request('POST', '/api/v1/account/password', { headers: here.headers(), body: { currentPassword: PASSWORD, password: 'a brand new password' } })
+    expect(changed.status).toBe(200)
+    expect(changed.body.account.email).toBe('mover@example.com')
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: here.headers() })).status).toBe(200)
+    expect((await t.request('GET', '/api/v1/auth/session', { headers: elsewhere.headers() })).status).toBe(401)
+    expect((await t.request('POST', '/api/v1/auth/sign-in', { body: { email: 'mover@example.com', password: PASSWORD } })).status).toBe(401)
+    await signIn(t, 'mover@example.com', 'a brand new password')
+  }, 30_000)
+})
+
+describe('bounds on sessions', () => {
+  const bounded = new ManualClock(Date.now())
+  let b: TestApp
+  beforeAll(async () => {
+    b = await createTestApp({ 'session-max-per-account': '3', 'session-max-age-days': '2' }, { clock: bounded })
+    await makeAccount(b, 'many@example.com')
+  })
+  afterAll(() => b.close())
+  const sessionOf = async (browser: { headers(): Record<string, string> }) => (await b.request('GET', '/api/v1/auth/session', { headers: browser.headers() })).status
+
+  test('past the most one account may hold, a new sign-in ends the oldest; the others stay', async () => {
+    const browsers = []
+    for (let i = 0; i < 4; i++) {
+      browsers.push(await signIn(b, 'many@example.com'))
+      bounded.advance(1000)
+    }
+    expect(await Promise.all(browsers.map(sessionOf))).toEqual([401, 200, 200, 200])
+    const listed = await b.request('GET', '/api/v1/account/sessions', { headers: browsers[3]!.headers() })
+    expect(listed.body).toHaveLength(3)
+  }, 30_000)
+
+  test('a session used every few hours still ends at its greatest age, and its cookie never outlives it', async () => {
+    const browser = await signIn(b, 'many@example.com')
+    const began = bounded.now()
+    for (let hours = 6; hours < 48; hours += 6) {
+      bounded.advance(6 * 3_600_000)
+      const answer = await b.request('GET', '/api/v1/auth/session', { headers: browser.headers() })
+      expect(answer.status).toBe(200)
+      expect(Date.parse(answer.body.expiresAt)).toBeLessThanOrEqual(began + 2 * 86_400_000)
+      const maxAge = Number(/Max-Age=(\d+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1] ?? 0)
+      expect(bounded.now() + maxAge * 1000).toBeLessThanOrEqual(began + 2 * 86_400_000 + 1000)
+    }
+    bounded.advance(6 * 3_600_000)
+    expect(await sessionOf(browser)).toBe(401)
+  }, 30_000)
+
+  test('the settings are refused out of range, naming what they accept', async () => {
+    const { cli } = await import('../helpers/cli.ts')
+    for (const [flag, value] of [['--session-max-per-account', '0'], ['--session-max-age-days', 'forever']]) {
+      const result = await cli(['config', 'show', '--data-dir', '/tmp/mailstead-sessions-unused', flag!, value!])
+      expect(result.code).not.toBe(0)
+      expect(result.err).toContain('an integer from 1 to')
+    }
+  }, 30_000)
 })

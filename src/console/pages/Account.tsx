@@ -62,19 +62,72 @@ function Sessions() {
   )
 }
 
-function CodeForm({ label, submitLabel, danger, mutation }: { label: string; submitLabel: string; danger?: boolean; mutation: { mutate: (code: string, options?: { onSuccess?: () => void }) => void; error: unknown; isPending: boolean } }) {
+const currentPasswordField = (error: unknown) => (
+  <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" isRequired error={fieldError(error, 'currentPassword')} />
+)
+
+/** The code of the authenticator app, and with `withPassword` the account's current password too. */
+function CodeForm({ label, submitLabel, danger, withPassword, onCode }: { label: string; submitLabel: string; danger?: boolean; withPassword?: boolean; onCode: CodeMutation }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    mutation.mutate(String(new FormData(event.currentTarget).get('code') ?? '').trim())
+    const form = new FormData(event.currentTarget)
+    onCode.mutate({ code: String(form.get('code') ?? '').trim(), currentPassword: String(form.get('currentPassword') ?? '') })
   }
   return (
     <Form onSubmit={submit} className="form" validationBehavior="aria">
-      <FormErrors error={mutation.error} fields={['code']} />
-      <Field label={label} name="code" inputMode="numeric" autoComplete="one-time-code" isRequired description="The 6-digit code your authenticator app shows for Mailstead." error={fieldError(mutation.error, 'code')} className="field-code" />
-      <Button type="submit" className={danger ? 'button button-danger' : 'button button-primary'} isPending={mutation.isPending}>
+      <FormErrors error={onCode.error} fields={withPassword ? ['code', 'currentPassword'] : ['code']} />
+      <Field label={label} name="code" inputMode="numeric" autoComplete="one-time-code" isRequired description="The 6-digit code your authenticator app shows for Mailstead." error={fieldError(onCode.error, 'code')} className="field-code" />
+      {withPassword && currentPasswordField(onCode.error)}
+      <Button type="submit" className={danger ? 'button button-danger' : 'button button-primary'} isPending={onCode.isPending}>
         {submitLabel}
       </Button>
     </Form>
+  )
+}
+
+type CodeMutation = { mutate: (body: { code: string; currentPassword: string }) => void; error: unknown; isPending: boolean }
+
+/** Asks for the current password before an enrolment starts: an open session alone may not add a second factor. */
+function StartEnrolment({ enroll }: { enroll: { mutate: (currentPassword: string) => void; error: unknown; isPending: boolean } }) {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    enroll.mutate(String(new FormData(event.currentTarget).get('currentPassword') ?? ''))
+  }
+  return (
+    <Form onSubmit={submit} className="form" validationBehavior="aria">
+      <FormErrors error={enroll.error} fields={['currentPassword']} />
+      {currentPasswordField(enroll.error)}
+      <Button type="submit" className="button button-primary" isPending={enroll.isPending}>
+        Set up two-step sign-in
+      </Button>
+    </Form>
+  )
+}
+
+/** A new password, with the current one; the account's other sessions end. */
+function ChangePassword() {
+  const { api } = useApi()
+  const queries = useQueryClient()
+  const change = useMutation({ mutationFn: accountApi(api).changePassword, onSuccess: () => queries.invalidateQueries({ queryKey: SESSIONS_KEY }) })
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = new FormData(event.currentTarget)
+    change.mutate({ currentPassword: String(form.get('currentPassword') ?? ''), password: String(form.get('password') ?? '') })
+  }
+  return (
+    <section className="panel" aria-labelledby="password-heading">
+      <h2 id="password-heading">Password</h2>
+      <p className="muted">Changing it signs out your other sessions.</p>
+      <Form onSubmit={submit} className="form" validationBehavior="aria">
+        <FormErrors error={change.error} fields={['currentPassword', 'password']} />
+        {currentPasswordField(change.error)}
+        <Field label="New password" name="password" type="password" autoComplete="new-password" isRequired description="At least 10 characters." error={fieldError(change.error, 'password')} />
+        <Button type="submit" className="button button-primary" isPending={change.isPending}>
+          Change password
+        </Button>
+        {change.isSuccess && <p role="status">Password changed. Your other sessions are signed out.</p>}
+      </Form>
+    </section>
   )
 }
 
@@ -83,7 +136,7 @@ function SecondFactor({ enabled }: { enabled: boolean }) {
   const queries = useQueryClient()
   const refresh = () => queries.invalidateQueries({ queryKey: SESSION_KEY })
   const enroll = useMutation({ mutationFn: accountApi(api).enrollTotp })
-  const confirm = useMutation({ mutationFn: accountApi(api).confirmTotp, onSuccess: () => refresh().then(() => enroll.reset()) })
+  const confirm = useMutation({ mutationFn: ({ code }: { code: string }) => accountApi(api).confirmTotp(code), onSuccess: () => refresh().then(() => enroll.reset()) })
   const disable = useMutation({ mutationFn: accountApi(api).disableTotp, onSuccess: refresh })
   return (
     <section className="panel" aria-labelledby="totp-heading">
@@ -93,8 +146,8 @@ function SecondFactor({ enabled }: { enabled: boolean }) {
           <p>
             <span className="badge badge-ok">On</span> Signing in asks for a code from your authenticator app after your password.
           </p>
-          <p className="muted">To turn it off, give a current code.</p>
-          <CodeForm label="Authenticator code" submitLabel="Turn off two-step sign-in" danger mutation={disable} />
+          <p className="muted">To turn it off, give a current code and your password.</p>
+          <CodeForm label="Authenticator code" submitLabel="Turn off two-step sign-in" danger withPassword onCode={disable} />
         </>
       ) : enroll.data ? (
         <>
@@ -114,7 +167,7 @@ function SecondFactor({ enabled }: { enabled: boolean }) {
             </dd>
           </dl>
           <p>Then type the code the app shows, to check that it works. Until then, sign-in does not ask for one.</p>
-          <CodeForm label="Code from your app" submitLabel="Turn on two-step sign-in" mutation={confirm} />
+          <CodeForm label="Code from your app" submitLabel="Turn on two-step sign-in" onCode={confirm} />
           <Button className="button button-small cancel-enroll" onPress={() => enroll.reset()}>
             Cancel
           </Button>
@@ -122,17 +175,14 @@ function SecondFactor({ enabled }: { enabled: boolean }) {
       ) : (
         <>
           <p>Off. With it on, signing in also asks for a code from an authenticator app on your phone, so a stolen password is not enough.</p>
-          <FormErrors error={enroll.error} fields={[]} />
-          <Button className="button button-primary" isPending={enroll.isPending} onPress={() => enroll.mutate()}>
-            Set up two-step sign-in
-          </Button>
+          <StartEnrolment enroll={enroll} />
         </>
       )}
     </section>
   )
 }
 
-/** The signed-in person's own things: where they are signed in, and their second factor. */
+/** The signed-in person's own things: where they are signed in, their password and their second factor. */
 export default function Account() {
   const session = useSession()
   const account = session.data?.account
@@ -140,6 +190,7 @@ export default function Account() {
     <>
       <PageHeader title="Your account" description={account ? <>Signed in as {account.email}.</> : undefined} />
       <Sessions />
+      <ChangePassword />
       {account && <SecondFactor enabled={account.totpEnabled === true} />}
     </>
   )

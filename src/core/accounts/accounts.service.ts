@@ -57,11 +57,11 @@ export async function requireAccountByEmail(db: Db, email: string): Promise<Acco
   return row
 }
 
-/** A new password; every session of the account ends (the CLI's reset, a link's use). */
-export async function setPassword(db: Db, accountId: string, passwordHash: string, now: number): Promise<Account> {
+/** A new password; every session of the account ends (the CLI's reset, a link's use) but `keepSession` (the one a signed-in change is made with). */
+export async function setPassword(db: Db, accountId: string, passwordHash: string, now: number, keepSession?: string): Promise<Account> {
   const row = await repo.updateAccount(db, accountId, { password_hash: passwordHash }, now)
   if (!row) throw notFound(`Account ${accountId}`)
-  await deleteAccountSessions(db, accountId)
+  await deleteAccountSessions(db, accountId, keepSession)
   return toAccount(row)
 }
 

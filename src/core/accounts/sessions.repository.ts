@@ -23,7 +23,7 @@ const selectSession = prepared((db, p: { tokenHash: string }) =>
   db
     .selectFrom('account_sessions as s')
     .innerJoin('accounts as a', 'a.id', 's.account_id')
-    .select(['s.id', 's.account_id', 's.last_seen_at', 's.expires_at', 'a.email', 'a.disabled'])
+    .select(['s.id', 's.account_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'a.email', 'a.disabled'])
     .where('s.token_hash', '=', p.tokenHash),
 )
 
@@ -53,3 +53,10 @@ export const deleteAccountSessions = (db: Db, accountId: string, keep?: string) 
 
 export const deleteExpiredSessions = (db: Db, accountId: string, now: number) =>
   db.deleteFrom('account_sessions').where('account_id', '=', accountId).where('expires_at', '<=', now).execute()
+
+/** The account's sessions, newest first: past the first `keep`, the ones a new sign-in ends. */
+export const sessionsNewestFirst = (db: Db, accountId: string) =>
+  db.selectFrom('account_sessions').select('id').where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute()
+
+export const deleteSessions = (db: Db, accountId: string, ids: readonly string[]) =>
+  db.deleteFrom('account_sessions').where('account_id', '=', accountId).where('id', 'in', ids).execute()

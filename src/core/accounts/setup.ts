@@ -31,9 +31,23 @@ export const setupOpen = async (db: Db) => !(await anyAccount(db))
  * so the second finds the first's account and is refused.
  */
 export async function completeSetup(db: Db, secret: string, token: string, email: string, passwordHash: string, now: number) {
-  if (readLinkToken(secret, 'setup', token, now) === undefined) throw invalid('token', 'this setup link is not valid: it has expired or was not made by this server')
+  checkSetupLink(secret, token, now)
   // createAccount takes this lock too; taken here first, the check below sees any account made meanwhile.
   await lockName(db, 'accounts:first')
-  if (await anyAccount(db)) throw conflict('Setup is done: an account exists already', 'Sign in, or ask the operator for an account (mailstead user create).')
+  await checkSetupOpen(db)
   return createAccount(db, email, passwordHash, now)
+}
+
+/** What completeSetup checks, asked before a password is hashed: a genuine, unexpired token while no account exists. */
+export async function checkSetup(db: Db, secret: string, token: string, now: number): Promise<void> {
+  checkSetupLink(secret, token, now)
+  await checkSetupOpen(db)
+}
+
+function checkSetupLink(secret: string, token: string, now: number): void {
+  if (readLinkToken(secret, 'setup', token, now) === undefined) throw invalid('token', 'this setup link is not valid: it has expired or was not made by this server')
+}
+
+async function checkSetupOpen(db: Db): Promise<void> {
+  if (await anyAccount(db)) throw conflict('Setup is done: an account exists already', 'Sign in, or ask the operator for an account (mailstead user create).')
 }

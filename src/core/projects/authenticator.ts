@@ -33,6 +33,7 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
     seenVersion = version
   }
   const throttle = createAuthThrottle(clock, failures)
+  const underWay = new Map<string, Promise<Caller>>()
   async function check(apiKey: string | undefined): Promise<Caller> {
     await forgetIfChanged()
     const cacheKey = apiKey ? sha256Hex(apiKey) : ''
@@ -47,20 +48,26 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
     /**
      * A login from a client: an HTTP request or SMTP AUTH, by one rule (README, Security). A key
      * without a key's shape is refused before any database work and is no guess at a key, so it
-     * is neither slowed nor counted. Any other waits as its address's failed logins say (the one
-     * throttle of both protocols), then is checked; a 401 counts as a failure. `address` is
+     * is neither slowed nor counted. Any other counts as under way from its start and waits as its
+     * address's failed logins and logins under way say (the one throttle of both protocols), then
+     * is checked; a 401 counts as a failure. A key accepted within the last minute is no guess
+     * and is not counted as under way (auth-throttle.ts `run`). `address` is
      * undefined for a caller without a socket (`app.handle` in tests): there is nobody to slow.
      */
     async logIn(apiKey: string | undefined, address: string | undefined): Promise<Caller> {
       const key = requireKeyShape(apiKey)
       if (address === undefined) return check(key)
-      if (!(await throttle.admit(address))) throw tooManyWaiting(await throttle.delay(address))
-      try {
-        return await check(key)
-      } catch (error) {
-        if (error instanceof AppError && error.status === 401) await throttle.fail(address)
-        throw error
-      }
+      await forgetIfChanged()
+      const hash = sha256Hex(key)
+      // The same key from the same address while its login is under way (an application's
+      // parallel requests at a cold start) is the same guess: it shares that login's answer, its
+      // wait and its one check, and is not counted again.
+      const same = `${address} ${hash}`
+      const under = underWay.get(same)
+      if (under) return under
+      const login = throttle.run([address], () => check(key), isFailedLogin, (ms) => tooManyWaiting(ms), accepted.get(hash) !== undefined)
+      underWay.set(same, login)
+      return login.finally(() => underWay.delete(same))
     },
     /**
      * Throws as `authenticate` would if the caller's key has been revoked or its project disabled
@@ -86,6 +93,9 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
 }
 
 export type Authenticator = ReturnType<typeof createAuthenticator>
+
+/** A wrong key, password or code: what the login throttle counts as a failure. */
+export const isFailedLogin = (error: unknown) => error instanceof AppError && error.status === 401 && error.code === 'UNAUTHORIZED'
 
 /** A login turned away unchecked: its address (or account, `whose`) has MAX_WAITING logins waiting after failed ones. */
 export function tooManyWaiting(delayMs: number, whose = 'your address', what = 'key'): AppError {

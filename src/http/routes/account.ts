@@ -1,10 +1,15 @@
 import { Elysia, t } from 'elysia'
 import { createOwnedProject, listMyProjects } from '../../core/accounts/members.service.ts'
-import { listSessions, revokeSession } from '../../core/accounts/sessions.service.ts'
+import { setPassword } from '../../core/accounts/accounts.service.ts'
+import { hashPassword, requirePassword } from '../../core/accounts/password.ts'
+import { withCurrentPassword } from '../../core/accounts/reauthenticate.ts'
+import { listSessions, revokeSession, type LiveSession } from '../../core/accounts/sessions.service.ts'
 import { confirmTotp, disableTotp, enrollTotp } from '../../core/accounts/totp.service.ts'
+import { clientAddress, type ServerLike } from '../client-address.ts'
 import { writeAt, type HttpDeps } from '../deps.ts'
 import { ErrorSchema, strictObject } from '../schemas.ts'
 import { requireSession } from '../session.ts'
+import { AccountSchema, PasswordField } from './account-schemas.ts'
 
 const tags = ['Accounts']
 const errors = { 401: ErrorSchema, 403: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema }
@@ -20,12 +25,16 @@ const SessionSchema = t.Object({
   lastSeenAt: t.String({ format: 'date-time', description: 'Written down at most every 5 minutes' }),
   expiresAt: Time,
 }, { title: 'Session' })
-const CodeBody = strictObject({ code: t.String({ maxLength: 10, description: 'The current 6-digit code of the authenticator app' }) })
+const CodeField = t.String({ maxLength: 10, description: 'The current 6-digit code of the authenticator app' })
+const CodeBody = strictObject({ code: CodeField })
+const CurrentPassword = t.String({ maxLength: 256, description: "The account's current password: changes to how it signs in need it" })
 const TotpState = t.Object({ totpEnabled: t.Boolean() })
 
-/** What belongs to the signed-in person rather than to a project: their projects, sessions and second factor. */
+/** What belongs to the signed-in person rather than to a project: their projects, sessions, password and second factor. */
 export const accountRoutes = (deps: HttpDeps) => {
   const write = writeAt(deps)
+  const withPassword = <T>(session: LiveSession, currentPassword: string, parts: { request: Request; server: unknown }, then: () => Promise<T>) =>
+    withCurrentPassword({ db: deps.db, throttle: deps.authenticator.throttle }, { id: session.accountId, email: session.email }, currentPassword, clientAddress(parts.request, parts.server as ServerLike, deps.trustedProxies), then)
   return new Elysia({ prefix: '/api/v1/account' })
     .use(requireSession(deps))
     .get('/projects', ({ session }) => listMyProjects(deps.db, session.accountId), {
@@ -57,22 +66,40 @@ export const accountRoutes = (deps: HttpDeps) => {
       response: { 200: t.Object({ id: t.String(), success: t.Boolean(), message: t.String() }), 404: ErrorSchema, ...errors },
       detail: { summary: 'End one of your sessions (this one too: that signs you out)', tags },
     })
-    .post('/totp', ({ session }) => write((trx, at) => enrollTotp(trx, deps.config.secret, { id: session.accountId, email: session.email }, at)), {
+    .post('/totp', ({ body, session, request, server }) => withPassword(session, body.currentPassword, { request, server }, () => write((trx, at) => enrollTotp(trx, deps.config.secret, { id: session.accountId, email: session.email }, at))), {
+      body: strictObject({ currentPassword: CurrentPassword }),
       response: {
         200: t.Object({ secret: t.String({ description: 'Base32, shown this once' }), uri: t.String({ description: 'otpauth://totp/... for a QR code, shown this once' }) }),
         409: ErrorSchema,
         ...errors,
       },
-      detail: { summary: 'Start enrolling a TOTP second factor; sign-in asks for codes once a code confirms it', tags },
+      detail: { summary: 'Start enrolling a TOTP second factor, with your current password; sign-in asks for codes once a code confirms it', tags },
     })
     .post('/totp/confirm', ({ body, session }) => write((trx, at) => confirmTotp(trx, deps.config.secret, session.accountId, body.code, at)), {
       body: CodeBody,
       response: { 200: TotpState, 409: ErrorSchema, ...errors },
       detail: { summary: 'Confirm the second factor with a code: from now on sign-in needs one', tags },
     })
-    .post('/totp/disable', ({ body, session }) => write((trx, at) => disableTotp(trx, deps.config.secret, session.accountId, body.code, at)), {
-      body: CodeBody,
+    .post('/totp/disable', ({ body, session, request, server }) => withPassword(session, body.currentPassword, { request, server }, () => write((trx, at) => disableTotp(trx, deps.config.secret, session.accountId, body.code, at))), {
+      body: strictObject({ code: CodeField, currentPassword: CurrentPassword }),
       response: { 200: TotpState, 409: ErrorSchema, ...errors },
-      detail: { summary: 'Turn the second factor off, with a current code', tags },
+      detail: {
+        summary: 'Turn the second factor off, with a current code and your current password',
+        description: 'A wrong code or password counts as a failed sign-in: the next ones wait, and at most 8 wait at once (429).',
+        tags,
+      },
     })
+    .post(
+      '/password',
+      ({ body, session, request, server }) =>
+        withPassword(session, body.currentPassword, { request, server }, async () => {
+          const hash = await hashPassword(requirePassword(body.password))
+          return { account: await write((trx, at) => setPassword(trx, session.accountId, hash, at, session.id)) }
+        }),
+      {
+        body: strictObject({ currentPassword: CurrentPassword, password: PasswordField }),
+        response: { 200: t.Object({ account: AccountSchema }), ...errors },
+        detail: { summary: 'Change your password, with the current one; your other sessions end', tags },
+      },
+    )
 }

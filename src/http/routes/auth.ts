@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia'
-import { setPasswordWithToken, type Account } from '../../core/accounts/accounts.service.ts'
+import { accountOfPasswordToken, setPasswordWithToken, type Account } from '../../core/accounts/accounts.service.ts'
 import { hashPassword, requirePassword } from '../../core/accounts/password.ts'
 import { revokeSession } from '../../core/accounts/sessions.service.ts'
-import { completeSetup, setupOpen } from '../../core/accounts/setup.ts'
+import { checkSetup, completeSetup, setupOpen } from '../../core/accounts/setup.ts'
 import { signIn } from '../../core/accounts/sign-in.ts'
-import { startSession } from '../../core/accounts/sessions.service.ts'
+import { sessionPolicyOf, startSession } from '../../core/accounts/sessions.service.ts'
 import { csrfTokenFor } from '../../core/accounts/tokens.ts'
 import { isTotpEnabled } from '../../core/accounts/totp.service.ts'
 import { isoTime } from '../../lib/clock.ts'
@@ -12,6 +12,7 @@ import { clientAddress, type ServerLike } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
 import { ErrorSchema, strictObject } from '../schemas.ts'
 import { checkOrigin, requireSession, sessionCookie } from '../session.ts'
+import { checkedFirst } from '../unauthenticated.ts'
 import { AccountSchema, PasswordField } from './account-schemas.ts'
 
 const tags = ['Accounts']
@@ -49,13 +50,15 @@ export const authRoutes = (deps: HttpDeps) => {
     .post(
       '/setup',
       async ({ body, request, server, set }) => {
-        checkOrigin(deps, { request, server: server as ServerLike })
-        const hash = await hashPassword(requirePassword(body.password))
+        const parts = { request, server: server as ServerLike }
+        checkOrigin(deps, parts)
         const now = deps.clock.now()
+        await checkedFirst(deps, parts, () => checkSetup(deps.db, deps.config.secret, body.token, now))
+        const hash = await hashPassword(requirePassword(body.password))
         const meta = metaOf(request, server as ServerLike)
         const { account, session } = await deps.writer.run(async (trx) => {
           const made = await completeSetup(trx, deps.config.secret, body.token, body.email, hash, now)
-          return { account: made, session: await startSession(trx, made.id, meta, now) }
+          return { account: made, session: await startSession(trx, made.id, meta, now, sessionPolicyOf(deps.config)) }
         })
         set.headers['set-cookie'] = sessionCookie(deps, { request, server: server as ServerLike }, session.token, session.expiresAt)
         set.status = 201
@@ -76,7 +79,7 @@ export const authRoutes = (deps: HttpDeps) => {
       async ({ body, request, server, set }) => {
         const parts = { request, server: server as ServerLike }
         checkOrigin(deps, parts)
-        const done = await signIn({ db: deps.db, write: deps.writer.run, clock: deps.clock, throttle: deps.authenticator.throttle, secret: deps.config.secret }, body, metaOf(request, parts.server))
+        const done = await signIn({ db: deps.db, write: deps.writer.run, clock: deps.clock, throttle: deps.authenticator.throttle, secret: deps.config.secret, sessions: sessionPolicyOf(deps.config) }, body, metaOf(request, parts.server))
         set.headers['set-cookie'] = sessionCookie(deps, parts, done.session.token, done.session.expiresAt)
         return signedIn(done.account, done.session)
       },
@@ -98,9 +101,11 @@ export const authRoutes = (deps: HttpDeps) => {
     .post(
       '/password',
       async ({ body, request, server }) => {
-        checkOrigin(deps, { request, server: server as ServerLike })
-        const hash = await hashPassword(requirePassword(body.password))
+        const parts = { request, server: server as ServerLike }
+        checkOrigin(deps, parts)
         const now = deps.clock.now()
+        await checkedFirst(deps, parts, () => accountOfPasswordToken(deps.db, deps.config.secret, body.token, now))
+        const hash = await hashPassword(requirePassword(body.password))
         return { account: await deps.writer.run((trx) => setPasswordWithToken(trx, deps.config.secret, body.token, hash, now)) }
       },
       {

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { createAccount, requireEmail } from '../../core/accounts/accounts.service.ts'
 import { acceptInvitation, describeInvitation } from '../../core/accounts/invitations.service.ts'
 import { hashPassword, requirePassword } from '../../core/accounts/password.ts'
-import { startSession } from '../../core/accounts/sessions.service.ts'
+import { sessionPolicyOf, startSession } from '../../core/accounts/sessions.service.ts'
 import { csrfTokenFor } from '../../core/accounts/tokens.ts'
 import { invalid } from '../../lib/errors.ts'
 import { isoTime } from '../../lib/clock.ts'
@@ -10,6 +10,7 @@ import { clientAddress, type ServerLike } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
 import { ErrorSchema, strictObject } from '../schemas.ts'
 import { authenticateSession, checkOrigin, sessionCookie, sessionToken } from '../session.ts'
+import { checkedFirst } from '../unauthenticated.ts'
 import { PasswordField } from './account-schemas.ts'
 
 const tags = ['Members']
@@ -23,7 +24,7 @@ const errors = { 401: ErrorSchema, 403: ErrorSchema, 409: ErrorSchema, 422: Erro
  */
 export const invitationRoutes = (deps: HttpDeps) =>
   new Elysia({ prefix: '/api/v1/invitations' })
-    .post('/lookup', ({ body }) => describeInvitation(deps.db, deps.config.secret, body.token, deps.clock.now()), {
+    .post('/lookup', ({ body, request, server }) => checkedFirst(deps, { request, server: server as ServerLike }, () => describeInvitation(deps.db, deps.config.secret, body.token, deps.clock.now())), {
       body: strictObject({ token: TokenField }),
       response: {
         200: t.Object({ id: t.String(), email: t.String(), role: t.String(), createdAt: t.String(), expiresAt: t.String(), projectId: t.Integer(), projectName: t.String() }),
@@ -43,14 +44,15 @@ export const invitationRoutes = (deps: HttpDeps) =>
           return deps.writer.run((trx) => acceptInvitation(trx, deps.config.secret, body.token, account, now))
         }
         checkOrigin(deps, parts)
+        // The link first: a made-up one costs a signature check and the address's budget, never a hash.
+        const { email } = await checkedFirst(deps, parts, () => describeInvitation(deps.db, deps.config.secret, body.token, now))
         if (body.password === undefined) throw invalid('password', 'choose a password to make your account, or sign in first')
         const hash = await hashPassword(requirePassword(body.password))
-        const { email } = await describeInvitation(deps.db, deps.config.secret, body.token, now)
         const meta = { address: clientAddress(request, parts.server, deps.trustedProxies), userAgent: request.headers.get('user-agent') ?? undefined }
         const done = await deps.writer.run(async (trx) => {
           const account = await createAccount(trx, email, hash, now)
           const joined = await acceptInvitation(trx, deps.config.secret, body.token, { id: account.id, emailKey: requireEmail(account.email).key }, now)
-          return { ...joined, account, session: await startSession(trx, account.id, meta, now) }
+          return { ...joined, account, session: await startSession(trx, account.id, meta, now, sessionPolicyOf(deps.config)) }
         })
         set.headers['set-cookie'] = sessionCookie(deps, parts, done.session.token, done.session.expiresAt)
         set.headers['cache-control'] = 'no-store'

@@ -21,7 +21,7 @@ export function healthOnly(fetch: (request: Request) => Response | Promise<Respo
   }
 }
 
-type ServeOptions = Pick<Bun.Serve.Options<undefined>, 'fetch' | 'maxRequestBodySize'>
+type ServeOptions = Pick<Bun.Serve.Options<undefined>, 'fetch' | 'maxRequestBodySize' | 'idleTimeout'>
 
 /**
  * Listens on httpHost:httpPort. A port that cannot be bound ends the start with one line that

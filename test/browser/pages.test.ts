@@ -166,6 +166,8 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
     await table.getByText('bounced45@example.net').waitFor()
     await page.getByLabel('Search addresses').fill('bounced1')
     await table.getByText('bounced45@example.net').waitFor({ state: 'detached' })
+    // The old page's rows leave before the search's arrive: wait for the eleventh before counting.
+    await table.getByRole('row').nth(10).waitFor()
     await expect(table.getByRole('row').count()).resolves.toBe(11)
     await page.getByLabel('Search addresses').fill('nobody-at-all')
     await page.getByText('No suppressed address contains “nobody-at-all”.').waitFor()

@@ -142,11 +142,6 @@ export const PROJECT_DISABLED_HOLD = 'Held: the project is disabled; it is sent 
 const WAITING_FOR_ATTEMPT = sql<boolean>`state IN ('queued', 'deferred', 'scheduled') AND state IN ('queued', 'deferred')`
 const PAUSED = sql<boolean>`state = 'paused'`
 
-/**
- * Holds the project's mail that waits for an attempt: `paused`, out of the delivery loop's sight,
- * with the reason as its last response. Scheduled mail stays scheduled (it can still be
- * cancelled); if its time comes while the project is disabled, its attempt holds it.
- */
 /** The From addresses of the project's sandbox mail not yet settled (waiting, held or being attempted). */
 export const sandboxSendersInFlight = async (db: Db, projectId: number) =>
   (
@@ -161,6 +156,11 @@ export const sandboxSendersInFlight = async (db: Db, projectId: number) =>
       .execute()
   ).map((row) => row.from_address)
 
+/**
+ * Holds the project's mail that waits for an attempt: `paused`, out of the delivery loop's sight,
+ * with the reason as its last response. Scheduled mail stays scheduled (it can still be
+ * cancelled); if its time comes while the project is disabled, its attempt holds it.
+ */
 export const holdProjectMail = (db: Db, projectId: number, now: number) =>
   db
     .updateTable('deliveries')

@@ -2,7 +2,7 @@ import type { Db, EmailEventTable, EmailStatus, EmailTable } from '../../db/sche
 import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { addEmailEvent } from './email-events.ts'
-import { setDeliveriesOf } from './deliveries.repository.ts'
+import { sandboxSendersInFlight, setDeliveriesOf } from './deliveries.repository.ts'
 import { getDomain } from '../domains/domains.service.ts'
 import { countEmails, deliveriesOf, dkimHeaderOf, emailEvents, emailPage, findEmail, rawMessageOf, type EmailFilter } from './emails.repository.ts'
 import { deliveryDetail } from './delivery-detail.ts'
@@ -122,3 +122,6 @@ export async function cancel(db: Db, projectId: number, id: string, now: number)
   await addEmailEvent(db, id, 'CANCELLED', null, now)
   return { emailId: id }
 }
+
+/** The From addresses of the project's sandbox mail not yet settled: what switching its sandbox off waits on. */
+export const unsettledSandboxSenders = (db: Db, projectId: number) => sandboxSendersInFlight(db, projectId)

@@ -5,7 +5,7 @@ import { AppError } from '../../lib/errors.ts'
 import { seal, unseal } from '../../lib/sealed.ts'
 import { generateDkimKeys } from '../domains/dkim-keys.ts'
 import { DKIM_KEY_PURPOSE } from '../domains/domains.service.ts'
-import { sandboxSendersInFlight } from '../emails/deliveries.repository.ts'
+import { unsettledSandboxSenders } from '../emails/emails.service.ts'
 import { verifiedDomain } from '../emails/send.ts'
 import * as repo from './projects.repository.ts'
 import { changeProject } from './projects.service.ts'
@@ -30,7 +30,7 @@ export async function setProjectSandbox(db: Db, id: number, sandbox: boolean, no
 
 async function requireNoUnverifiedSenders(db: Db, projectId: number) {
   const unverified = new Set<string>()
-  for (const from of await sandboxSendersInFlight(db, projectId)) {
+  for (const from of await unsettledSandboxSenders(db, projectId)) {
     const domain = domainOf(from)
     if (domain && !(await verifiedDomain(db, projectId, domain))) unverified.add(domain)
   }

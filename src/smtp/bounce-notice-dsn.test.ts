@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { parseReport } from '../../smtp/report.ts'
-import { buildDsn, type DsnFacts } from './dsn-message.ts'
+import { parseReport } from './report.ts'
+import { buildDsn, type DsnFacts } from '../core/emails/dsn-message.ts'
 
 const facts: DsnFacts = {
   reportingMta: 'mst.sender.example.com',

@@ -10,57 +10,44 @@ import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, ty
 
 /*
  * A sandbox project's mail in the console, read as an inbox: the list, and each message rendered,
- * with its headers and the checks a receiver would run. The server delivers to a fake MX (as in
- * emails.test.ts). Until the sandbox flag is on this branch, the page reads `sandbox: true` for
- * the projects named SANDBOXES (markSandboxes); then they are to be made as sandboxes instead.
+ * with its headers and the checks a receiver would run. The sandbox projects are real ones (made
+ * as sandboxes, or switched to one by PATCH /api/v1/project): they send from a domain no DNS
+ * knows, and their mail never leaves the server. A project that is not a sandbox, with a verified
+ * domain, delivers to a fake MX (as in emails.test.ts), which the sandbox's mail must never reach.
  */
 
 let w: ConsoleWorld
 let dns: FakeDns
 let mx: FakeMx
+/** The sandbox project's key (owner@example.com's project). */
 let key: string
+/** The real project's key (shipper@example.com's project). */
+let realKey: string
 let welcome: string
+let returned: string
 let gone: string
-const SANDBOXES = ['Sandbox shop', 'Empty sandbox']
+let shipped: string
+/** The sandbox's sender: a domain that no DNS publishes and no project verified. */
+const SANDBOX_FROM = 'Shop <shop@shop.example>'
 
-async function send(body: Record<string, unknown>): Promise<string> {
-  const response = await fetch(`${w.url}/api/v1/emails`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'Shop <shop@sender.example.com>', ...body }) })
+async function send(apiKey: string, body: Record<string, unknown>): Promise<string> {
+  const response = await fetch(`${w.url}/api/v1/emails`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
   const answer = (await response.json()) as { emailId: string }
   if (response.status !== 200) throw new Error(`send: ${response.status} ${JSON.stringify(answer)}`)
   return answer.emailId
 }
 
-async function until(id: string, status: string) {
+async function until(apiKey: string, id: string, status: string) {
   for (let i = 0; i < 200; i++) {
-    if ((await w.t.request('GET', `/api/v1/emails/${id}`, { key })).body.status === status) return
+    if ((await w.t.request('GET', `/api/v1/emails/${id}`, { key: apiKey })).body.status === status) return
     await Bun.sleep(50)
   }
   throw new Error(`${id} never became ${status}`)
 }
 
-/**
- * The page's fetch, wrapped so that the account's project list marks `names` as sandbox projects
- * (where the server does not say). In the page, not by routing its requests: with page.route,
- * Playwright now and then lost a routed answer when sign-in's navigation cancelled the request
- * ("Object with guid response@… was not bound in the connection"), failing a later step.
- */
-const markSandboxes = (names: string[]) => `{
-  const names = ${JSON.stringify(names)}
-  const fetch = window.fetch.bind(window)
-  window.fetch = async (input, init) => {
-    const response = await fetch(input, init)
-    if (!String(input).endsWith('/api/v1/account/projects') || !response.ok) return response
-    const projects = await response.json()
-    const marked = projects.map((p) => ({ ...p, sandbox: p.sandbox ?? names.includes(p.name) }))
-    return new Response(JSON.stringify(marked), { status: response.status, headers: response.headers })
-  }
-}`
-
-/** A signed-in page of that width showing `path`, in which the SANDBOXES are sandbox projects. */
-async function sandboxPage(width: Width, path: string, email = 'owner@example.com', sandboxes = SANDBOXES): Promise<Page> {
-  const page = await w.open(width, '/console/')
-  await page.addInitScript({ content: markSandboxes(sandboxes) })
-  await page.goto(path)
+/** A signed-in page of that width showing `path`. */
+async function signedInPage(width: Width, path: string, email = 'owner@example.com'): Promise<Page> {
+  const page = await w.open(width, path)
   await w.signIn(page, email)
   await page.locator('nav[aria-label="Console"]').waitFor({ state: 'attached' })
   return page
@@ -87,6 +74,7 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
   beforeAll(async () => {
     dns = await new FakeDns().start()
     mx = await new FakeMx().start('127.0.0.2')
+    // The recipients' domain has an MX, the fake one: were sandbox mail to leave, it would land there.
     dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 })
     dns.records('mx.example.net', { type: 'A', address: '127.0.0.2' })
     w = await startConsoleWorld({
@@ -99,20 +87,41 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
       'delivery-attempt-timeout-seconds': '5',
       'send-rate-per-second': '10000',
     })
+    // A sandbox as made, and a project switched to one by the project API, with no mail yet.
     const owner = await makeAccount(w.t, 'owner@example.com')
-    const project = await w.t.app.writer.run((trx) => createOwnedProject(trx, owner.id, SANDBOXES[0]!, Date.now()))
+    key = (await w.t.app.writer.run((trx) => createOwnedProject(trx, owner.id, 'Sandbox shop', Date.now(), { sandbox: true }))).secretKey
     const newcomer = await makeAccount(w.t, 'newcomer@example.com')
-    await w.t.app.writer.run((trx) => createOwnedProject(trx, newcomer.id, SANDBOXES[1]!, Date.now()))
-    key = project.secretKey
-    const domain = await w.t.request('POST', '/api/v1/domains', { key, body: { name: 'sender.example.com', region: 'us-east-1' } })
+    const empty = await w.t.app.writer.run((trx) => createOwnedProject(trx, newcomer.id, 'Empty sandbox', Date.now()))
+    const switched = await w.t.request('PATCH', '/api/v1/project', { key: empty.secretKey, body: { sandbox: true } })
+    expect(switched.status).toBe(200)
+    expect(switched.body.sandbox).toBe(true)
+    // A real project, with a verified domain, whose mail goes to the fake MX.
+    const shipper = await makeAccount(w.t, 'shipper@example.com')
+    realKey = (await w.t.app.writer.run((trx) => createOwnedProject(trx, shipper.id, 'Real shop', Date.now()))).secretKey
+    const domain = await w.t.request('POST', '/api/v1/domains', { key: realKey, body: { name: 'sender.example.com', region: 'us-east-1' } })
     publishRecords(dns, domain.body.dnsRecords)
     await w.t.app.checker.check(domain.body.id)
-    welcome = await send({ to: 'jane@example.net', subject: 'Welcome aboard', html: '<h1>Welcome</h1><p>Start at <a href="https://shop.example/start">your dashboard</a>.</p>', text: 'Welcome. Start at https://shop.example/start' })
-    gone = await send({ to: 'old@example.net', subject: 'An old receipt', text: 'Thanks for your order.' })
-    await until(welcome, 'DELIVERED')
-    await until(gone, 'DELIVERED')
+
+    const queriesBefore = dns.queries.length
+    welcome = await send(key, {
+      from: SANDBOX_FROM,
+      to: 'jane@example.net',
+      subject: 'Welcome aboard',
+      html: '<h1>Welcome</h1><p>Start at <a href="https://shop.example/start">your dashboard</a>.</p>',
+      text: 'Welcome. Start at https://shop.example/start',
+    })
+    returned = await send(key, { from: SANDBOX_FROM, to: 'bounce@example.net', subject: 'Your parcel is on its way', text: 'It left the warehouse.' })
+    gone = await send(key, { from: SANDBOX_FROM, to: 'old@example.net', subject: 'An old receipt', text: 'Thanks for your order.' })
+    await until(key, welcome, 'DELIVERED')
+    await until(key, returned, 'BOUNCED')
+    await until(key, gone, 'DELIVERED')
+    // The sandbox asked DNS nothing: no MX of its recipients, no key of its sender.
+    expect(dns.queries.slice(queriesBefore)).toEqual([])
     // Retention took this one's message: its headers and checks cannot be read any more.
     await w.t.app.db.deleteFrom('email_contents').where('email_id', '=', gone).execute()
+
+    shipped = await send(realKey, { from: 'Shop <shop@sender.example.com>', to: 'jane@example.net', subject: 'Your order shipped', html: '<p>It is on its way.</p>', text: 'It is on its way.' })
+    await until(realKey, shipped, 'DELIVERED')
   })
 
   afterAll(async () => {
@@ -121,17 +130,29 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
     await dns?.stop()
   })
 
+  test('the sandbox’s mail never left the server: the MX received the real project’s email alone', () => {
+    expect(mx.received.map((m) => m.to)).toEqual([['jane@example.net']])
+    expect(mx.received[0]!.raw.toString()).toContain('Subject: Your order shipped')
+    expect(mx.received.some((m) => m.raw.toString().includes('shop.example>'))).toBe(false)
+  })
+
   test('the Emails area reads as an inbox: sender, subject, recipient, time and outcome', async () => {
     for (const width of ['desktop', 'phone'] as const) {
-      const page = await sandboxPage(width, '/console/emails')
+      const page = await signedInPage(width, '/console/emails')
       await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor()
       const table = page.getByRole('table', { name: 'Inbox' })
       const row = table.getByRole('row').filter({ hasText: 'Welcome aboard' })
       await row.getByText('Delivered').waitFor()
       expect(await table.getByRole('columnheader').allTextContents()).toEqual(['From', 'Subject', 'To', 'Received', 'Outcome'])
       // The sender by name, the whole From on hover.
-      await expect(row.getByText('Shop', { exact: true }).getAttribute('title')).resolves.toBe('"Shop" <shop@sender.example.com>')
+      await expect(row.getByText('Shop', { exact: true }).getAttribute('title')).resolves.toBe('"Shop" <shop@shop.example>')
       expect(await row.textContent()).toContain('jane@example.net')
+      // The simulator's answer to bounce@: the hard bounce, in the Outcome column.
+      const bounced = table.getByRole('row').filter({ hasText: 'Your parcel is on its way' })
+      expect(await bounced.textContent()).toContain('bounce@example.net')
+      expect(await bounced.getByRole('cell').last().textContent()).toBe('Bounced')
+      // The filters folded under one line: the messages come first.
+      expect(await page.getByLabel('Status', { exact: true }).isVisible()).toBe(false)
       expect(await noSideways(page)).toBe(true)
       expect(await axeViolations(page)).toEqual([])
       await screenshot(page, 'inbox')
@@ -140,9 +161,25 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
     expect(w.problems).toEqual([])
   })
 
+  test('the inbox’s filters open, and stay open while one is on', async () => {
+    const page = await signedInPage('phone', '/console/emails')
+    await page.getByRole('table', { name: 'Inbox' }).getByRole('link', { name: 'Welcome aboard' }).waitFor()
+    await page.getByText('Filters', { exact: true }).click()
+    await page.getByLabel('Status', { exact: true }).selectOption({ label: 'Bounced' })
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    const table = page.getByRole('table', { name: 'Inbox matching the filters' })
+    await table.getByRole('link', { name: 'Your parcel is on its way' }).waitFor()
+    expect(await table.getByRole('link').allTextContents()).toEqual(['Your parcel is on its way'])
+    expect(await page.getByLabel('Status', { exact: true }).isVisible()).toBe(true)
+    await expect(page.getByRole('button', { name: 'Clear filters' }).isVisible()).resolves.toBe(true)
+    expect(await axeViolations(page)).toEqual([])
+    await close(page)
+    expect(w.problems).toEqual([])
+  })
+
   test('a message shows rendered, then its headers, then the checks a receiver would run', async () => {
     for (const width of ['desktop', 'phone'] as const) {
-      const page = await sandboxPage(width, '/console/emails')
+      const page = await signedInPage(width, '/console/emails')
       await page.getByRole('link', { name: 'Welcome aboard' }).click()
       await page.getByRole('heading', { name: 'Welcome aboard', level: 1 }).waitFor()
       await expect(page.getByRole('link', { name: '← Inbox' }).isVisible()).resolves.toBe(true)
@@ -158,19 +195,18 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
 
       await tabs.getByRole('tab', { name: 'Headers' }).click()
       const headers = page.getByRole('table', { name: 'Message headers' })
-      await headers.getByRole('row').filter({ hasText: 'DKIM-Signature' }).first().waitFor()
+      const signature = headers.getByRole('row').filter({ hasText: 'DKIM-Signature' }).first()
+      await signature.waitFor()
+      expect(await signature.textContent()).toContain('s=sandbox')
       expect(await headers.getByRole('row', { name: /^Subject / }).textContent()).toContain('Welcome aboard')
-      expect(await headers.getByRole('row', { name: /^Message-ID / }).textContent()).toContain(`<${welcome}@sender.example.com>`)
+      expect(await headers.getByRole('row', { name: /^Message-ID / }).textContent()).toContain(`<${welcome}@`)
       expect(await noSideways(page)).toBe(true)
       expect(await axeViolations(page)).toEqual([])
       await screenshot(page, 'inbox-headers')
 
       await tabs.getByRole('tab', { name: 'Checks' }).click()
       const checks = page.getByRole('list', { name: 'Receiver checks' })
-      const dkim = checks.getByRole('listitem').filter({ hasText: 'DKIM signature (d=sender.example.com' }).first()
-      await dkim.waitFor()
-      expect(await dkim.textContent()).toStartWith('Pass')
-      expect(await checks.getByRole('listitem').filter({ hasText: 'From aligned with DKIM' }).textContent()).toStartWith('Pass')
+      await checks.getByRole('listitem').first().waitFor()
       expect(await checks.getByRole('listitem').filter({ hasText: /^\w+Tracking/ }).textContent()).toStartWith('Pass')
       await page.getByText(/^\d+ passed, \d+ warnings?, \d+ failed$/).waitFor()
       expect(await noSideways(page)).toBe(true)
@@ -181,10 +217,30 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
     expect(w.problems).toEqual([])
   })
 
+  test('a sandbox email’s DKIM passes with the project’s sandbox key, which no DNS publishes', async () => {
+    for (const width of ['desktop', 'phone'] as const) {
+      const page = await signedInPage(width, `/console/emails/${welcome}`)
+      await page.getByRole('heading', { name: 'Welcome aboard', level: 1 }).waitFor()
+      await page.getByRole('tablist', { name: 'The message' }).getByRole('tab', { name: 'Checks' }).click()
+      const checks = page.getByRole('list', { name: 'Receiver checks' })
+      const dkim = checks.getByRole('listitem').filter({ hasText: 'DKIM signature (d=shop.example s=sandbox)' })
+      await dkim.waitFor()
+      expect(await dkim.textContent()).toBe(
+        'PassDKIM signature (d=shop.example s=sandbox)Passes with the project\'s sandbox key (sandbox._domainkey.shop.example): sandbox mail never reaches a receiver, so no DNS publishes it',
+      )
+      expect(await checks.getByRole('listitem').filter({ hasText: 'From aligned with DKIM' }).textContent()).toStartWith('Pass')
+      // No check of the sender's domain failed: a sandbox sends from any address.
+      expect(await page.getByText(/^\d+ passed, \d+ warnings?, 0 failed$/).isVisible()).toBe(true)
+      expect(await noSideways(page)).toBe(true)
+      await close(page)
+    }
+    expect(w.problems).toEqual([])
+  })
+
   test('a project that is not a sandbox keeps its log, and has the same tabs after how the email went', async () => {
-    const page = await sandboxPage('desktop', '/console/emails', 'owner@example.com', [])
+    const page = await signedInPage('desktop', '/console/emails', 'shipper@example.com')
     await page.getByRole('heading', { name: 'Emails', level: 1 }).waitFor()
-    await page.getByRole('table', { name: 'Emails' }).getByRole('link', { name: 'Welcome aboard' }).click()
+    await page.getByRole('table', { name: 'Emails' }).getByRole('link', { name: 'Your order shipped' }).click()
     await page.getByRole('link', { name: '← All emails' }).waitFor()
     const tabs = page.getByRole('tablist', { name: 'The message' })
     await tabs.waitFor()
@@ -195,13 +251,20 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
     })()`)) as boolean
     expect(below).toBe(true)
     await tabs.getByRole('tab', { name: 'Checks' }).click()
-    await page.getByRole('list', { name: 'Receiver checks' }).getByRole('listitem').first().waitFor()
+    // Signed with the domain's own keys (RSA and Ed25519), which its DNS publishes: no sandbox key.
+    const checks = page.getByRole('list', { name: 'Receiver checks' })
+    const dkim = checks.getByRole('listitem').filter({ hasText: 'DKIM signature (d=sender.example.com' })
+    await dkim.first().waitFor()
+    const signatures = await dkim.allTextContents()
+    expect(signatures).toHaveLength(2)
+    for (const signature of signatures) expect(signature).toMatch(/^PassDKIM signature \(d=sender\.example\.com s=\S+\)Passes with the key \S+ publishes$/)
+    expect(await checks.getByText(/sandbox/).count()).toBe(0)
     await close(page)
     expect(w.problems).toEqual([])
   })
 
   test('loading, error and empty states', async () => {
-    const page = await sandboxPage('desktop', `/console/emails/${welcome}`)
+    const page = await signedInPage('desktop', `/console/emails/${welcome}`)
     await page.getByRole('heading', { name: 'Welcome aboard', level: 1 }).waitFor()
     // The checks held back until the loading state is seen.
     let release: () => void = () => {}
@@ -217,7 +280,7 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
     await page.getByRole('list', { name: 'Receiver checks' }).waitFor()
     await close(page)
 
-    const old = await sandboxPage('phone', `/console/emails/${gone}`)
+    const old = await signedInPage('phone', `/console/emails/${gone}`)
     await old.getByRole('heading', { name: 'An old receipt', level: 1 }).waitFor()
     await old.getByRole('tab', { name: 'Headers' }).click()
     await old.getByRole('alert').getByText(/deleted by retention/).waitFor()
@@ -229,8 +292,10 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
     await close(old)
 
     for (const width of ['desktop', 'phone'] as const) {
-      const empty = await sandboxPage(width, '/console/emails', 'newcomer@example.com')
+      const empty = await signedInPage(width, '/console/emails', 'newcomer@example.com')
+      await empty.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor()
       await empty.getByText('The inbox is empty.').waitFor()
+      await empty.getByText(/^Send one from any address \(no domain needed\) with POST/).waitFor()
       expect(await axeViolations(empty)).toEqual([])
       await screenshot(empty, 'inbox-empty')
       await close(empty)

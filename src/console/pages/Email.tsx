@@ -34,10 +34,23 @@ const STATE_NAMES: Record<Delivery['state'], string> = {
 const DELIVERY_TONES: Partial<Record<Delivery['state'], string>> = { delivered: 'ok', bounced: 'bad', failed: 'bad', suppressed: 'bad', scheduled: 'wait', queued: 'wait', sending: 'wait', deferred: 'wait' }
 
 /** The names of what events say, as people read them; others are shown as they come. */
-const DATA_NAMES: Record<string, string> = { recipient: 'Recipient', mx: 'MX host', ip: 'IP', smtpCode: 'SMTP code', response: 'Response', attempt: 'Attempt', scheduledAt: 'Scheduled for', hard: 'Hard bounce', url: 'Link' }
+const DATA_NAMES: Record<string, string> = {
+  recipient: 'Recipient',
+  mx: 'MX host',
+  ip: 'IP',
+  smtpCode: 'SMTP code',
+  enhancedCode: 'Enhanced code',
+  category: 'Category',
+  response: 'Response',
+  attempt: 'Attempt',
+  nextAttemptAt: 'Next attempt',
+  scheduledAt: 'Scheduled for',
+  hard: 'Hard bounce',
+  url: 'Link',
+}
 
 /** What events say that are times, shown in the reader's zone. */
-const TIMES = new Set(['scheduledAt'])
+const TIMES = new Set(['scheduledAt', 'nextAttemptAt'])
 
 /** What an event says besides its status, as "name value" pairs. */
 function EventData({ data }: { data: EmailEvent['data'] }) {

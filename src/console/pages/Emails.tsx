@@ -53,8 +53,12 @@ function DayField({ label, name, value, error }: { label: string; name: string; 
   )
 }
 
-/** The filters, from and to the address's query string: applying one is a new address, so Back and reload keep it. */
-function Filters({ filters, onApply }: { filters: EmailFilters; onApply: (filters: EmailFilters) => void }) {
+/**
+ * The filters, from and to the address's query string: applying one is a new address, so Back and
+ * reload keep it. Folded (the inbox's), they are a disclosure under the list's heading, open while
+ * a filter is on: the messages come first, as in a mail client, not below seven fields on a phone.
+ */
+function Filters({ filters, onApply, folded = false }: { filters: EmailFilters; onApply: (filters: EmailFilters) => void; folded?: boolean }) {
   const { api } = useApi()
   const domains = useQuery({ queryKey: useProjectKey('domains', 'names'), queryFn: emailsApi(api).domains })
   const [problems, setProblems] = useState<ReturnType<typeof filterProblems>>({})
@@ -68,28 +72,39 @@ function Filters({ filters, onApply }: { filters: EmailFilters; onApply: (filter
   const domainOptions = (domains.data ?? []).map((d) => ({ value: String(d.id), label: d.name }))
   // A domain named by the address but not (yet) listed stays choosable, by its id.
   if (filters.domainId && !domainOptions.some((d) => d.value === filters.domainId)) domainOptions.push({ value: filters.domainId, label: `Domain ${filters.domainId}` })
+  const form = (
+    <Form onSubmit={submit} className="form email-filters" validationBehavior="aria">
+      <Select label="Status" name="status" value={filters.status} options={EMAIL_STATUSES.map((s) => ({ value: s, label: statusName(s) }))} />
+      <Field label="Recipient" name="recipient" defaultValue={filters.recipient} maxLength={254} description="Part of a To, Cc or Bcc address" />
+      <Field label="Sender" name="sender" defaultValue={filters.sender} maxLength={254} description="Part of the From" />
+      <Field label="Subject" name="subject" defaultValue={filters.subject} maxLength={254} description="Part of the subject" />
+      <Select label="Sending domain" name="domainId" value={filters.domainId} options={domainOptions} />
+      <DayField label="Sent from (day)" name="from" value={filters.from} />
+      <DayField label="Sent until (day)" name="to" value={filters.to} error={problems.to} />
+      <div className="filter-actions">
+        <Button type="submit" className="button button-primary">
+          Apply filters
+        </Button>
+        {hasFilters(filters) && (
+          <Button className="button" onPress={() => onApply({})}>
+            Clear filters
+          </Button>
+        )}
+      </div>
+    </Form>
+  )
+  if (folded) {
+    return (
+      <details className="panel filters-fold" open={hasFilters(filters)}>
+        <summary>Filters</summary>
+        {form}
+      </details>
+    )
+  }
   return (
     <section className="panel" aria-labelledby="email-filters">
       <h2 id="email-filters">Filters</h2>
-      <Form onSubmit={submit} className="form email-filters" validationBehavior="aria">
-        <Select label="Status" name="status" value={filters.status} options={EMAIL_STATUSES.map((s) => ({ value: s, label: statusName(s) }))} />
-        <Field label="Recipient" name="recipient" defaultValue={filters.recipient} maxLength={254} description="Part of a To, Cc or Bcc address" />
-        <Field label="Sender" name="sender" defaultValue={filters.sender} maxLength={254} description="Part of the From" />
-        <Field label="Subject" name="subject" defaultValue={filters.subject} maxLength={254} description="Part of the subject" />
-        <Select label="Sending domain" name="domainId" value={filters.domainId} options={domainOptions} />
-        <DayField label="Sent from (day)" name="from" value={filters.from} />
-        <DayField label="Sent until (day)" name="to" value={filters.to} error={problems.to} />
-        <div className="filter-actions">
-          <Button type="submit" className="button button-primary">
-            Apply filters
-          </Button>
-          {hasFilters(filters) && (
-            <Button className="button" onPress={() => onApply({})}>
-              Clear filters
-            </Button>
-          )}
-        </div>
-      </Form>
+      {form}
     </section>
   )
 }
@@ -130,6 +145,7 @@ const LOG_WORDS = {
   title: 'Emails',
   description: 'Every email the project sent or is sending, newest first. Open one for its events, each recipient’s delivery and its content.',
   empty: 'No email has been sent yet.',
+  emptyHint: 'Send one with',
 }
 
 const INBOX_WORDS = {
@@ -137,6 +153,8 @@ const INBOX_WORDS = {
   description:
     'A sandbox project: its mail never leaves the server. Each message is built, signed and kept here, newest first; open one to read it, its headers and the checks a receiver would run. The recipient’s local part picks the outcome: bounce…, complaint…, defer…, suppressed…, anything else is delivered.',
   empty: 'The inbox is empty.',
+  // A sandbox needs no domain: say so where its first email is asked for.
+  emptyHint: 'Send one from any address (no domain needed) with',
 }
 
 /** The project's emails, newest first, paged on the server, under filters kept in the address. */
@@ -158,7 +176,7 @@ function EmailLog() {
     <>
       <PageHeader title={words.title} description={words.description} />
       {/* Keyed by the address: Back or a link to other filters shows them in the form too. */}
-      <Filters key={`filters ${query}`} filters={filters} onApply={apply} />
+      <Filters key={`filters ${query}`} filters={filters} onApply={apply} folded={sandbox} />
       <div className={sandbox ? 'email-log inbox' : 'email-log'}>
         <PagedTable
           key={`list ${query}`}
@@ -176,7 +194,7 @@ function EmailLog() {
             ) : (
               <Empty title={words.empty}>
                 <p>
-                  Send one with <code>POST /api/v1/emails</code> and a secret key, or through the SMTP relay.
+                  {words.emptyHint} <code>POST /api/v1/emails</code> and a secret key, or through the SMTP relay.
                 </p>
               </Empty>
             )

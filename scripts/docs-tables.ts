@@ -23,8 +23,10 @@ if (process.argv.includes('--write')) {
     const path = join(ROOT, page)
     const text = readFileSync(path, 'utf8')
     const start = text.indexOf(header)
-    const end = text.indexOf('\n\n', start)
-    if (start < 0 || end < 0) throw new Error(`${page} has no table starting "${header}" to replace`)
+    // The table ends at the first blank line, or with the page.
+    const blank = text.indexOf('\n\n', start)
+    const end = blank < 0 ? text.trimEnd().length : blank
+    if (start < 0) throw new Error(`${page} has no table starting "${header}" to replace`)
     writeFileSync(path, text.slice(0, start) + table + text.slice(end))
   }
 } else {

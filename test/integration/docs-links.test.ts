@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, statSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
 import { ownerTable } from '../../scripts/table-owners.ts'
-import { anchorsOf, markdownPages, namedPaths, readPage, relativeLinks, slug } from '../helpers/markdown.ts'
+import { anchorsOf, markdownPages, namedPaths, proseLines, readPage, relativeLinks, slug } from '../helpers/markdown.ts'
 
 /*
  * The documentation holds together: every relative link between README.md and the pages of docs/
@@ -38,6 +38,14 @@ describe('the documentation', () => {
     expect(PAGES).toContain('README.md')
     expect(PAGES).toContain('docs/architecture.md')
     expect(PAGES).toContain('docs/decisions/0008-migrator.md')
+  })
+
+  test('every page opens with its one title (a level-1 heading), the sections under it', () => {
+    const wrong = PAGES.filter((page) => {
+      const titles = proseLines(readPage(ROOT, page)).filter(({ line }) => /^# /.test(line))
+      return titles.length !== 1 || titles[0]!.number !== 1
+    })
+    expect(wrong).toEqual([])
   })
 
   test('every relative link reaches a file, and its anchor a heading of that page', () => {

@@ -2,7 +2,7 @@
 // request does (src/http/observe.ts): a counter by method, route and status, and a histogram of
 // the duration by method and route, over the routes and statuses a busy server sees; then one
 // scrape of the page. Prints one JSON line {ours_ns_per_request, prom_client_ns_per_request,
-// ours_scrape_ms, prom_client_scrape_ms, requests}. The figure under load is in the README
+// ours_scrape_ms, prom_client_scrape_ms, requests}. The figure under load is in docs/operations/monitoring.md
 // (scripts/bench/track.ts run with each registry).
 //   npx bun scripts/bench/metrics.ts [--requests N]
 import * as prom from 'prom-client'

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { commandTable } from './docs.ts'
 
-test('the README holds the command table of the CLI (regenerate: bun scripts/docs-tables.ts --write)', () => {
-  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
-  expect(readme).toContain(commandTable())
+test('docs/cli.md holds the command table of the CLI (regenerate: bun scripts/docs-tables.ts --write)', () => {
+  const page = readFileSync(join(import.meta.dir, '../../docs/cli.md'), 'utf8')
+  expect(page).toContain(commandTable())
 })

@@ -10,7 +10,7 @@ const flagUsage = (name: string, spec: FlagSpec) => {
 const usageOf = (command: Command) =>
   [command.name, command.args, ...Object.entries(command.flags ?? {}).map(([name, spec]) => flagUsage(name, spec))].filter(Boolean).join(' ')
 
-/** The CLI table of the README, made from the command table so the two cannot drift. */
+/** The CLI table of docs/cli.md, made from the command table so the two cannot drift. */
 export function commandTable(): string {
   const rows = COMMANDS.map((command) => `| \`${usageOf(command).replace(/\|/g, '\\|')}\` | ${command.summary.replace(/\|/g, '\\|')} |`)
   return ['| Command | What it does |', '|---|---|', ...rows].join('\n')

@@ -86,7 +86,7 @@ export const DELIVERY_SETTINGS = [
   }),
   setting({
     key: 'deliverySites',
-    description: 'Site rules over the built-in ones, as JSON: {"gmail": {"connections": 3}, "corp": {"match": [".corp.example"], "messagesPerMinute": 100}} (see Traffic shaping in the README)',
+    description: 'Site rules over the built-in ones, as JSON: {"gmail": {"connections": 3}, "corp": {"match": [".corp.example"], "messagesPerMinute": 100}} (see Traffic shaping in docs/features/sending.md)',
     allowed: 'a JSON object of site name to {match, label, connections, messagesPerConnection, messagesPerMinute, warmup, automation}',
     parse: parseSiteOverrides,
     fallback: () => ({}),

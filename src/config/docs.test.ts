@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { configurationTable } from './docs.ts'
 
-test('the README holds the configuration table of the settings (regenerate: bun scripts/docs-tables.ts --write)', () => {
-  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
-  expect(readme).toContain(configurationTable())
+test('docs/configuration.md holds the configuration table of the settings (regenerate: bun scripts/docs-tables.ts --write)', () => {
+  const page = readFileSync(join(import.meta.dir, '../../docs/configuration.md'), 'utf8')
+  expect(page).toContain(configurationTable())
 })

@@ -1,6 +1,6 @@
 import { SETTINGS, envName, flagName, type Setting } from './schema.ts'
 
-/** The configuration table of the README, made from the settings table so the two cannot drift. */
+/** The configuration table of docs/configuration.md, made from the settings table so the two cannot drift. */
 export function configurationTable(): string {
   const rows = (SETTINGS as readonly Setting[]).map((s) => {
     const shown = s.shownDefault ?? `\`${formatted(s, s.fallback({}))}\``

@@ -41,7 +41,7 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
 
 /**
  * Beside the host name, the self-signed certificate names this machine's loopback: an app on the
- * same machine that trusts the file (`tls: { ca }`, the README's nodemailer recipe) connects to
+ * same machine that trusts the file (`tls: { ca }`, the nodemailer recipe of docs/features/inbound.md) connects to
  * 127.0.0.1 or localhost and its check of the name passes.
  */
 const LOOPBACK_NAMES = [

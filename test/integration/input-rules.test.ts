@@ -3,7 +3,7 @@ import { nestedArrays, nestedObjects } from '../helpers/hostile.ts'
 import { pathOf, routesOf, type Route } from '../helpers/hostile-walk.ts'
 import { createWorld, type World } from '../helpers/world.ts'
 
-/** The rules of the README's "Security: input", each tried on every route it concerns. */
+/** The rules of docs/security.md, "Input", each tried on every route it concerns. */
 
 let w: World
 let routes: Route[]

@@ -12,7 +12,7 @@ import { onPostgres } from '../helpers/postgres.ts'
 
 /*
  * Logins sent all at once: the throttle counts each from its start, so a burst of any size gets
- * at most three checks at once and eight after waiting (README, Security), then 429, per address
+ * at most three checks at once and eight after waiting (docs/security.md), then 429, per address
  * and per account. The checks are counted where they happen: the password hash's verification,
  * and the key lookups in the database.
  */

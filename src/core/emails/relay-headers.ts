@@ -27,7 +27,7 @@ export interface HeaderPlan {
 const notAllowed = (message: string) => new AppError(403, 'SENDER_NOT_ALLOWED', message)
 
 /**
- * The header rules of the relay (README, Security), by the one table of HEADER_FIELDS: the
+ * The header rules of the relay (docs/security.md), by the one table of HEADER_FIELDS: the
  * server's fields removed; the sender fields (From, Sender, Resent-From, Resent-Sender) parsed
  * strictly (their domains are checked by the caller); several From or Reply-To fields made one;
  * 8-bit fields encoded without SMTPUTF8; with `dropOrigin`, the fields that show the app's own

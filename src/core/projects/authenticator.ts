@@ -46,7 +46,7 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
   return {
     authenticate: check,
     /**
-     * A login from a client: an HTTP request or SMTP AUTH, by one rule (README, Security). A key
+     * A login from a client: an HTTP request or SMTP AUTH, by one rule (docs/security.md). A key
      * without a key's shape is refused before any database work and is no guess at a key, so it
      * is neither slowed nor counted. Any other counts as under way from its start and waits as its
      * address's failed logins and logins under way say (the one throttle of both protocols), then

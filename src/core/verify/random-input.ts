@@ -1,6 +1,6 @@
 /**
  * Does the part before @ look like characters typed at random ("xkqzvbw", "asdfgh", "a8f3k2j9")
- * rather than a name, a word or a role? A heuristic, documented in the README; it errs towards
+ * rather than a name, a word or a role? A heuristic, documented in docs/features/verification.md; it errs towards
  * "not random", since flagging a real person is worse than missing a bot.
  *
  * The local part (without a +tag) is cut at dots, dashes, underscores and digits into words.

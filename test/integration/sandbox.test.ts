@@ -216,6 +216,7 @@ describe('campaigns', () => {
 describe('a project with a verified domain', () => {
   test('switched to the sandbox, its mail from that domain is simulated too, signed with the sandbox key; switched back, it is sent', async () => {
     const before = w.mx.received.length
+    const sentBefore = await sentOf()
     expect((await api('PATCH', '/api/v1/project', { sandbox: true }, w.key)).body.sandbox).toBe(true)
     const simulated = await api('POST', '/api/v1/emails', { from: 'ada@sender.example.com', to: 'jane@example.net', subject: 'Hi', html: '<p>Hi</p>' }, w.key)
     // With its mail waiting it may still switch back: the sender's domain is verified.
@@ -230,8 +231,16 @@ describe('a project with a verified domain', () => {
     expect(w.mx.received.at(-1)!.raw.toString()).not.toContain('s=sandbox')
     const simulatedRaw = await w.t.request('GET', `/api/v1/emails/${simulated.body.emailId}/raw`, { key: w.key })
     expect(String(simulatedRaw.body)).toContain('s=sandbox')
+    // The project's Overview counts both; its domain's, only the mail sent from that domain for real.
+    expect(await sentOf()).toEqual({ project: sentBefore.project + 2, domain: sentBefore.domain + 1 })
   })
 })
+
+/** What the real project's Overview says was sent today, in all and from its domain. */
+async function sentOf() {
+  const total = async (query: string) => (await api('GET', `/api/v1/analytics/email-time-series?days=1${query}`, undefined, w.key)).body.totalCounts.sent as number
+  return { project: await total(''), domain: await total(`&domainId=${w.domain.id}`) }
+}
 
 describe("a sandbox's Overview", () => {
   test('counts its simulated outcomes, and the guardrails never judge them', async () => {

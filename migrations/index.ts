@@ -32,6 +32,7 @@ import * as accountTotp from './0031_account_totp.ts'
 import * as webhookResponses from './0032_webhook_responses.ts'
 import * as plunkLists from './0033_plunk_lists.ts'
 import * as sandboxProjects from './0034_sandbox_projects.ts'
+import * as sandboxCounters from './0035_sandbox_counters.ts'
 import * as trackingStreams from './0036_tracking_streams.ts'
 import * as relayBounceNotices from './0037_relay_bounce_notices.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
@@ -73,6 +74,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0032_webhook_responses', ...webhookResponses },
   { name: '0033_plunk_lists', ...plunkLists },
   { name: '0034_sandbox_projects', ...sandboxProjects },
+  { name: '0035_sandbox_counters', ...sandboxCounters },
   { name: '0036_tracking_streams', ...trackingStreams },
   { name: '0037_relay_bounce_notices', ...relayBounceNotices },
 ]

@@ -273,6 +273,12 @@ export interface SendingCounterTable {
   clicked: number
 }
 
+/**
+ * A sandbox project's counters: its mail has no sending domain. The same counters as
+ * SendingCounterTable, per project and hour; analytics reads them, the guardrails never do.
+ */
+export type SandboxCounterTable = Omit<SendingCounterTable, 'domain_id'>
+
 export interface MigrationTable {
   name: string
   applied_at: number
@@ -329,6 +335,7 @@ export interface DB {
   mta_sts_policies: MtaStsPolicyTable
   server_checks: ServerCheckTable
   sending_counters: SendingCounterTable
+  sandbox_counters: SandboxCounterTable
   migrations: MigrationTable
   leases: LeaseTable
   rate_limits: RateLimitTable

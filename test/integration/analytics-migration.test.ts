@@ -10,8 +10,8 @@ import { freshPostgres, onPostgres, type TestDatabase } from '../helpers/postgre
 import { insertDomain, insertProject } from '../helpers/seed-rows.ts'
 
 /*
- * Migration 0028 on a database that already holds mail: the new counters are filled from the
- * email events recorded before it, on either dialect.
+ * Migrations 0028 and 0035 on a database that already holds mail: the new counters are filled
+ * from the email events recorded before them, on either dialect.
  */
 
 const HOUR = 3_600_000
@@ -35,7 +35,7 @@ async function emptyDatabase(): Promise<Database> {
 
 let emails = 0
 /** An email of the domain with its events: [status, data, when]. */
-async function emailWithEvents(db: Db, projectId: number, domainId: number, events: Array<[string, Record<string, unknown> | null, number]>) {
+async function emailWithEvents(db: Db, projectId: number, domainId: number | null, events: Array<[string, Record<string, unknown> | null, number]>) {
   const id = `e${++emails}`
   await db
     .insertInto('emails')
@@ -90,4 +90,46 @@ test('0028 fills the new counters from the events recorded; an hour counted live
     { project_id: project, domain_id: other, hour: hour(early), ...zero, sent: 1, delivered: 1, reported_bounced: 1 },
     { project_id: project, domain_id: domain, hour: hour(T), ...zero, sent: 1, delivered: 1, complained: 1, opened: 2, clicked: 1 },
   ])
+})
+
+/** A delivery of the email, simulated (a sandbox's) or not. */
+const deliveryOf = (db: Db, emailId: string, projectId: number, sandbox: 0 | 1) =>
+  (db as Kysely<any>)
+    .insertInto('deliveries')
+    .values({ email_id: emailId, project_id: projectId, recipient: 'r@example.net', recipient_domain: 'example.net', state: 'delivered', sandbox, next_attempt_at: T, expires_at: T + HOUR, created_at: T, updated_at: T })
+    .execute()
+
+test("0035 counts a sandbox's mail recorded before it, and leaves the domains' counters and a removed domain's mail as they were", async () => {
+  database = await emptyDatabase()
+  const { db } = database
+  const all = migrationsFor(dialectOf(db))
+  await migrate(db, all.slice(0, all.findIndex((m) => m.name === '0035_sandbox_counters')))
+  const sandbox = await insertProject(db, 'sandbox', T)
+  await db.updateTable('projects').set({ sandbox: 1 }).where('id', '=', sandbox).execute()
+  const real = await insertProject(db, 'real', T)
+  const domain = await insertDomain(db, real, 'sender.example.com', T)
+  const recipient = { recipient: 'r@example.net' }
+  await emailWithEvents(db, sandbox, null, [
+    ['QUEUED', null, T],
+    ['SENT', recipient, T],
+    ['BOUNCED', { ...recipient, attempt: 1, hard: true }, T],
+  ])
+  await deliveryOf(db, `e${emails}`, sandbox, 1)
+  await emailWithEvents(db, sandbox, null, [
+    ['SENT', recipient, T],
+    ['DELIVERED', { ...recipient, attempt: 1 }, T],
+    ['COMPLAINED', { ...recipient, source: 'arf' }, T + 60_000],
+  ])
+  await deliveryOf(db, `e${emails}`, sandbox, 1)
+  // A real project's email whose domain was removed: no domain either, but not simulated.
+  await emailWithEvents(db, real, null, [['SENT', recipient, T], ['DELIVERED', { ...recipient, attempt: 1 }, T]])
+  await deliveryOf(db, `e${emails}`, real, 0)
+  const zero = { sent: 0, delivered: 0, deferred: 0, bounced: 0, reported_bounced: 0, hard_bounced: 0, complained: 0, opened: 0, clicked: 0 }
+  const counted = { project_id: real, domain_id: domain, hour: hour(T), ...zero, sent: 4, delivered: 4 }
+  await db.insertInto('sending_counters').values(counted).execute()
+
+  await migrate(db, all)
+  expect((await db.selectFrom('sending_counters').selectAll().execute()).map((row) => ({ ...row }))).toEqual([counted])
+  const rows = await db.selectFrom('sandbox_counters').selectAll().execute()
+  expect(rows.map((row) => ({ ...row }))).toEqual([{ project_id: sandbox, hour: hour(T), ...zero, sent: 2, delivered: 1, bounced: 1, hard_bounced: 1, complained: 1 }])
 })

@@ -15,7 +15,8 @@ let hooks: HookServer
 let sandbox: { id: number; secretKey: string }
 
 beforeAll(async () => {
-  w = await createWorld({ clock, settings: { 'webhook-allow-private-targets': 'true' } })
+  // The guardrails judge from the first message (1000 by default), so that a sandbox's rates would be over if they were judged.
+  w = await createWorld({ clock, settings: { 'webhook-allow-private-targets': 'true', 'guardrail-min-deliveries': '1' } })
   hooks = startHookServer()
   // Through the CLI, as the README's quick start does.
   const made = await cli(['project', 'create', '--name', 'Try it', '--sandbox', '--json', ...cliData()])
@@ -215,6 +216,7 @@ describe('campaigns', () => {
 describe('a project with a verified domain', () => {
   test('switched to the sandbox, its mail from that domain is simulated too, signed with the sandbox key; switched back, it is sent', async () => {
     const before = w.mx.received.length
+    const sentBefore = await sentOf()
     expect((await api('PATCH', '/api/v1/project', { sandbox: true }, w.key)).body.sandbox).toBe(true)
     const simulated = await api('POST', '/api/v1/emails', { from: 'ada@sender.example.com', to: 'jane@example.net', subject: 'Hi', html: '<p>Hi</p>' }, w.key)
     // With its mail waiting it may still switch back: the sender's domain is verified.
@@ -229,5 +231,43 @@ describe('a project with a verified domain', () => {
     expect(w.mx.received.at(-1)!.raw.toString()).not.toContain('s=sandbox')
     const simulatedRaw = await w.t.request('GET', `/api/v1/emails/${simulated.body.emailId}/raw`, { key: w.key })
     expect(String(simulatedRaw.body)).toContain('s=sandbox')
+    // The project's Overview counts both; its domain's, only the mail sent from that domain for real.
+    expect(await sentOf()).toEqual({ project: sentBefore.project + 2, domain: sentBefore.domain + 1 })
+  })
+})
+
+/** What the real project's Overview says was sent today, in all and from its domain. */
+async function sentOf() {
+  const total = async (query: string) => (await api('GET', `/api/v1/analytics/email-time-series?days=1${query}`, undefined, w.key)).body.totalCounts.sent as number
+  return { project: await total(''), domain: await total(`&domainId=${w.domain.id}`) }
+}
+
+describe("a sandbox's Overview", () => {
+  test('counts its simulated outcomes, and the guardrails never judge them', async () => {
+    // A project of its own, so that the counts are this test's alone.
+    const made = await cli(['project', 'create', '--name', 'Overview', '--sandbox', '--json', ...cliData()])
+    expect(made.code).toBe(0)
+    const { id, secretKey } = JSON.parse(made.out) as { id: number; secretKey: string }
+    for (const to of ['jane@example.net', 'bounce@example.net', 'complaint@example.net']) {
+      const answer = await api('POST', '/api/v1/emails', { from: 'app@anything.example', to, subject: 'Hello', html: '<p>Hello</p>' }, secretKey)
+      expect(answer.status).toBe(200)
+    }
+    await settle()
+
+    const series = (await api('GET', '/api/v1/analytics/email-time-series?days=1', undefined, secretKey)).body
+    expect(series.totalCounts).toEqual({ sent: 3, delivered: 2, deferred: 0, opened: 0, clicked: 0, bounced: 1, complained: 1 })
+    const byHour = (await api('GET', '/api/v1/analytics/email-time-series?bucket=hour', undefined, secretKey)).body
+    expect(byHour.result.filter((b: { sent: number }) => b.sent > 0)).toEqual([
+      { date: '2026-11-27T09:00:00.000Z', sent: 3, delivered: 2, deferred: 0, opened: 0, clicked: 0, bounced: 1, complained: 1 },
+    ])
+    const reputation = (await api('GET', '/api/v1/analytics/reputation-metrics', undefined, secretKey)).body
+    expect(reputation).toMatchObject({ delivered: 2, hardBounced: 1, complained: 1, sent: 3 })
+    // Far over both limits (5% and 0.3%), judged from the first message: a real domain would be paused.
+    expect(reputation.bounceRate).toBeGreaterThan(5)
+    expect(reputation.complaintRate).toBeGreaterThan(0.3)
+    const crossings = await w.t.app.guardrails.tick()
+    expect(crossings.filter((c) => c.projectId === id)).toEqual([])
+    // Another project's Overview does not show them.
+    expect((await api('GET', '/api/v1/analytics/email-time-series?days=1', undefined, w.key)).body.totalCounts.bounced).toBe(0)
   })
 })

@@ -7,6 +7,11 @@ import type { Db, EmailStatus } from '../../db/schema.ts'
  * hour, how many of each kind of email event were recorded, moved in the transaction that records
  * them (src/core/reactions.ts). The guardrails sum a window of them, analytics a range by hour or
  * by day: either reads one row per domain and hour, never the email events.
+ *
+ * A sandbox project's mail has no sending domain: it is counted in `sandbox_counters` (also
+ * written only here), per project and hour. Analytics adds those rows to a project's range; the
+ * guardrails never read them, so simulated bounces and complaints cannot pause anything
+ * (migrations/0035_sandbox_counters.ts says why a table of its own).
  */
 
 export const HOUR_MS = 3_600_000
@@ -84,7 +89,8 @@ type Increment = { emailId: string; hour: number } & EventCounts
 
 /**
  * Adds to the hour's row of the email's project and sending domain, creating it: one statement,
- * built once. Mail without a sending domain (its domain was removed) is not counted.
+ * built once, answering the row when there was one. Mail without a sending domain adds nothing
+ * here: a sandbox's is counted by incrementSandbox.
  */
 const increment = prepared((db, p: Increment) =>
   db
@@ -107,6 +113,37 @@ const increment = prepared((db, p: Increment) =>
       // The stored row's columns named by their table: bare, PostgreSQL finds them ambiguous with excluded's.
       oc.columns(['project_id', 'domain_id', 'hour']).doUpdateSet(
         Object.fromEntries(Object.values(COLUMNS).map((column) => [column, sql`${sql.ref(`sending_counters.${column}`)} + ${sql.ref(`excluded.${column}`)}`])),
+      ),
+    )
+    .returning('hour'),
+)
+
+/**
+ * Adds to the hour's row of a sandbox project's email, creating it. Sandbox mail is mail without a
+ * sending domain whose delivery was simulated (the flag a delivery keeps from when it was queued);
+ * a real project's mail whose domain was removed has none, and is not counted.
+ */
+const incrementSandbox = prepared((db, p: Increment) =>
+  db
+    .insertInto('sandbox_counters')
+    .columns(['project_id', 'hour', ...Object.values(COLUMNS)])
+    .expression(
+      db
+        .selectFrom('emails')
+        .select((eb) => [
+          'emails.project_id',
+          eb.val(p.hour).as('hour'),
+          ...Object.entries(COLUMNS).map(([counter, column]) => eb.val(p[counter as Counter]).as(column)),
+        ])
+        .where('emails.id', '=', p.emailId)
+        .where('emails.domain_id', 'is', null)
+        .where((eb) =>
+          eb.exists(eb.selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.email_id', '=', 'emails.id').where('deliveries.sandbox', '=', 1)),
+        ),
+    )
+    .onConflict((oc) =>
+      oc.columns(['project_id', 'hour']).doUpdateSet(
+        Object.fromEntries(Object.values(COLUMNS).map((column) => [column, sql`${sql.ref(`sandbox_counters.${column}`)} + ${sql.ref(`excluded.${column}`)}`])),
       ),
     ),
 )
@@ -137,7 +174,10 @@ export async function countEmailEvents(db: Db, emailId: string, events: readonly
     hours.set(hour, sums)
   }
   for (const [hour, sums] of hours) {
-    if (Object.values(sums).some((n) => n !== 0)) await increment(db, { emailId, hour, ...sums })
+    if (!Object.values(sums).some((n) => n !== 0)) continue
+    // A real domain's mail, the most of it, costs one statement; only mail without a domain a second.
+    const counted = await increment(db, { emailId, hour, ...sums })
+    if (counted.length === 0) await incrementSandbox(db, { emailId, hour, ...sums })
   }
 }
 
@@ -188,19 +228,17 @@ export interface BucketCounts extends EventCounts {
   bucket: number
 }
 
-/**
- * A project's counters from hour `first` to hour `last` (both included), of one sending domain
- * or all, summed by buckets of `bucketHours` (1 or 24, whole hours or days since the epoch).
- * Buckets without rows are left out.
- */
-export async function rangeCounts(db: Db, range: { projectId: number; domainId?: number; first: number; last: number; bucketHours: 1 | 24 }): Promise<BucketCounts[]> {
+type RangeOf = { projectId: number; domainId?: number; first: number; last: number; bucketHours: 1 | 24 }
+
+/** One table's rows of the range, summed by bucket. Both tables have project_id and hour; only sending_counters a domain. */
+async function bucketsOf(db: Db, table: 'sending_counters' | 'sandbox_counters', range: RangeOf): Promise<BucketCounts[]> {
   // A literal, so that PostgreSQL sees the grouped expression and the selected one as the same.
   const bucket = sql<number>`hour / ${sql.lit(range.bucketHours)}`
   const rows = await db
-    .selectFrom('sending_counters')
+    .selectFrom(table as 'sandbox_counters')
     .select([bucket.as('bucket'), ...Object.entries(COLUMNS).map(([counter, column]) => sql<number>`sum(${sql.ref(column)})`.as(counter))])
     .where('project_id', '=', range.projectId)
-    .$if(range.domainId !== undefined, (qb) => qb.where('domain_id', '=', range.domainId!))
+    .$if(range.domainId !== undefined, (qb) => qb.where(sql.ref('domain_id'), '=', range.domainId!))
     .where('hour', '>=', range.first)
     .where('hour', '<=', range.last)
     .groupBy(bucket)
@@ -209,8 +247,37 @@ export async function rangeCounts(db: Db, range: { projectId: number; domainId?:
   return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value)])) as unknown as BucketCounts)
 }
 
-/** Deletes the rows of hours before `beforeHour`; answers how many. */
+/**
+ * A project's counters from hour `first` to hour `last` (both included), of one sending domain
+ * or all, summed by buckets of `bucketHours` (1 or 24, whole hours or days since the epoch).
+ * All of a project's is its domains' and its sandbox mail's, added bucket by bucket; one domain's
+ * has no sandbox mail. Buckets without rows are left out.
+ */
+export async function rangeCounts(db: Db, range: RangeOf): Promise<BucketCounts[]> {
+  const domains = await bucketsOf(db, 'sending_counters', range)
+  if (range.domainId !== undefined) return domains
+  const sandbox = await bucketsOf(db, 'sandbox_counters', range)
+  if (sandbox.length === 0) return domains
+  const byBucket = new Map(domains.map((row) => [row.bucket, row]))
+  for (const row of sandbox) {
+    const sum = byBucket.get(row.bucket)
+    byBucket.set(row.bucket, sum ? addCounts(sum, row) : row)
+  }
+  return [...byBucket.values()].sort((a, b) => a.bucket - b.bucket)
+}
+
+const addCounts = (a: BucketCounts, b: BucketCounts): BucketCounts => {
+  const sum = { ...a }
+  for (const counter of Object.keys(COLUMNS) as Counter[]) sum[counter] += b[counter]
+  return sum
+}
+
+/** Deletes the rows of hours before `beforeHour`, the domains' and the sandboxes'; answers how many. */
 export async function pruneCounters(db: Db, beforeHour: number): Promise<number> {
-  const result = await db.deleteFrom('sending_counters').where('hour', '<', beforeHour).executeTakeFirst()
-  return Number(result.numDeletedRows ?? 0)
+  let deleted = 0
+  for (const table of ['sending_counters', 'sandbox_counters'] as const) {
+    const result = await db.deleteFrom(table).where('hour', '<', beforeHour).executeTakeFirst()
+    deleted += Number(result.numDeletedRows ?? 0)
+  }
+  return deleted
 }

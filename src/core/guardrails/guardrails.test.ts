@@ -83,8 +83,8 @@ const insertProject = (name: string) => seedProject(db, name, START)
 const insertDomain = (projectId: number, name: string) => seedDomain(db, projectId, name, START)
 
 let emails = 0
-/** An email from the domain (null: none) with one delivery to `recipient`; answers the delivery. */
-async function insertDelivery(projectId: number, domainId: number | null, recipient = 'r@example.net') {
+/** An email from the domain (null: none) with one delivery to `recipient`, simulated when `sandbox`; answers the delivery. */
+async function insertDelivery(projectId: number, domainId: number | null, recipient = 'r@example.net', sandbox: 0 | 1 = 0) {
   const id = `e${++emails}`
   await db
     .insertInto('emails')
@@ -92,7 +92,7 @@ async function insertDelivery(projectId: number, domainId: number | null, recipi
     .execute()
   const row = await db
     .insertInto('deliveries')
-    .values({ email_id: id, project_id: projectId, recipient, recipient_domain: 'example.net', state: 'sending', next_attempt_at: START, expires_at: START + 72 * HOUR_MS, created_at: START, updated_at: START })
+    .values({ email_id: id, project_id: projectId, recipient, recipient_domain: 'example.net', state: 'sending', sandbox, next_attempt_at: START, expires_at: START + 72 * HOUR_MS, created_at: START, updated_at: START })
     .returningAll()
     .executeTakeFirstOrThrow()
   return row
@@ -119,10 +119,10 @@ type Outcome = { kind: keyof typeof STATUS; hard?: boolean }
 const countOutcome = (trx: Db, delivery: { email_id: string; recipient: string }, outcome: Outcome) =>
   addEmailEvent(trx, delivery.email_id, STATUS[outcome.kind], { recipient: delivery.recipient, attempt: 1, ...(outcome.kind === 'bounced' && { hard: outcome.hard }) }, clock.now())
 
-/** Settles `n` deliveries of the project's domain with `outcome` now. */
-async function settleMany(n: number, outcome: Outcome, projectId = project, domainId: number | null = domain) {
+/** Settles `n` deliveries of the project's domain with `outcome` now; a sandbox's, simulated, without a domain. */
+async function settleMany(n: number, outcome: Outcome, projectId = project, domainId: number | null = domain, sandbox: 0 | 1 = 0) {
   for (let i = 0; i < n; i++) {
-    const delivery = await insertDelivery(projectId, domainId)
+    const delivery = await insertDelivery(projectId, domainId, 'r@example.net', sandbox)
     await write((trx) => countOutcome(trx, delivery, outcome))
   }
 }
@@ -196,12 +196,28 @@ describe('counting outcomes', () => {
     expect((await window(3)).delivered).toBe(5)
   })
 
-  test('old rows are pruned by hour', async () => {
+  test("old rows are pruned by hour, a sandbox's too", async () => {
     await settleMany(1, { kind: 'delivered' })
+    await settleMany(1, { kind: 'delivered' }, project, null, 1)
     clock.advance(HOUR_MS)
     await settleMany(1, { kind: 'delivered' })
-    expect(await write((trx) => pruneCounters(trx, hourOf(clock.now())))).toBe(1)
+    expect(await write((trx) => pruneCounters(trx, hourOf(clock.now())))).toBe(2)
     expect((await window()).delivered).toBe(1)
+    expect(await db.selectFrom('sandbox_counters').selectAll().execute()).toEqual([])
+  })
+
+  test("a sandbox's mail is counted for its project's analytics, never for the guardrails, and a removed domain's mail for neither", async () => {
+    const monitor = createGuardrailMonitor({ db, write, clock, logger: createLogger('error', () => {}), settings: { ...DEFAULT_GUARDRAILS, minDeliveries: 1 } })
+    const sandbox = await insertProject('sandbox')
+    await settleMany(1, { kind: 'delivered' }, sandbox, null, 1)
+    await settleMany(3, { kind: 'bounced', hard: true }, sandbox, null, 1)
+    await settleMany(2, { kind: 'delivered' }, project, null)
+    const hour = hourOf(clock.now())
+    const [row] = await rangeCounts(db, { projectId: sandbox, first: hour, last: hour, bucketHours: 1 })
+    expect(row).toMatchObject({ bucket: hour, delivered: 1, bounced: 3, hardBounced: 3 })
+    expect(await rangeCounts(db, { projectId: project, first: hour, last: hour, bucketHours: 1 })).toEqual([])
+    // 75% hard bounces from the first message, and nothing is over.
+    expect(await monitor.tick()).toEqual([])
   })
 
   test('a verdict over the window says what is over, in words', async () => {

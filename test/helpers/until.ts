@@ -11,3 +11,8 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
     await Bun.sleep(pauseMs)
   }
 }
+
+/** Waits until `check` holds, for `ms` at most; fails naming `what` if it never does. */
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 5000, pauseMs = 20): Promise<void> {
+  if (!(await until(async () => check(), (yes) => yes, ms, pauseMs))) throw new Error(`timed out waiting for ${what}`)
+}

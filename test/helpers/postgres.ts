@@ -3,13 +3,13 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { MIGRATIONS, POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
+import { POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
 import type { Database } from '../../src/db/client.ts'
 import { openSqlite } from '../../src/db/sqlite.ts'
 import { openPostgres } from '../../src/db/postgres.ts'
 import { migrate } from '../../src/db/migrator.ts'
 import { migrationsHash } from './migration-hash.ts'
-import { seedMigratedSqlite } from './sqlite-template.ts'
+import { openSeededSqlite, seedMigratedSqlite } from './sqlite-template.ts'
 
 /**
  * A server where tests may create databases: `MAILSTEAD_TEST_POSTGRES_URL`, else the local one
@@ -91,15 +91,11 @@ export async function freshPostgres(options: { empty?: boolean } = {}): Promise<
 
 /**
  * A fresh, migrated database for tests that work below the app (repositories, the segment
- * compiler): SQLite in memory, or a new PostgreSQL database when the suite runs there. `close`
+ * compiler): SQLite (a copy of the migrated template), or a new PostgreSQL database when the suite runs there. `close`
  * closes it and, on PostgreSQL, drops it.
  */
 export async function openTestDatabase(): Promise<Database> {
-  if (!onPostgres) {
-    const database = openSqlite(':memory:')
-    await migrate(database.db, MIGRATIONS)
-    return database
-  }
+  if (!onPostgres) return openSeededSqlite()
   const made = await freshPostgres()
   const database = await openPostgres(made.url)
   return {

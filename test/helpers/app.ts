@@ -6,7 +6,9 @@ import { loadConfig } from '../../src/config/load.ts'
 import { createProject } from '../../src/core/projects/projects.service.ts'
 import { DnsUnavailableError, type Resolver } from '../../src/lib/dns.ts'
 import { silentLogger } from '../../src/lib/logger.ts'
+import { databasePath } from '../../src/settings-of.ts'
 import { freshPostgres, onPostgres } from './postgres.ts'
+import { seedMigratedSqlite } from './sqlite-template.ts'
 
 /** A resolver for tests that do not look at DNS: every query fails as if nobody answered. */
 export const noDns: Resolver = {
@@ -44,7 +46,8 @@ export interface TestApp {
 /**
  * A fresh app on a fresh database in a temporary directory (on PostgreSQL when the suite runs
  * there: `MAILSTEAD_TEST_DATABASE=postgres`); settings may be overridden. Without a `dns-servers`
- * setting, DNS answers nothing.
+ * setting, DNS answers nothing. A new SQLite database is a copy of a migrated template
+ * (test/helpers/sqlite-template.ts) rather than migrated again for each app.
  */
 export async function createTestApp(settings: Record<string, string> = {}, options: AppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailstead-test-'))
@@ -66,6 +69,8 @@ export async function createTestApp(settings: Record<string, string> = {}, optio
       ...settings,
     },
   })
+  // On SQLite the database starts as a copy of a migrated template: start-up finds nothing to apply.
+  if (!config.databaseUrl) await seedMigratedSqlite(databasePath(config))
   const resolver = settings['dns-servers'] ? undefined : noDns
   const build = () => createApp(config, { logger: silentLogger, resolver, ...options })
   let app = await build()

@@ -9,6 +9,10 @@ import { publishRecords } from './domains.ts'
 import { FakeDns } from './fake-dns.ts'
 import { FakeMx, type FakeMxOptions } from './fake-mx.ts'
 import { freshPostgres, onPostgres, type TestDatabase } from './postgres.ts'
+import { until } from './until.ts'
+
+// Cluster tests have long imported the wait from here.
+export { until }
 
 /**
  * Why the cluster tests are skipped on SQLite: several processes share one database only on
@@ -195,16 +199,6 @@ async function startNode(node: ClusterNode, flags: string[]): Promise<void> {
 async function collect(stream: ReadableStream<Uint8Array>, into: string[]) {
   const decoder = new TextDecoder()
   for await (const chunk of stream) into.push(decoder.decode(chunk, { stream: true }))
-}
-
-/** Reads until `done` says so or `ms` pass; answers the last value read. */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000, pauseMs = 50): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (done(value) || Date.now() > deadline) return value
-    await Bun.sleep(pauseMs)
-  }
 }
 
 /** How many times each recipient got a message at the fake MX, and the Message-IDs they got. */

@@ -1,13 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { MIGRATIONS, POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
+import { POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
 import type { Database } from '../../src/db/client.ts'
 import { openSqlite } from '../../src/db/sqlite.ts'
 import { openPostgres } from '../../src/db/postgres.ts'
 import { migrate } from '../../src/db/migrator.ts'
+import { migrationsHash } from './migration-hash.ts'
+import { openSeededSqlite, seedMigratedSqlite } from './sqlite-template.ts'
 
 /**
  * A server where tests may create databases: `MAILSTEAD_TEST_POSTGRES_URL`, else the local one
@@ -38,21 +40,13 @@ export async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise
 
 let template: Promise<string> | undefined
 
-/** Every migration file's text: a template is made again whenever any of them changes. */
-function migrationSources(): string {
-  const root = join(import.meta.dir, '../../migrations')
-  const files = (readdirSync(root, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts')).sort()
-  return files.map((file) => `${file}\n${readFileSync(join(root, file), 'utf8')}`).join('\n') + POSTGRES_MIGRATIONS.map((m) => m.name).join(',')
-}
-
 /**
  * A template database with every migration applied, made once per version of the migration list
  * (its name carries their hash) and shared by every test process since.
  */
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
-    const hash = createHash('sha256').update(migrationSources()).digest('hex').slice(0, 12)
-    const name = `mailstead_template_${hash}`
+    const name = `mailstead_template_${migrationsHash(POSTGRES_MIGRATIONS)}`
     await admin(async (client) => {
       // One test process makes it; the others wait for it here.
       await client.query('SELECT pg_advisory_lock(7205310619)')
@@ -97,15 +91,11 @@ export async function freshPostgres(options: { empty?: boolean } = {}): Promise<
 
 /**
  * A fresh, migrated database for tests that work below the app (repositories, the segment
- * compiler): SQLite in memory, or a new PostgreSQL database when the suite runs there. `close`
+ * compiler): SQLite (a copy of the migrated template), or a new PostgreSQL database when the suite runs there. `close`
  * closes it and, on PostgreSQL, drops it.
  */
 export async function openTestDatabase(): Promise<Database> {
-  if (!onPostgres) {
-    const database = openSqlite(':memory:')
-    await migrate(database.db, MIGRATIONS)
-    return database
-  }
+  if (!onPostgres) return openSeededSqlite()
   const made = await freshPostgres()
   const database = await openPostgres(made.url)
   return {
@@ -130,8 +120,8 @@ export async function twoConnections(): Promise<{ first: Database; second: Datab
     second = await openPostgres(made.url)
   } else {
     const path = join(mkdtempSync(join(tmpdir(), 'mailstead-two-')), 'db.sqlite')
+    await seedMigratedSqlite(path)
     first = openSqlite(path)
-    await migrate(first.db, MIGRATIONS)
     second = openSqlite(path)
   }
   return {

@@ -10,7 +10,7 @@ export const MINUTE = 60_000
 export const HOUR = 60 * MINUTE
 export const DAY = 24 * HOUR
 
-/** A project of a fresh database (SQLite in memory, or PostgreSQL): what segment tests put their contacts in. */
+/** A project of a fresh database (SQLite, or PostgreSQL): what segment tests put their contacts in. */
 export async function openProjectDb(): Promise<{ database: Database; db: Db; projectId: number }> {
   const database = await openTestDatabase()
   const project = await database.db

@@ -1,3 +1,4 @@
+import { waitFor } from './until.ts'
 import type { World } from './world.ts'
 
 export interface HookCall {
@@ -58,10 +59,4 @@ export async function createHook(w: World, key: string, url: string, events: str
 }
 
 /** Waits until `done` holds, for 5 s at most. */
-export async function until(done: () => boolean, what = 'the condition') {
-  for (let i = 0; i < 500; i++) {
-    if (done()) return
-    await Bun.sleep(10)
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
+export const until = (done: () => boolean, what = 'the condition') => waitFor(done, what, 5000, 10)

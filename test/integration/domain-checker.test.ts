@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { ManualClock } from '../helpers/clock.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
+import { until } from '../helpers/until.ts'
 
 const HOST = 'mx.mailstead.test'
 const HOUR = 3_600_000
@@ -105,8 +106,7 @@ describe('the DNS checker', () => {
     const slow = await add('slow.example.com')
     dns.set(slow.dnsRecords[0].name, { silent: true })
     const running = t.app.checker.check(slow.id)
-    await Bun.sleep(50)
-    expect((await get(slow.id)).isVerifying).toBe(true)
+    expect(await until(async () => (await get(slow.id)).isVerifying, (verifying) => verifying === true, 2000, 10)).toBe(true)
     await running
     expect((await get(slow.id)).isVerifying).toBe(false)
   })

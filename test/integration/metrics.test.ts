@@ -4,6 +4,7 @@ import { describeConfig, loadConfig } from '../../src/config/load.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { createTestApp } from '../helpers/app.ts'
 import { cli } from '../helpers/cli.ts'
+import { waitFor } from '../helpers/until.ts'
 import { createWorld, type World } from '../helpers/world.ts'
 
 const TOKEN = 'metrics-token-for-the-tests-0123456789'
@@ -34,14 +35,6 @@ async function value(series: string): Promise<number> {
   return line ? Number(line.slice(series.length + 1)) : 0
 }
 
-/** Waits for a condition that another part of the process makes true on its own time. */
-async function eventually(check: () => Promise<boolean>, ms = 3000) {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('never happened')
-    await Bun.sleep(20)
-  }
-}
 
 const send = (to: string) =>
   w.t.request('POST', '/api/v1/emails', { key: w.key, body: { from: 'Ada <ada@sender.example.com>', to, subject: 'Hello', html: '<p>Hi</p>' } })
@@ -170,7 +163,7 @@ describe('what the numbers count', () => {
     })
     await smtpSession((c) => new Promise((resolve) => c.login({ user: 'app', pass: 'sk_' + 'x'.repeat(43) }, resolve)))
     await smtpSession(async () => {})
-    await eventually(async () => (await sessions('empty')) === before.empty + 1 && (await sessions('rejected')) === before.rejected + 1)
+    await waitFor(async () => (await sessions('empty')) === before.empty + 1 && (await sessions('rejected')) === before.rejected + 1, 'the session counts', 3000)
     expect(await sessions('accepted')).toBe(before.accepted + 1)
     expect(await value('mailstead_smtp_messages_received_total{listener="relay"}')).toBe(received + 1)
   })

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort } from '../helpers/child.ts'
+import { waitFor } from '../helpers/until.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const dataDir = mkdtempSync(join(tmpdir(), 'mailstead-npm-start-'))
@@ -27,13 +28,8 @@ function listening(port: number): Promise<boolean> {
   })
 }
 
-async function until(condition: () => Promise<boolean>, what: string, tries = 300) {
-  for (let i = 0; i < tries; i++) {
-    if (await condition()) return
-    await Bun.sleep(50)
-  }
-  throw new Error(`timed out waiting until ${what}`)
-}
+/** Waits until `condition` holds, for `ms` at most. */
+const until = (condition: () => Promise<boolean>, what: string, ms = 15_000) => waitFor(condition, `until ${what}`, ms, 50)
 
 test('SIGTERM to the PID of `npm start` reaches the server: it stops and its port closes', async () => {
   const [http, mx, relay] = await Promise.all([freePort(), freePort(), freePort()])
@@ -48,7 +44,7 @@ test('SIGTERM to the PID of `npm start` reaches the server: it stops and its por
   await until(async () => (await fetch(`http://127.0.0.1:${http}/health`).catch(() => undefined))?.ok === true, 'the server answers /health')
   npm.kill('SIGTERM')
   // Without the signal the server would stay up (orphaned) after npm and its shell were gone.
-  await until(async () => !(await listening(http)) && !(await listening(mx)), 'the ports close', 200)
+  await until(async () => !(await listening(http)) && !(await listening(mx)), 'the ports close', 10_000)
   await npm.exited
   // The server's own word that the signal reached it (not that it died with its shell).
   expect(await new Response(npm.stderr as ReadableStream).text()).toContain('SIGTERM received, stopping')

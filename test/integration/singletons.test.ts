@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createChildWorld } from '../helpers/child-world.ts'
 import { freePort, startServer } from '../helpers/child.ts'
 import { readRows } from '../helpers/direct-db.ts'
+import { until } from '../helpers/until.ts'
 
 const SINGLETONS = ['body-pruner', 'domain-checker', 'guardrail-monitor', 'membership-tracker']
 const closing: Array<() => Promise<void>> = []
@@ -20,15 +21,6 @@ async function twoSchedulers() {
   const second = await createTestApp({ 'data-dir': first.dataDir, ...(url && { 'database-url': url }), 'lease-seconds': '1' })
   closing.push(() => second.app.stop())
   return [first, second] as const
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (done(value) || Date.now() > deadline) return value
-    await Bun.sleep(50)
-  }
 }
 
 describe('singletons run in one process at a time, by a lease', () => {

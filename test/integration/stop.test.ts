@@ -10,6 +10,7 @@ import { readRows } from '../helpers/direct-db.ts'
 import { admin, onPostgres } from '../helpers/postgres.ts'
 import { createTestApp } from '../helpers/app.ts'
 import { RawSocket } from '../helpers/raw-socket.ts'
+import { until } from '../helpers/until.ts'
 
 const GRACE_S = 3
 let w: ChildWorld
@@ -69,6 +70,12 @@ async function terminate(child: Subprocess, signal: NodeJS.Signals = 'SIGTERM') 
 
 const stopLine = () => log.split('\n').filter((line) => line.includes('"tag":"STOP"')).map((line) => JSON.parse(line))
 
+/** Whether the relay port turns a connection away. */
+const relayRefuses = () => RawSocket.open(relayPort).then((c) => (c.close(), false), () => true)
+
+/** Waits until the stop has begun, as seen from outside: the listeners close first (SMTP and HTTP together). */
+const stopBegun = () => until(relayRefuses, (refused) => refused, 3000, 20)
+
 /** A relay session, logged in, with the envelope given and DATA begun. */
 async function inTransaction(to = 'user@example.net') {
   const c = await RawSocket.open(relayPort)
@@ -101,8 +108,7 @@ describe('SIGTERM during an SMTP relay session', () => {
     const c = await inTransaction()
     const sent = Date.now()
     w.child!.kill('SIGTERM')
-    await Bun.sleep(300)
-    await expect(RawSocket.open(relayPort)).rejects.toThrow()
+    expect(await stopBegun()).toBe(true)
     c.write('and the second.\r\n.\r\n')
     const answer = await c.reply()
     expect(answer).toMatch(/^250 .*Queued as (\S+)/)
@@ -151,7 +157,7 @@ describe('SIGTERM during an SMTP relay session', () => {
   test('a second SIGTERM while stopping exits at once', async () => {
     const c = await inTransaction('held@example.net')
     w.child!.kill('SIGTERM')
-    await Bun.sleep(300)
+    await stopBegun()
     const { code, ms } = await terminate(w.child!)
     expect(code).toBe(143)
     expect(ms).toBeLessThan(1000)
@@ -168,7 +174,7 @@ describe('SIGTERM while HTTP requests are under way', () => {
     await Bun.sleep(200)
     const child = w.child!
     child.kill('SIGTERM')
-    await Bun.sleep(300)
+    await stopBegun()
     c.write(body.slice(10))
     expect(await c.until(/\r\n\r\n\{.*\}/s)).toStartWith('HTTP/1.1 201')
     expect(await child.exited).toBe(0)

@@ -2,7 +2,7 @@ import { domainOf, SANDBOX_SELECTOR, sandboxKeyOf } from '../core/projects/sandb
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
-import { SANDBOX_HOST } from './simulator.ts'
+import { SANDBOX_HOST } from '../core/projects/sandbox-host.ts'
 import type { SendingDomain } from './sending-domain.ts'
 
 const REMEMBER_MS = 5 * 60_000

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { SANDBOX_HOST } from './simulator.ts'
+import { SANDBOX_HOST } from '../core/projects/sandbox-host.ts'
 
 /** How a report reached the handler: what the MX listener would have said of its SMTP session. */
 export interface SandboxArrival {

@@ -8,8 +8,6 @@ export type Simulated =
   /** Refused as suppressed: as if the address were on the suppression list. */
   | { kind: 'suppressed' }
 
-export { SANDBOX_HOST } from '../core/projects/sandbox-host.ts'
-
 const accepted = (recipient: string, complaint?: true): Simulated => ({
   kind: 'reply',
   code: 250,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { createOwnedProject } from '../../src/core/accounts/members.service.ts'
-import { makeAccount } from '../helpers/accounts.ts'
+import { makeAccount, signIn } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
 import { FakeMx } from '../helpers/fake-mx.ts'
@@ -87,12 +87,13 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
       'delivery-attempt-timeout-seconds': '5',
       'send-rate-per-second': '10000',
     })
-    // A sandbox as made, and a project switched to one by the project API, with no mail yet.
+    // A sandbox as made, and a project its owner switched to one through the project API, with no mail yet.
     const owner = await makeAccount(w.t, 'owner@example.com')
     key = (await w.t.app.writer.run((trx) => createOwnedProject(trx, owner.id, 'Sandbox shop', Date.now(), { sandbox: true }))).secretKey
     const newcomer = await makeAccount(w.t, 'newcomer@example.com')
     const empty = await w.t.app.writer.run((trx) => createOwnedProject(trx, newcomer.id, 'Empty sandbox', Date.now()))
-    const switched = await w.t.request('PATCH', '/api/v1/project', { key: empty.secretKey, body: { sandbox: true } })
+    const person = await signIn(w.t, 'newcomer@example.com')
+    const switched = await w.t.request('PATCH', '/api/v1/project', { headers: person.headers({ project: empty.id }), body: { sandbox: true } })
     expect(switched.status).toBe(200)
     expect(switched.body.sandbox).toBe(true)
     // A real project, with a verified domain, whose mail goes to the fake MX.

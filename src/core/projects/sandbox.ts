@@ -11,10 +11,6 @@ import * as repo from './projects.repository.ts'
 import { changeProject } from './projects.service.ts'
 
 /** The selector of sandbox signatures: s=sandbox, d= the sender's domain. */
-
-export { SANDBOX_HOST } from './sandbox-host.ts'
-
-/** The selector of sandbox signatures: s=sandbox, d= the sender's domain. */
 export const SANDBOX_SELECTOR = 'sandbox'
 
 /**

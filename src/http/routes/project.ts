@@ -3,7 +3,7 @@ import { createInvitation, listInvitations, revokeInvitation } from '../../core/
 import { changeRole, listMembers, removeMember } from '../../core/accounts/members.service.ts'
 import * as projects from '../../core/projects/projects.service.ts'
 import { setProjectSandbox } from '../../core/projects/sandbox.ts'
-import { invalid } from '../../lib/errors.ts'
+import { AppError, invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'
 import { writeAt, type HttpDeps } from '../deps.ts'
 import { authErrors, EmailField, ErrorSchema, numericId, oneOf, strictObject } from '../schemas.ts'
@@ -47,6 +47,13 @@ export const projectRoutes = (deps: HttpDeps) => {
       '/project',
       ({ body, caller }) => {
         if (Object.keys(body).length === 0) throw invalid('body', 'give at least one of name, defaultSender, sendRatePerSecond, sandbox')
+        // A key is bound to the way its project sends: a sandbox's key must never make real mail,
+        // nor a real project's key simulated mail. People switch it (the console, or the CLI).
+        if (body.sandbox !== undefined && caller.keyType !== 'session') {
+          throw new AppError(403, 'FORBIDDEN', 'An API key cannot switch its project in or out of the sandbox', {
+            suggestion: 'Switch it in the console (Settings) or with mailstead project set-sandbox ID on|off.',
+          })
+        }
         const rate = body.sendRatePerSecond
         // The server-wide rate is the operator's: a project may go slower, never faster (the CLI may).
         const ceiling = deps.config.sendRatePerSecond
@@ -69,11 +76,11 @@ export const projectRoutes = (deps: HttpDeps) => {
             }),
           ),
           sandbox: t.Optional(
-            t.Boolean({ description: 'Simulate this project\'s mail instead of sending it; false is refused (409) while sandbox mail from unverified domains is in flight' }),
+            t.Boolean({ description: 'Simulate this project\'s mail instead of sending it; a signed-in owner or admin only (an API key gets 403); false is refused (409) while sandbox mail from unverified domains is in flight' }),
           ),
         }),
         response: { 200: ProjectSchema, ...errors },
-        detail: { summary: "Change the project's settings (owner, admin)", tags: ['Projects'] },
+        detail: { summary: "Change the project's settings (owner, admin; sandbox by a signed-in person only)", tags: ['Projects'] },
       },
     )
     .delete('/project', ({ caller }) => write((trx) => projects.deleteProject(trx, caller.project.id)), {

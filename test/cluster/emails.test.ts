@@ -35,6 +35,9 @@ describe.skipIf(CLUSTER_SKIPPED)(`three processes sending ${ON_POSTGRES_ONLY}`, 
       // one process dies; the balancer sends the rest to the other two.
       if (inFlight < 0 && c.mx.received.length >= COUNT / 10) {
         const pid = c.pid(victim)
+        // Killed while it holds deliveries (a busy machine may find it between two claims), so
+        // that the others have something to take over.
+        await until(() => deliveriesInFlight(c, pid), (held) => held > 0, 5_000, 5)
         await c.kill(victim)
         inFlight = await deliveriesInFlight(c, pid)
         alive = alive.filter((node) => node !== victim)

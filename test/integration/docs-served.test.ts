@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SOURCES_MODULE, sourcesModule } from '../../scripts/docs-sources.ts'
-import { DOCS_HEADERS } from '../../src/http/docs/layout.ts'
-import { PAGES, RESERVED, routeOf } from '../../src/http/docs/pages.ts'
-import { renderPage } from '../../src/http/docs/render.ts'
+import { DOCS_HEADERS } from '../../src/http/docs/doc-layout.ts'
+import { DOC_PAGES, RESERVED, routeOf } from '../../src/http/docs/doc-pages.ts'
+import { docHtml } from '../../src/http/docs/doc-html.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { markdownPages, relativeLinks } from '../helpers/markdown.ts'
 
@@ -43,8 +43,8 @@ afterAll(async () => {
 describe('the documentation at /docs', () => {
   test('the server carries every page of the checkout (regenerate: bun scripts/docs-sources.ts --write)', () => {
     expect(readFileSync(join(ROOT, SOURCES_MODULE), 'utf8')).toBe(sourcesModule(ROOT))
-    expect(PAGES.map((page) => page.path)).toEqual(markdownPages(ROOT))
-    const routes = PAGES.map((page) => page.route)
+    expect(DOC_PAGES.map((page) => page.path)).toEqual(markdownPages(ROOT))
+    const routes = DOC_PAGES.map((page) => page.route)
     expect(new Set(routes).size).toBe(routes.length)
     expect(routes.filter((route) => RESERVED.has(route))).toEqual([])
   })
@@ -53,7 +53,7 @@ describe('the documentation at /docs', () => {
     expect(routeOf('README.md')).toBe('/docs')
     expect(routeOf('docs/features/sending.md')).toBe('/docs/features/sending')
     expect(routeOf('docs/decisions/README.md')).toBe('/docs/decisions')
-    for (const page of PAGES) {
+    for (const page of DOC_PAGES) {
       const response = await t.request('GET', page.route)
       expect([page.route, response.status]).toEqual([page.route, 200])
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
@@ -71,7 +71,7 @@ describe('the documentation at /docs', () => {
   test('every link between served pages leads to a served page and to an anchor there', async () => {
     const broken: string[] = []
     let followed = 0
-    for (const page of PAGES) {
+    for (const page of DOC_PAGES) {
       const { html } = await get(page.route)
       for (const href of hrefsOf(html)) {
         if (/^(https?|mailto):/.test(href) || href === '/swagger' || href === '/console/') continue
@@ -89,8 +89,8 @@ describe('the documentation at /docs', () => {
     }
     expect(broken).toEqual([])
     // The nav's links and, beside them, every link written in the pages.
-    const written = PAGES.flatMap((page) => relativeLinks(page.text)).length
-    expect(followed).toBeGreaterThanOrEqual(PAGES.length * PAGES.length + written)
+    const written = DOC_PAGES.flatMap((page) => relativeLinks(page.text)).length
+    expect(followed).toBeGreaterThanOrEqual(DOC_PAGES.length * DOC_PAGES.length + written)
   })
 
   test('a folder without a page of its own lists its pages; a trailing slash is sent to the address without it', async () => {
@@ -140,7 +140,7 @@ describe('the documentation at /docs', () => {
 
 describe("a page's Markdown as HTML", () => {
   test('HTML in the Markdown is made safe as in a Markdown email body: scripts, handlers and javascript: addresses go', () => {
-    const html = renderPage(
+    const html = docHtml(
       'docs/x.md',
       '# Title\n\n<script>alert(1)</script>\n\n<img src="x.png" onerror="alert(1)"> <a href="javascript:alert(1)">here</a> <iframe src="https://example.com"></iframe>\n',
     )
@@ -153,7 +153,7 @@ describe("a page's Markdown as HTML", () => {
   })
 
   test("headings get GitHub's anchors, a repeated one numbered; links lead to routes; a file not served keeps only its text", () => {
-    const html = renderPage(
+    const html = docHtml(
       'docs/features/sending.md',
       '# Sending\n\n## Retries\n\n## Retries\n\n[a](../operations/deploy.md#tls) [b](../../README.md) [c](../decisions/) [d](#retries) [e](../../src/app.ts) [f](https://example.com)\n',
     )

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../../lib/html.ts'
-import { DOCS_ROUTE, FOLDERS } from './pages.ts'
+import { DOCS_ROUTE, DOC_FOLDERS } from './doc-pages.ts'
 
 /*
  * The frame around every page of the served documentation: a header with the search form, a nav
@@ -57,7 +57,7 @@ mark { background: var(--mark); color: inherit; }
 function nav(current: string): string {
   const link = (route: string, title: string) =>
     `<li><a href="${escapeHtml(route)}"${route === current ? ' aria-current="page"' : ''}>${escapeHtml(title)}</a></li>`
-  return FOLDERS.map(
+  return DOC_FOLDERS.map(
     (folder) => `<h2>${escapeHtml(folder.title)}</h2>\n<ul>\n${folder.pages.map((page) => link(page.route, page.title)).join('\n')}\n</ul>`,
   ).join('\n')
 }

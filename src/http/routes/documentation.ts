@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
 import { pathOf } from '../body.ts'
-import { DOCS_HEADERS, STYLESHEET, STYLESHEET_ROUTE } from '../docs/layout.ts'
-import { docAt, DOCS_ROUTE } from '../docs/pages.ts'
-import { folderView, notFoundView, pageView, searchView } from '../docs/views.ts'
+import { DOCS_HEADERS, STYLESHEET, STYLESHEET_ROUTE } from '../docs/doc-layout.ts'
+import { docAt, DOCS_ROUTE } from '../docs/doc-pages.ts'
+import { folderView, notFoundView, pageView, searchView } from '../docs/doc-views.ts'
 import { sendStaticFile, staticFile, type StaticFile } from '../static-file.ts'
 
 /**

@@ -1,12 +1,12 @@
 import { escapeHtml } from '../../lib/html.ts'
-import { frame } from './layout.ts'
-import { DOCS_ROUTE, type DocFolder, type DocPage } from './pages.ts'
-import { renderPage } from './render.ts'
-import { normalizedQuery, searchDocs, type LineMatch } from './search.ts'
+import { frame } from './doc-layout.ts'
+import { DOCS_ROUTE, type DocFolder, type DocPage } from './doc-pages.ts'
+import { docHtml } from './doc-html.ts'
+import { normalizedQuery, searchDocs, type LineMatch } from './doc-search.ts'
 
 /** The HTML of each kind of answer under /docs: a page, a folder's list, the search's results, not found. */
 
-export const pageView = (page: DocPage) => frame({ title: page.title, route: page.route, body: renderPage(page.path, page.text) })
+export const pageView = (page: DocPage) => frame({ title: page.title, route: page.route, body: docHtml(page.path, page.text) })
 
 export function folderView(folder: DocFolder): string {
   const items = folder.pages.map((page) => `<li><a href="${escapeHtml(page.route)}">${escapeHtml(page.title)}</a></li>`).join('\n')

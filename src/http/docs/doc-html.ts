@@ -3,7 +3,7 @@ import sanitizeHtml from 'sanitize-html'
 import { MARKDOWN_HTML } from '../../core/emails/markdown.ts'
 import { escapeHtml } from '../../lib/html.ts'
 import { anchorCounter } from './anchors.ts'
-import { linkRoute } from './pages.ts'
+import { linkRoute } from './doc-pages.ts'
 
 /**
  * A page of the documentation as HTML, with marked, the library that renders mail's Markdown
@@ -12,7 +12,7 @@ import { linkRoute } from './pages.ts'
  * anchors as ids; links between pages lead to their routes under /docs, and a link to a file the
  * server does not carry keeps only its text.
  */
-export function renderPage(path: string, text: string): string {
+export function docHtml(path: string, text: string): string {
   const anchor = anchorCounter()
   const markdown = new Marked({
     async: false,

@@ -1,5 +1,5 @@
 import { anchorCounter } from './anchors.ts'
-import { PAGES, type DocPage } from './pages.ts'
+import { DOC_PAGES, type DocPage } from './doc-pages.ts'
 
 /*
  * The documentation's search: the pages whose lines hold the query (case ignored, spaces as
@@ -42,7 +42,7 @@ function matchesOf(page: DocPage, needle: string): LineMatch[] {
 export function searchDocs(query: string): PageMatch[] {
   const needle = normalizedQuery(query).toLowerCase()
   if (needle === '') return []
-  return PAGES.map((page) => ({ page, lines: matchesOf(page, needle) }))
+  return DOC_PAGES.map((page) => ({ page, lines: matchesOf(page, needle) }))
     .filter((match) => match.lines.length > 0)
     .sort((a, b) => b.lines.length - a.lines.length)
 }

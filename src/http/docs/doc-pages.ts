@@ -43,7 +43,7 @@ const titleOf = (text: string, path: string) => {
 
 const folderTitle = (path: string) => (path === '' ? 'Mailstead' : path.replace(/^docs\//, '').replace(/^./, (c) => c.toUpperCase()))
 
-export const PAGES: readonly DocPage[] = SOURCES.map(([path, text]) => ({ path, route: routeOf(path), title: titleOf(text, path), text }))
+export const DOC_PAGES: readonly DocPage[] = SOURCES.map(([path, text]) => ({ path, route: routeOf(path), title: titleOf(text, path), text }))
 
 const folderOf = (path: string) => {
   const dir = posix.dirname(path)
@@ -51,9 +51,9 @@ const folderOf = (path: string) => {
 }
 
 /** The pages by folder, in the nav's order: README.md and docs/ first, then each folder, its README.md first. */
-export const FOLDERS: readonly DocFolder[] = (() => {
+export const DOC_FOLDERS: readonly DocFolder[] = (() => {
   const folders = new Map<string, DocPage[]>()
-  for (const page of PAGES) folders.set(folderOf(page.path), [...(folders.get(folderOf(page.path)) ?? []), page])
+  for (const page of DOC_PAGES) folders.set(folderOf(page.path), [...(folders.get(folderOf(page.path)) ?? []), page])
   return [...folders].map(([path, pages]) => ({
     path,
     route: path === '' ? DOCS_ROUTE : `${DOCS_ROUTE}/${path.replace(/^docs\//, '')}`,
@@ -62,15 +62,15 @@ export const FOLDERS: readonly DocFolder[] = (() => {
   }))
 })()
 
-const byRoute = new Map(PAGES.map((page) => [page.route, page]))
-const byPath = new Map(PAGES.map((page) => [page.path, page]))
-const folderByPath = new Map(FOLDERS.map((folder) => [folder.path, folder]))
+const byRoute = new Map(DOC_PAGES.map((page) => [page.route, page]))
+const byPath = new Map(DOC_PAGES.map((page) => [page.path, page]))
+const folderByPath = new Map(DOC_FOLDERS.map((folder) => [folder.path, folder]))
 
 /** What is at a route under /docs: a page, or a folder that has no README.md of its own (its list). */
 export function docAt(route: string): DocPage | DocFolder | undefined {
   const page = byRoute.get(route)
   if (page) return page
-  return FOLDERS.find((folder) => folder.path !== '' && folder.route === route)
+  return DOC_FOLDERS.find((folder) => folder.path !== '' && folder.route === route)
 }
 
 /**

@@ -117,6 +117,18 @@ describe('the documentation at /docs', () => {
     expect(String(empty.body)).toContain('<form method="get" action="/docs/search"')
   })
 
+  test("every line the search finds links to its page's heading above it", async () => {
+    const html = String((await t.request('GET', '/docs/search?q=the')).body)
+    const links = hrefsOf(html).filter((href) => href.includes('#'))
+    expect(links.length).toBeGreaterThan(DOC_PAGES.length)
+    const broken: string[] = []
+    for (const href of new Set(links)) {
+      const [route, anchor] = href.split('#', 2) as [string, string]
+      if (!idsOf((await get(route)).html).has(anchor)) broken.push(href)
+    }
+    expect(broken).toEqual([])
+  })
+
   test('the search escapes what it is given', async () => {
     const html = String((await t.request('GET', `/docs/search?q=${encodeURIComponent('<script>alert(1)</script>')}`)).body)
     expect(html).not.toContain('<script>alert(1)')

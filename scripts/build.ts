@@ -1,7 +1,9 @@
 // Builds the one executable: `bun scripts/build.ts [--outfile PATH] [--target bun-linux-arm64]`
 // (npm run build). The mail worker is a second entry point: a compiled binary has no source
 // folder to load it from, so it is bundled in beside the main program. The web console is
-// bundled first and carried inside as files (read back through Bun.embeddedFiles).
+// bundled first and carried inside as files (read back through Bun.embeddedFiles). The
+// documentation's pages need nothing here: src/http/docs/sources.ts imports them as text, so the
+// bundler puts them in with the code.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

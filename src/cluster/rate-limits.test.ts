@@ -1,3 +1,4 @@
+// @database
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../test/helpers/clock.ts'
 import { twoConnections } from '../../test/helpers/postgres.ts'

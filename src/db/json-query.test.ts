@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql, type RawBuilder } from 'kysely'
 import { insertContacts, openProjectDb } from '../../test/helpers/segments.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'

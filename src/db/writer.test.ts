@@ -1,3 +1,4 @@
+// @database
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { Database as BunDatabase } from 'bun:sqlite'
 import { mkdtempSync } from 'node:fs'

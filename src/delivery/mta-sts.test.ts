@@ -1,3 +1,4 @@
+// @database
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../test/helpers/clock.ts'
 import { FakeDns } from '../../test/helpers/fake-dns.ts'

@@ -17,6 +17,7 @@ import { contactBookRoutes } from './routes/contact-books.ts'
 import { contactImportRoutes } from './routes/contact-imports.ts'
 import { consoleRoutes } from './routes/console.ts'
 import { contactRoutes } from './routes/contacts.ts'
+import { docsRoutes } from './routes/documentation.ts'
 import { domainRoutes } from './routes/domains.ts'
 import { queueRoutes } from './routes/queue.ts'
 import { domainStatsRoutes } from './routes/domain-stats.ts'
@@ -38,7 +39,7 @@ import { workflowRoutes } from './routes/workflows.ts'
 
 /** The whole HTTP API as one Elysia instance; `handle(Request)` serves it in tests and in Bun.serve. */
 export function createHttpApp(deps: HttpDeps) {
-  return new Elysia({ normalize: false })
+  const app = new Elysia({ normalize: false })
     // First, so that its clock starts before anything else runs, even a hook that refuses the request.
     .use(observeRequests(deps.metrics, deps.logger))
     .onRequest(({ request, set }) => {
@@ -107,6 +108,11 @@ export function createHttpApp(deps: HttpDeps) {
     .use(workflowRoutes(deps))
     .use(webhookRoutes(deps))
     .use(serverRoutes(deps))
+  // The documentation under /docs: used apart from the chain because the chain's type is as deep
+  // as TypeScript follows, and these pages add nothing to the API's type. `use` adds the routes to
+  // this same instance, after every hook above, as the chain would.
+  app.use(docsRoutes())
+  return app
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>

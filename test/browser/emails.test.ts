@@ -1,3 +1,4 @@
+// @database-incidental: the console in a browser; the API and its database stand behind it, tested on both databases elsewhere
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'

@@ -1,3 +1,4 @@
+// @database-incidental: the console in a browser; the API and its database stand behind it, tested on both databases elsewhere
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { createOwnedProject } from '../../src/core/accounts/members.service.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterEach, describe, expect, test } from 'bun:test'
 import { CLUSTER_SKIPPED, createCluster, deliveriesInFlight, duplicates, ON_POSTGRES_ONLY, RECIPIENT_DOMAINS, receipts, until, type Cluster } from '../helpers/cluster.ts'
 

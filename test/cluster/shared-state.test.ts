@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { CLUSTER_SKIPPED, createCluster, ON_POSTGRES_ONLY, until, type Cluster } from '../helpers/cluster.ts'
 

@@ -1,3 +1,4 @@
+// @database
 import { afterEach, describe, expect, test } from 'bun:test'
 import { sql } from 'kysely'
 import { CLUSTER_SKIPPED, createCluster, ON_POSTGRES_ONLY, until, type Cluster } from '../helpers/cluster.ts'

@@ -1,22 +1,15 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { markdownPages } from '../../scripts/docs-sources.ts'
+import { anchorCounter, slug } from '../../src/http/docs/anchors.ts'
+
+export { markdownPages, slug }
 
 /*
  * What the documentation tests read of Markdown: headings and their anchors, links and the paths
  * named in inline code. Fenced code blocks are skipped: a `# comment` in a shell example is not a
  * heading, and a link inside code is not followed.
  */
-
-/** The Markdown pages of the checkout at `root`: README.md and every page under docs/, by relative path. */
-export function markdownPages(root: string): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-      const path = `${dir}/${entry.name}`
-      if (entry.isDirectory()) return walk(path)
-      return entry.name.endsWith('.md') ? [path] : []
-    })
-  return ['README.md', ...walk('docs')].map((path) => relative(root, join(root, path)))
-}
 
 /** The page's lines outside fenced code blocks, each with its line number (1-based). */
 export function proseLines(text: string): Array<{ line: string; number: number }> {
@@ -29,30 +22,13 @@ export function proseLines(text: string): Array<{ line: string; number: number }
   return out
 }
 
-/**
- * The anchor GitHub gives a heading (github-slugger): the text as rendered (links by their text,
- * emphasis and code marks dropped), lower-cased, every character but letters, digits, `_`, `-` and
- * spaces removed, each space made a hyphen.
- */
-export function slug(heading: string): string {
-  const rendered = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[`*]/g, '')
-  return rendered
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-')
-}
-
 /** Every anchor of the page, in order; a repeated one gets -1, -2, ... as on GitHub. */
 export function anchorsOf(text: string): Set<string> {
   const anchors = new Set<string>()
-  const seen = new Map<string, number>()
+  const anchor = anchorCounter()
   for (const { line } of proseLines(text)) {
     const heading = /^#{1,6} (.+?)\s*#*\s*$/.exec(line)
-    if (!heading) continue
-    const base = slug(heading[1]!)
-    const count = seen.get(base) ?? 0
-    seen.set(base, count + 1)
-    anchors.add(count === 0 ? base : `${base}-${count}`)
+    if (heading) anchors.add(anchor(heading[1]!))
   }
   return anchors
 }

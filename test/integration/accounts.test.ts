@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createLogger } from '../../src/lib/logger.ts'
 import { browserOf, cookieOf, makeAccount, PASSWORD, signIn } from '../helpers/accounts.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterEach, expect, test } from 'bun:test'
 import type { Kysely } from 'kysely'
 import { migrationsFor } from '../../migrations/index.ts'

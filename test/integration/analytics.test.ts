@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { UseSend } from 'usesend-js'
 import { ManualClock } from '../helpers/clock.ts'

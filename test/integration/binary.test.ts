@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -77,4 +78,14 @@ test('the compiled binary carries the web console: the app at /console/ and the 
   expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
   expect(asset.headers.get('cache-control')).toContain('immutable')
   expect((await asset.text()).length).toBeGreaterThan(1000)
+})
+
+test('the compiled binary carries the documentation: /docs and its pages, with no checkout beside it', async () => {
+  const base = `http://127.0.0.1:${w!.port}`
+  const readme = await fetch(`${base}/docs`)
+  expect(readme.status).toBe(200)
+  expect(await readme.text()).toContain('<h1 id="mailstead">Mailstead</h1>')
+  const page = await fetch(`${base}/docs/architecture`)
+  expect(await page.text()).toContain('<h2 id="the-claim-protocol">')
+  expect(await (await fetch(`${base}/docs/search?q=SKIP%20LOCKED`)).text()).toContain('<mark>SKIP LOCKED</mark>')
 })

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { messageIdsByRecipient, runCampaign } from '../helpers/campaigns.ts'
 import { receivedBy } from '../helpers/sending.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { addContacts, campaignOf, messageIdsByRecipient, runCampaign } from '../helpers/campaigns.ts'
 import { addUnverifiedDomain, leavesOf, receivedBy, textOf } from '../helpers/sending.ts'

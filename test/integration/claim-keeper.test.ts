@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { claimDue } from '../../src/core/emails/deliveries.repository.ts'
 import { ManualClock } from '../helpers/clock.ts'

@@ -1,3 +1,4 @@
+// @database-incidental: the CLI's parsing and messages; the services it calls are tested on both databases elsewhere
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { cli } from '../helpers/cli.ts'

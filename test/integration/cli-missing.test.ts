@@ -1,3 +1,4 @@
+// @database-incidental: the CLI's parsing and messages; the services it calls are tested on both databases elsewhere
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { COMMANDS } from '../../src/cli/index.ts'
 import type { Command } from '../../src/cli/command.ts'

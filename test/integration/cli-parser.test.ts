@@ -1,3 +1,4 @@
+// @database-incidental: the CLI's parsing and messages; the services it calls are tested on both databases elsewhere
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

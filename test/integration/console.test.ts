@@ -1,3 +1,4 @@
+// @database-incidental: the HTTP protocol (routes, headers, errors, input checks); the database behind it is tested on both elsewhere
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'

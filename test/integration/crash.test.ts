@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
 import { openDirect } from '../helpers/direct-db.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { FakeMx } from '../helpers/fake-mx.ts'
 import { ManualClock } from '../helpers/clock.ts'

@@ -1,3 +1,4 @@
+// @database-incidental: the delivery's SMTP and DNS with remote peers; the queue's rows are tested on both databases elsewhere
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { FakeMx, startBrokenMx } from '../helpers/fake-mx.ts'
 import { createWorld, type World } from '../helpers/world.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { addContacts, campaignOf } from '../helpers/campaigns.ts'
 import { ManualClock } from '../helpers/clock.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { deliveryOfReturnPath } from '../../src/delivery/verp.ts'
 import { FakeMx } from '../helpers/fake-mx.ts'

@@ -1,3 +1,4 @@
+// @database-incidental: the documentation and what it promises; the database only stands behind the examples
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 

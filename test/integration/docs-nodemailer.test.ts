@@ -1,3 +1,4 @@
+// @database-incidental: the documentation and what it promises; the database only stands behind the examples
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

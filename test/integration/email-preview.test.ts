@@ -1,3 +1,4 @@
+// @database-incidental: the HTTP protocol (routes, headers, errors, input checks); the database behind it is tested on both elsewhere
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { addMember } from '../../src/core/accounts/members.service.ts'
 import { makeAccount, signIn, type Browser } from '../helpers/accounts.ts'

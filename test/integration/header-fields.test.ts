@@ -1,3 +1,4 @@
+// @database-incidental: the HTTP protocol (routes, headers, errors, input checks); the database behind it is tested on both elsewhere
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { API_REFUSAL, HEADER_FIELDS, type FieldRule } from '../../src/core/emails/header-fields.ts'
 import type { RawSocket } from '../helpers/raw-socket.ts'

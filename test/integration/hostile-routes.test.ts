@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createLogger } from '../../src/lib/logger.ts'
 import { HOSTILE_BODIES, HOSTILE_SEGMENTS, hostileQueries, POLLUTING_QUERIES } from '../helpers/hostile.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { nestedArrays, nestedObjects } from '../helpers/hostile.ts'
 import { pathOf, routesOf, type Route } from '../helpers/hostile-walk.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql, type CompiledQuery, type RootOperationNode } from 'kysely'
 import { CAMPAIGN_SORTS, listCampaigns } from '../../src/core/campaigns/campaigns.service.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import pg from 'pg'

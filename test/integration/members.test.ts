@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { browserOf, makeAccount, PASSWORD, signIn, type Browser } from '../helpers/accounts.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
 import { describeConfig, loadConfig } from '../../src/config/load.ts'

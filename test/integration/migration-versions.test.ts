@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'kysely'
 import { MIGRATIONS, POSTGRES_MIGRATIONS } from '../../migrations/index.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterEach, describe, expect, test } from 'bun:test'
 import { CLUSTER_SKIPPED, createCluster, deliveriesInFlight, duplicates, ON_POSTGRES_ONLY, receipts, until, type Cluster } from '../helpers/cluster.ts'
 import { POSTGRES_ADMIN_URL } from '../helpers/postgres.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, describe, expect, test } from 'bun:test'
 import { sql } from 'kysely'
 import pg from 'pg'

@@ -1,3 +1,4 @@
+// @database
 import { afterEach, describe, expect, test } from 'bun:test'
 import { deliveriesOf } from '../../src/core/emails/emails.repository.ts'
 import { PROJECT_DISABLED_HOLD } from '../../src/core/emails/deliveries.repository.ts'

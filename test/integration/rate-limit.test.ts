@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { generateKey } from '../../src/core/projects/keys.ts'
 import { listKeys, revokeKey, setProjectRateLimit } from '../../src/core/projects/projects.service.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'

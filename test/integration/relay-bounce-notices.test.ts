@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { returnPath } from '../../src/delivery/verp.ts'
 import { parseReport } from '../../src/smtp/report.ts'

@@ -1,3 +1,4 @@
+// @database-incidental: the SMTP protocol (sessions, limits, TLS, AUTH); the database behind it is tested on both elsewhere
 import { afterEach, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 

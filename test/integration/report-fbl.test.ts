@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { generateKeyPairSync } from 'node:crypto'
 import { dkimSign } from 'mailauth/lib/dkim/sign'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { REPORTS_KEPT } from '../../src/core/inbound/received-reports.repository.ts'
 import { arf, deliverReport, dsn, plainBounce, sendToAll, type Sent } from '../helpers/reports.ts'

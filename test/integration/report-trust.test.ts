@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { returnPath } from '../../src/delivery/verp.ts'
 import { arf, deliverReport, dsn, plainBounce, reportId, RETURN_PATH_HOST, sendToAll, type Sent } from '../helpers/reports.ts'

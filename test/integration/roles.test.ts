@@ -1,3 +1,4 @@
+// @database
 import { afterEach, describe, expect, test } from 'bun:test'
 import { cli } from '../helpers/cli.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'

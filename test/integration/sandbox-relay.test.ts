@@ -1,3 +1,4 @@
+// @database-incidental: the SMTP protocol (sessions, limits, TLS, AUTH); the database behind it is tested on both elsewhere
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import nodemailer from 'nodemailer'
 import { createProject } from '../../src/core/projects/projects.service.ts'

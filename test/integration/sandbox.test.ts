@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { sandboxDkimRecord } from '../../src/core/projects/sandbox.ts'

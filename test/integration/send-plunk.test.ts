@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cli } from '../helpers/cli.ts'
 import { publishRecords } from '../helpers/domains.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, jest, test } from 'bun:test'
 import { reverseName } from '../../src/dns/blocklists.ts'
 import { MIGRATIONS } from '../../migrations/index.ts'

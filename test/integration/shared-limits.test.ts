@@ -1,3 +1,4 @@
+// @database
 import { afterEach, describe, expect, test } from 'bun:test'
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
 import { generateKey } from '../../src/core/projects/keys.ts'

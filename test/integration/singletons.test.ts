@@ -1,3 +1,4 @@
+// @database
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createChildWorld } from '../helpers/child-world.ts'

@@ -1,3 +1,4 @@
+// @database-incidental: the SMTP protocol (sessions, limits, TLS, AUTH); the database behind it is tested on both elsewhere
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { RawSocket } from '../helpers/raw-socket.ts'
 import { createWorld, type World } from '../helpers/world.ts'

@@ -1,3 +1,4 @@
+// @database-incidental: how SpamAssassin scores the mail sent; the database only stands behind the send
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseMime, textOf } from '../helpers/sending.ts'
 import { captureLetters, hasSpamAssassin, SPAMASSASSIN, spamScore } from '../helpers/spam-score.ts'

@@ -1,3 +1,4 @@
+// @database-incidental: SQLite's migrated template file; skipped on PostgreSQL, whose template test/helpers/postgres.ts makes
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database as BunDatabase } from 'bun:sqlite'
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'

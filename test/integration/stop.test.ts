@@ -1,3 +1,4 @@
+// @database
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { emailOf, rowCounts } from '../helpers/sending.ts'
 import { createWorld, type World } from '../helpers/world.ts'

@@ -1,3 +1,4 @@
+// @database-incidental: the HTTP protocol (routes, headers, errors, input checks); the database behind it is tested on both elsewhere
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import * as password from '../../src/core/accounts/password.ts'
 import { setupToken } from '../../src/core/accounts/setup.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import * as OTPAuth from 'otpauth'
 import { browserOf, makeAccount, PASSWORD, signIn } from '../helpers/accounts.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { signToken } from '../../src/lib/signed.ts'
 import { asCampaignEmail, campaignCounts } from '../helpers/campaign-row.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
 import { unsubscribeLinks } from '../../src/core/tracking/unsubscribe-links.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { unsubscribeToken } from '../../src/core/tracking/unsubscribe-links.ts'
 import { addContacts, runCampaign } from '../helpers/campaigns.ts'

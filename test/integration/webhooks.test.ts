@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { UseSend } from 'usesend-js'
 import { createDeliveryCaller } from '../../src/core/webhooks/caller.ts'

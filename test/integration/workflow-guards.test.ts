@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { verifySignature } from '../../src/lib/outbound/signature.ts'
 import { ManualClock } from '../helpers/clock.ts'

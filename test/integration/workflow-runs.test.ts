@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../helpers/clock.ts'
 import { receivedBy, receivedCount, textOf } from '../helpers/sending.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { signingSecretOf } from '../../src/core/workflows/workflows.service.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'

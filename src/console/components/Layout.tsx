@@ -79,6 +79,10 @@ function AccountBox({ onNavigate }: { onNavigate: () => void }) {
       <Link href="/account" className="nav-link" aria-current={location === '/account' ? 'page' : undefined} onClick={onNavigate}>
         Your account
       </Link>
+      {/* Served by this server (/docs), outside the console's router: a plain link, no sign-in needed. */}
+      <a href="/docs" className="nav-link">
+        Documentation
+      </a>
       <Button className="button" onPress={() => signOut.mutate()} isPending={signOut.isPending}>
         Sign out
       </Button>

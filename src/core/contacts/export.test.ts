@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { openTestDatabase } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { onPostgres, twoConnections } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'

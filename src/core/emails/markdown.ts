@@ -16,8 +16,9 @@ const ENCODED_PLACEHOLDER = /%7B%7B((?:(?!%7D%7D)[^"'\s<>])*)%7D%7D/gi
  * What raw HTML a Markdown body may carry: the formatting Markdown itself makes, and the plain
  * layout tags people mix into it. Scripts, styles, frames, forms, event handlers and `javascript:`
  * addresses are taken out (a script's code with its tag); other tags are dropped, their text kept.
+ * The documentation the server shows (src/http/docs/) is made safe by the same rule.
  */
-const MARKDOWN_HTML: sanitizeHtml.IOptions = {
+export const MARKDOWN_HTML: sanitizeHtml.IOptions = {
   allowedTags: [
     'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'em', 'strong', 'del', 's', 'b', 'i', 'u', 'sub', 'sup',
     'a', 'img', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'div', 'span', 'center', 'small', 'input',

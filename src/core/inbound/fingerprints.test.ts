@@ -1,3 +1,4 @@
+// @database
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { MIGRATIONS } from '../../../migrations/index.ts'
 import { openTestDatabase } from '../../../test/helpers/postgres.ts'

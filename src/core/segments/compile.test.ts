@@ -1,3 +1,4 @@
+// @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { dialectOf, type Database } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'

@@ -1,3 +1,4 @@
+// @database
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { DAY, HOUR, insertContacts, insertEmail, NOW, openProjectDb, setContactData } from '../../../test/helpers/segments.ts'
 import { ManualClock } from '../../../test/helpers/clock.ts'

@@ -1,11 +1,14 @@
 import type { ContactRow, Db, EmailStatus } from '../db/schema.ts'
+import { checkAddress } from '../lib/address.ts'
 import { countEmailEvents } from './analytics/counters.ts'
 import { activityOf, countActivity } from './campaigns/activity.ts'
 import type { CampaignRow } from './campaigns/campaign.ts'
 import { contactsByIds } from './contacts/contacts.repository.ts'
+import { unsubscribeAddress } from './contacts/contacts.service.ts'
 import { queueBounceNotices } from './emails/bounce-notice.ts'
 import type { NewEmailEvent } from './emails/emails.repository.ts'
 import { refreshMemberships } from './segments/tracking.ts'
+import { suppress } from './suppressions/suppressions.service.ts'
 import { emitContactChange, emitContactCreated, emitContactsWritten } from './webhooks/contact-events.ts'
 import { emitDomainStatus, type CheckedDomain } from './webhooks/domain-events.ts'
 import { emitEmailEvents, emitEmailsQueued } from './webhooks/email-events.ts'
@@ -90,6 +93,20 @@ export async function contactSaved(db: Db, change: ContactChange, now: number, s
 export async function subscriptionChanged(db: Db, emailId: string, change: ContactChange, source: UnsubscribeSource, now: number): Promise<void> {
   if (change.after.subscribed === 0) await countActivity(db, emailId, 'unsubscribed', now)
   await contactSaved(db, change, now, source)
+}
+
+/**
+ * A recipient bounced for good (at an attempt, or in a report that came later) or complained: the
+ * address is suppressed in its project, and its contact, when subscribed, is no longer, with what
+ * follows any unsubscription (contact.updated and contact.unsubscribed saying why, segment
+ * membership). Whichever path saw it (the delivery loop's settle, the report listener) calls this
+ * after writing the delivery's state and the email's event, in the same transaction.
+ */
+export async function recipientRejected(db: Db, projectId: number, recipient: string, reason: 'hard_bounce' | 'complaint', detail: string | null, now: number): Promise<void> {
+  const address = checkAddress(recipient)
+  if (!address.ok) return
+  await suppress(db, projectId, recipient, reason, detail, now)
+  await unsubscribeAddress(db, projectId, address.value.key, reason, now)
 }
 
 /** Contacts written at once, by id. */

@@ -1,13 +1,12 @@
 import type { ComposedEmail } from '../core/campaigns/message.ts'
 import { keepContent } from '../core/emails/emails.repository.ts'
-import { PROJECT_DISABLED_HOLD } from '../core/emails/deliveries.repository.ts'
+import { PROJECT_DISABLED_HOLD, type AttemptRecord, type Delivery, type Settlement as QueueSettlement } from '../core/queue/index.ts'
 import { suppressionReason } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'
 import type { Db } from '../db/schema.ts'
 import { checkAddress } from '../lib/address.ts'
 import type { Clock } from '../lib/clock.ts'
-import { classifyReply, parseReply, type Outcome } from './classify.ts'
-import type { AttemptData, Delivery, Settlement } from './queue.ts'
+import { classifyReply, parseReply, type Outcome, type SmtpReply } from './classify.ts'
 import { nextAttemptAt } from './schedule.ts'
 import type { SendingDomain } from './sending-domain.ts'
 import type { MailWork } from './mail-work.ts'
@@ -17,6 +16,17 @@ import { SANDBOX_HOST } from '../core/projects/sandbox-host.ts'
 import { simulate } from './simulator.ts'
 import { sandboxComplaint, type SandboxArrival } from './sandbox-report.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
+
+export type { Delivery }
+
+/** What an attempt recorded: what its outcome writes (AttemptRecord), and the reply shaping reads. */
+export interface AttemptData extends AttemptRecord {
+  /** The last SMTP reply a server gave, read: what shaping judges the site by. Not recorded. */
+  reply?: SmtpReply
+}
+
+/** An attempt's outcome, as the queue settles it (src/core/queue/settle.ts). */
+export type Settlement = QueueSettlement<AttemptData>
 
 export interface DeliverySettings {
   /** Signs return-path tokens. */

@@ -1,8 +1,7 @@
-import { sql } from 'kysely'
-import { WAITING } from '../core/emails/deliveries.repository.ts'
+import { countPendingDeliveries, type Delivery } from '../core/queue/index.ts'
 import type { Db, DeliveryState } from '../db/schema.ts'
 import { boundedLabel, type Registry } from '../lib/metrics.ts'
-import type { Delivery, Settlement } from './queue.ts'
+import type { Settlement } from './attempt.ts'
 
 /** Destination domains named in labels; every later one is counted as `other`. */
 export const DOMAIN_LABELS = 100
@@ -66,22 +65,10 @@ export function queueDepthMetric(registry: Registry, db: Db, claimed: () => numb
     help: `Deliveries in the queue by state (scheduled, queued, deferred, paused; sending: claimed by the delivery loop); scheduled, queued and deferred together counted up to ${QUEUE_COUNT_CAP}`,
     labelNames: ['state'],
     async collect(gauge) {
-      const rows = await countPending(db, QUEUE_COUNT_CAP)
+      const rows = await countPendingDeliveries(db, QUEUE_COUNT_CAP)
       for (const state of PENDING) gauge.set({ state }, 0)
       for (const row of rows) gauge.set({ state: row.state }, Number(row.count))
       gauge.set({ state: 'sending' }, claimed())
     },
   })
-}
-
-function countPending(db: Db, cap: number) {
-  const waiting = db.selectFrom('deliveries').select('state').where(WAITING).limit(cap).as('waiting')
-  // Spelled as the partial index deliveries_paused is (a bound parameter would not match it).
-  const paused = db.selectFrom('deliveries').select('id').where(sql<boolean>`state = 'paused'`).limit(cap).as('paused')
-  return db
-    .selectFrom(waiting)
-    .select(['waiting.state', (eb) => eb.fn.countAll<number>().as('count')])
-    .groupBy('waiting.state')
-    .unionAll(db.selectFrom(paused).select([sql<DeliveryState>`'paused'`.as('state'), (eb) => eb.fn.countAll<number>().as('count')]))
-    .execute()
 }

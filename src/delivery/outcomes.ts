@@ -4,7 +4,8 @@ import type { WriteOptions } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { DeliveryMetrics } from './metrics.ts'
-import { settle, type Delivery, type Settlement } from './queue.ts'
+import { settle } from '../core/queue/index.ts'
+import type { Delivery, Settlement } from './attempt.ts'
 
 const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
   delivered: () => 'DELIVERED',

@@ -1,4 +1,5 @@
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
+import type { TlsDetails } from '../core/queue/index.ts'
 
 export interface Target {
   /** The MX host name: for TLS server name indication and for the record. */
@@ -16,15 +17,6 @@ export interface Target {
    * `host` are required, or the connection fails; never plain text.
    */
   requireTls?: boolean
-}
-
-/** How a message went over TLS: what DELIVERED events record. */
-export interface TlsDetails {
-  /** TLSv1.3, TLSv1.2, ... */
-  version: string
-  cipher: string
-  /** The certificate chains to a trusted CA and names the host connected to. */
-  verified: boolean
 }
 
 export interface ClientSettings {

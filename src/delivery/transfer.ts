@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net'
+import type { MtaStsOutcome } from '../core/queue/index.ts'
 import { addressRefusal } from '../lib/outbound/addresses.ts'
 import { TemporaryDnsError, type MxResolver } from './mx.ts'
 import { NetworkError, type Reply, type SmtpPool, type Target } from './smtp-client.ts'
@@ -13,16 +14,6 @@ export interface TransferSettings {
   smarthost?: Omit<Target, 'address'>
   /** MX hosts at loopback, private and link-local addresses may be delivered to (tests, a private network). */
   allowPrivate: boolean
-}
-
-/**
- * What MTA-STS said of the attempt, for the DELIVERED event: the policy's mode (`none` when the
- * domain's policy could not be had), whether it was applied (enforced), and what fell short of it.
- */
-export interface MtaStsOutcome {
-  mode: 'enforce' | 'testing' | 'none'
-  applied: boolean
-  failure?: string
 }
 
 /** What one attempt to hand a message over came to. */

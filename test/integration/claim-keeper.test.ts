@@ -1,6 +1,6 @@
 // @database
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { claimDue } from '../../src/core/emails/deliveries.repository.ts'
+import { claimDue } from '../../src/core/queue/index.ts'
 import { ManualClock } from '../helpers/clock.ts'
 import { FakeMx } from '../helpers/fake-mx.ts'
 import { until } from '../helpers/cluster.ts'

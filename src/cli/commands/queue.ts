@@ -1,6 +1,6 @@
 import type { DeliveryState } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
-import { cancelDelivery, listQueue, queueStats, retryDeliveries, toQueued } from '../../delivery/queue-admin.ts'
+import { cancelDelivery, listQueue, queueStats, retryDeliveries, toQueued } from '../../core/queue/index.ts'
 import { shapingOf } from '../../delivery/sites/configure.ts'
 import { siteReports, type SiteReport } from '../../delivery/sites/site-report.ts'
 import { warmupIsOn } from '../../delivery/sites/warmup.ts'

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
-import { moveCampaignDeliveries } from '../emails/deliveries.repository.ts'
+import { moveCampaignDeliveries } from '../queue/index.ts'
 import { cancelEmails } from '../emails/email-events.ts'
 import { senderDomain } from '../emails/send.ts'
 import { requireUnderGuardrails, type GuardrailSettings } from '../guardrails/guard.ts'

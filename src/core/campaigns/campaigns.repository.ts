@@ -6,7 +6,8 @@ import { pageOf } from '../../db/paging.ts'
 import type { Order } from '../../db/sorting.ts'
 import { claim, unclaim, type Claimant } from '../../db/claims.ts'
 import { lockedRow } from '../../db/locking.ts'
-import { campaignDeliveries } from '../emails/deliveries.repository.ts'
+import { domainPart } from '../../db/text.ts'
+import { campaignDeliveries } from '../queue/index.ts'
 import type { CampaignRow } from './campaign.ts'
 
 export const insertCampaign = (db: Db, row: Insertable<CampaignTable>) => db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow()
@@ -68,6 +69,22 @@ export async function handedCount(db: Db, campaignId: string): Promise<number> {
     .executeTakeFirstOrThrow()
   return Number(n)
 }
+
+/** The campaign's recipients not handed to the queue yet, counted by the domain of their contact's address. */
+export async function listedByDomain(db: Db, campaignId: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('campaign_recipients as r')
+    .innerJoin('contacts as c', 'c.id', 'r.contact_id')
+    .select([domainPart(db, 'c.email_key').as('domain'), (eb) => eb.fn.countAll<number>().as('count')])
+    .where('r.campaign_id', '=', campaignId)
+    .where('r.state', '=', 'listed')
+    .groupBy(domainPart(db, 'c.email_key'))
+    .execute()
+  return new Map(rows.map((row) => [row.domain, Number(row.count)]))
+}
+
+/** The ids of the emails of the campaign's recipients handed to the queue, as a query to read deliveries by. */
+export const campaignEmailIds = (db: Db, campaignId: string) => db.selectFrom('campaign_recipients').select('email_id').where('campaign_id', '=', campaignId)
 
 /** Whether any of the campaign's deliveries still waits for its first attempt. */
 export async function hasWaitingDeliveries(db: Db, campaignId: string): Promise<boolean> {

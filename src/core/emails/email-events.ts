@@ -1,7 +1,7 @@
 import type { Db, EmailStatus } from '../../db/schema.ts'
 import { campaignEmailsQueued, emailEventsAdded, emailsEventAdded } from '../reactions.ts'
-import type { NewDelivery } from './deliveries.repository.ts'
-import { insertEmailEvents, insertEventForEach, insertQueuedEmails, type NewEmailEvent, type QueuedEmail } from './emails.repository.ts'
+import type { NewDelivery } from '../queue/index.ts'
+import { insertEmailEvents, insertEventForEach, insertQueuedEmails, storeDkimHeader, type NewEmailEvent, type QueuedEmail } from './emails.repository.ts'
 
 /*
  * The one way an email's history grows, whoever adds to it (a send, the delivery loop, a report,
@@ -20,6 +20,12 @@ export async function addEmailEvents(db: Db, emailId: string, events: readonly N
   await insertEmailEvents(db, emailId, events)
   await emailEventsAdded(db, emailId, events)
 }
+
+/**
+ * The email's DKIM-Signature header(s), made for its first attempt: kept once that attempt's outcome
+ * is in, for every later attempt and recipient to send. A signature already kept stays.
+ */
+export const keepDkimHeader = (db: Db, emailId: string, header: string) => storeDkimHeader(db, { emailId, header })
 
 /** Many emails cancelled at once (a campaign's): a CANCELLED event each. */
 export async function cancelEmails(db: Db, emailIds: readonly string[], now: number): Promise<void> {

@@ -5,7 +5,7 @@ import { dialectOf } from '../../db/client.ts'
 import type { Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Tally } from '../analytics/counters.ts'
-import { insertManyDeliveries, type NewDelivery } from './deliveries.repository.ts'
+import { insertManyDeliveries, type NewDelivery } from '../queue/index.ts'
 
 export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
   await insertEmailRow(db, row)
@@ -159,6 +159,11 @@ export const countEmails = async (db: Db, filter: EmailFilter) =>
 
 export const emailEvents = (db: Db, emailId: string) =>
   db.selectFrom('email_events').selectAll().where('email_id', '=', emailId).orderBy('created_at').orderBy('id').execute()
+
+/** Keeps the DKIM-Signature header(s) of the email's first attempt; a later attempt's leaves it. Prepared: it runs at every first outcome. */
+export const storeDkimHeader = prepared((db, p: { emailId: string; header: string }) =>
+  db.updateTable('emails').set({ dkim_header: p.header }).where('id', '=', p.emailId).where('dkim_header', 'is', null),
+)
 
 /** The DKIM-Signature header(s) the email was signed with at its first attempt; null before it. */
 export const dkimHeaderOf = async (db: Db, emailId: string) =>

@@ -2,7 +2,7 @@ import type { Db, EmailEventTable, EmailStatus, EmailTable } from '../../db/sche
 import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { addEmailEvent } from './email-events.ts'
-import { sandboxSendersInFlight, setDeliveriesOf } from './deliveries.repository.ts'
+import { sandboxSendersInFlight, setDeliveriesOf } from '../queue/index.ts'
 import { getDomain } from '../domains/domains.service.ts'
 import { countEmails, deliveriesOf, dkimHeaderOf, emailEvents, emailPage, findEmail, rawMessageOf, type EmailFilter } from './emails.repository.ts'
 import { deliveryDetail } from './delivery-detail.ts'

@@ -4,8 +4,8 @@ import type { Db, DeliveryTable } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { returnPathHost } from '../domains/records.ts'
 import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
-import { suppressRecipient } from '../suppressions/suppressions.service.ts'
-import { markBounced } from './deliveries.repository.ts'
+import { markBounced } from '../queue/index.ts'
+import { recipientRejected } from '../reactions.ts'
 import { addEmailEvent, addEmailEvents } from './email-events.ts'
 
 export type DeliveryRow = Selectable<DeliveryTable>
@@ -93,7 +93,7 @@ export async function applyBounce(db: Db, delivery: DeliveryRow, facts: ReportFa
   const counts = { reportedBounced: before.length === 0 ? 1 : 0, hardBounced: hard && !before.some((data) => data.hard === true) ? 1 : 0 }
   await markBounced(db, delivery.id, facts.diagnostic ?? facts.status ?? null, now)
   await addEmailEvents(db, delivery.email_id, [{ status: 'BOUNCED', data: { recipient: delivery.recipient, hard, ...facts }, at: now, counts }])
-  if (hard) await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', facts.diagnostic ?? facts.status ?? null, now)
+  if (hard) await recipientRejected(db, delivery.project_id, delivery.recipient, 'hard_bounce', facts.diagnostic ?? facts.status ?? null, now)
 }
 
 /** A server on the way reported a delay; the delivery itself is unchanged. */
@@ -108,7 +108,7 @@ export async function applyDelay(db: Db, delivery: DeliveryRow, facts: ReportFac
 export async function applyComplaint(db: Db, delivery: DeliveryRow, facts: ReportFacts, now: number) {
   const counts = { complained: (await recipientEvents(db, delivery, 'COMPLAINED')).length === 0 ? 1 : 0 }
   await addEmailEvents(db, delivery.email_id, [{ status: 'COMPLAINED', data: { recipient: delivery.recipient, ...facts }, at: now, counts }])
-  await suppressRecipient(db, delivery.project_id, delivery.recipient, 'complaint', facts.feedbackType ?? null, now)
+  await recipientRejected(db, delivery.project_id, delivery.recipient, 'complaint', facts.feedbackType ?? null, now)
 }
 
 /** The data of the email's events of this status about the delivery's recipient, at an attempt or in a report. */

@@ -3,7 +3,7 @@ import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { safeEqual, sha256Hex } from '../../lib/crypto.ts'
 import { requireAddress } from '../contacts/contact.ts'
-import { holdProjectMail, releaseProjectMail } from '../emails/deliveries.repository.ts'
+import { holdProjectMail, releaseProjectMail } from '../queue/index.ts'
 import { generateKey, keyPrefix, keyTypeOf, maskedKey, type KeyType } from './keys.ts'
 import * as repo from './projects.repository.ts'
 

@@ -6,9 +6,7 @@ import { prepared } from '../../db/prepared.ts'
 import type { Db, SuppressionTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
-import { checkAddress } from '../../lib/address.ts'
 import { requireAddress } from '../contacts/contact.ts'
-import { unsubscribeAddress } from '../contacts/contacts.service.ts'
 import { pageOf } from '../../db/paging.ts'
 import { readSuppressionCsv } from './csv.ts'
 
@@ -99,15 +97,4 @@ export async function importSuppressions(db: Db, projectId: number, file: Uint8A
     failedCount: unreadable.length,
     failed: unreadable.slice(0, FAILURES_LISTED),
   }
-}
-
-/**
- * The address bounced for good or complained: suppressed in its project, and its contact no longer
- * subscribed, with what follows that (webhooks, segment membership) as for any other unsubscription.
- */
-export async function suppressRecipient(db: Db, projectId: number, email: string, reason: 'hard_bounce' | 'complaint', detail: string | null, now: number) {
-  const address = checkAddress(email)
-  if (!address.ok) return
-  await suppress(db, projectId, email, reason, detail, now)
-  await unsubscribeAddress(db, projectId, address.value.key, reason, now)
 }

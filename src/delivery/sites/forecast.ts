@@ -1,6 +1,6 @@
 import type { Db } from '../../db/schema.ts'
-import { domainPart } from '../../db/text.ts'
-import { PENDING_STATES } from '../queue-admin.ts'
+import { campaignEmailIds, listedByDomain } from '../../core/campaigns/campaigns.repository.ts'
+import { pendingByDomain } from '../../core/queue/index.ts'
 import type { Shaping } from './configure.ts'
 import { dayStartOf, warmupOf } from './site-state.ts'
 
@@ -8,24 +8,9 @@ const DAY = 86_400_000
 
 /** What is left of a campaign to send, by destination domain: recipients not handed over yet, and deliveries still pending. */
 async function leftByDomain(db: Db, campaignId: string): Promise<Map<string, number>> {
-  const unhanded = db
-    .selectFrom('campaign_recipients as r')
-    .innerJoin('contacts as c', 'c.id', 'r.contact_id')
-    .select(domainPart(db, 'c.email_key').as('domain'))
-    .where('r.campaign_id', '=', campaignId)
-    .where('r.state', '=', 'listed')
-  const pending = db
-    .selectFrom('campaign_recipients as r')
-    .innerJoin('deliveries as d', 'd.email_id', 'r.email_id')
-    .select('d.recipient_domain as domain')
-    .where('r.campaign_id', '=', campaignId)
-    .where('d.state', 'in', PENDING_STATES)
-  const rows = await db
-    .selectFrom(unhanded.unionAll(pending).as('left'))
-    .select(['left.domain', (eb) => eb.fn.countAll<number>().as('count')])
-    .groupBy('left.domain')
-    .execute()
-  return new Map(rows.map((row) => [row.domain, Number(row.count)]))
+  const left = await listedByDomain(db, campaignId)
+  for (const [domain, count] of await pendingByDomain(db, campaignEmailIds(db, campaignId))) left.set(domain, (left.get(domain) ?? 0) + count)
+  return left
 }
 
 /**

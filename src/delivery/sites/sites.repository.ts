@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { WAITING } from '../../core/emails/deliveries.repository.ts'
+import { waitingDomains } from '../../core/queue/index.ts'
 import type { Db } from '../../db/schema.ts'
 import type { SiteRow } from './site-state.ts'
 
@@ -38,12 +38,10 @@ export async function mapDomains(db: Db, entries: ReadonlyArray<{ domain: string
  * project, when given.
  */
 export async function siteQueues(db: Db, cap: number, projectId?: number): Promise<Map<string, number>> {
-  let waiting = db.selectFrom('deliveries').select('recipient_domain').where(WAITING)
-  if (projectId !== undefined) waiting = waiting.where('project_id', '=', projectId)
   const site = sql<string>`coalesce(m.site, 'domain:' || w.recipient_domain)`
   // Grouped by the expression, not by its name: both databases read a bare `site` as m.site's column.
   const rows = await db
-    .selectFrom(waiting.limit(cap).as('w'))
+    .selectFrom(waitingDomains(db, cap, projectId).as('w'))
     .leftJoin('delivery_site_domains as m', 'm.domain', 'w.recipient_domain')
     .select([site.as('site'), (eb) => eb.fn.countAll<number>().as('count')])
     .groupBy(site)

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued } from '../../delivery/queue-admin.ts'
+import { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued } from '../../core/queue/index.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, ErrorSchema, intQuery, numericId, oneOf, strictObject } from '../schemas.ts'

@@ -1,8 +1,8 @@
-import { cancelWaitingDelivery, countQueue, findDeliveryIn, listDeliveries, requeueDeliveries, type DeliveryRow, type QueueScope } from '../core/emails/deliveries.repository.ts'
-import { addEmailEvent } from '../core/emails/email-events.ts'
-import type { Db, DeliveryState } from '../db/schema.ts'
-import { isoTime } from '../lib/clock.ts'
-import { AppError, invalid, notFound } from '../lib/errors.ts'
+import type { Db, DeliveryState } from '../../db/schema.ts'
+import { isoTime } from '../../lib/clock.ts'
+import { AppError, invalid, notFound } from '../../lib/errors.ts'
+import { addEmailEvent } from '../emails/email-events.ts'
+import { cancelWaitingDelivery, countQueue, findDeliveryIn, listDeliveries, requeueDeliveries, type DeliveryRow, type QueueScope } from './queue.repository.ts'
 
 /*
  * The queue as operators see it: counted, listed, a delivery retried or cancelled. The CLI acts on

@@ -5,10 +5,11 @@ import { prepared } from '../../db/prepared.ts'
 import type { Db, DeliveryState, DeliveryTable } from '../../db/schema.ts'
 
 /*
- * The owner of the `deliveries` table: every statement that inserts, updates or deletes its rows
+ * The statements of the `deliveries` table: every one that inserts, updates or deletes its rows
  * is here, whoever makes the change (a send, a campaign, the delivery loop, a report, the queue's
- * admin, a project disabled). Reads stay with the modules that make them. The generic claim
- * mechanism shared by every work table (renewing, taking over, giving back) is src/db/claims.ts.
+ * admin, a project disabled). Other modules reach them through the queue's surface (index.ts).
+ * The generic claim mechanism shared by every work table (renewing, taking over, giving back) is
+ * src/db/claims.ts.
  */
 
 export type DeliveryRow = Selectable<DeliveryTable>
@@ -244,7 +245,6 @@ export function moveCampaignDeliveries(
     .execute()
 }
 
-/** Queues a deferred or failed delivery (or every deferred one) for the next round; answers the update's result. */
 /** Which deliveries an operator's action reaches: a project's (the HTTP API), or every project's (the CLI); one destination domain's, or all. */
 export interface QueueScope {
   projectId?: number

@@ -1,17 +1,43 @@
 import type { Selectable } from 'kysely'
-import { holdClaimedDelivery, updateDelivery } from '../core/emails/deliveries.repository.ts'
-import { addEmailEvents, type NewEmailEvent } from '../core/emails/email-events.ts'
-import { suppressRecipient, type SuppressionReason } from '../core/suppressions/suppressions.service.ts'
-import { prepared } from '../db/prepared.ts'
-import type { Db, DeliveryTable, EmailStatus } from '../db/schema.ts'
-import type { SmtpReply } from './classify.ts'
-import type { TlsDetails } from './smtp-client.ts'
-import type { MtaStsOutcome } from './transfer.ts'
+import { addEmailEvents, keepDkimHeader, type NewEmailEvent } from '../emails/email-events.ts'
+import { recipientRejected } from '../reactions.ts'
+import type { SuppressionReason } from '../suppressions/suppressions.service.ts'
+import type { Db, DeliveryTable, EmailStatus } from '../../db/schema.ts'
+import { holdClaimedDelivery, updateDelivery } from './queue.repository.ts'
+
+/*
+ * The settle rule: what an attempt's outcome writes. The delivery loop (src/delivery/) makes the
+ * attempt and hands its outcome here; this module writes the delivery's row and the email's events,
+ * and the reactions (src/core/reactions.ts) do what follows.
+ */
 
 export type Delivery = Selectable<DeliveryTable>
 
-/** What an attempt recorded, for the email's events: {recipient, mx, ip, tls, smtpCode, enhancedCode, response, attempt}. */
-export interface AttemptData {
+/** How a message went over TLS, as the SMTP client saw it: what DELIVERED events record. */
+export interface TlsDetails {
+  /** TLSv1.3, TLSv1.2, ... */
+  version: string
+  cipher: string
+  /** The certificate chains to a trusted CA and names the host connected to. */
+  verified: boolean
+}
+
+/**
+ * What MTA-STS said of the attempt, for the DELIVERED event: the policy's mode (`none` when the
+ * domain's policy could not be had), whether it was applied (enforced), and what fell short of it.
+ */
+export interface MtaStsOutcome {
+  mode: 'enforce' | 'testing' | 'none'
+  applied: boolean
+  failure?: string
+}
+
+/**
+ * What an attempt recorded, for the email's events: {recipient, mx, ip, tls, smtpCode, enhancedCode,
+ * response, attempt}. The delivery loop's own record (src/delivery/attempt.ts) adds what it keeps
+ * for itself.
+ */
+export interface AttemptRecord {
   /** The MX host that answered, and the address it was reached at. */
   mx?: string
   ip?: string
@@ -24,27 +50,21 @@ export interface AttemptData {
   response?: string
   /** The email's DKIM-Signature header(s), made for this attempt and not stored yet: its outcome stores it. */
   dkimHeader?: string
-  /** The last SMTP reply a server gave, read: what shaping judges the site by. Not recorded. */
-  reply?: SmtpReply
   /** When the attempt began: the time of the SENT event of a first attempt. */
   startedAt: number
 }
 
-export type Settlement =
+export type Settlement<Data extends AttemptRecord = AttemptRecord> =
   /** `afterwards`: what follows once it is recorded (the report of a sandbox complaint... address). */
-  | { kind: 'delivered'; data: AttemptData; afterwards?: () => Promise<unknown> }
+  | { kind: 'delivered'; data: Data; afterwards?: () => Promise<unknown> }
   /** `held`: the wait is the site's doing (suspended), not the message's: it does not age the message. */
-  | { kind: 'deferred'; data: AttemptData; nextAttemptAt: number; category: string; held?: boolean }
-  | { kind: 'bounced'; data: AttemptData; category: string; hard: boolean }
-  | { kind: 'failed'; data: AttemptData; reason: string }
+  | { kind: 'deferred'; data: Data; nextAttemptAt: number; category: string; held?: boolean }
+  | { kind: 'bounced'; data: Data; category: string; hard: boolean }
+  | { kind: 'failed'; data: Data; reason: string }
   /** Its address was put on the suppression list after it was queued; `reason` is the list's. */
-  | { kind: 'suppressed'; data: AttemptData; reason: SuppressionReason }
+  | { kind: 'suppressed'; data: Data; reason: SuppressionReason }
   /** Not attempted: its project is disabled. It waits, uncounted, until the project is enabled. */
-  | { kind: 'held'; data: AttemptData; reason: string }
-
-const storeSignature = prepared((db, p: { emailId: string; header: string }) =>
-  db.updateTable('emails').set({ dkim_header: p.header }).where('id', '=', p.emailId).where('dkim_header', 'is', null),
-)
+  | { kind: 'held'; data: Data; reason: string }
 
 /** Characters of a reply or a deferral's trace kept: room for 5 hosts and 10 addresses. */
 const RESPONSE_KEPT = 2000
@@ -60,8 +80,9 @@ const STATUS: Record<Exclude<Settlement['kind'], 'held'>, EmailStatus> = {
 
 /**
  * Records an attempt's outcome in the caller's transaction: the delivery's state, the email's
- * events (SENT too, for the first attempt that reached a server), and for a hard bounce the
- * suppression and the contact's unsubscription.
+ * events (SENT too, for the first attempt that reached a server), and the email's DKIM signature
+ * once the first outcome is in. A hard bounce then suppresses the recipient and unsubscribes its
+ * contact (recipientRejected in src/core/reactions.ts).
  */
 export async function settle(db: Db, delivery: Delivery, outcome: Settlement, now: number): Promise<void> {
   if (outcome.kind === 'held') return holdClaimedDelivery(db, delivery, now)
@@ -100,7 +121,7 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
   })
   if (settled.length === 0) return
   // The signature every later attempt and recipient sends, once the first outcome is in.
-  if (data.dkimHeader) await storeSignature(db, { emailId: delivery.email_id, header: data.dkimHeader })
+  if (data.dkimHeader) await keepDkimHeader(db, delivery.email_id, data.dkimHeader)
   const events: NewEmailEvent[] = []
   // SENT marks the first attempt that reached a server; earlier ones may have reached none.
   if (data.mx && delivery.last_mx === null && outcome.kind !== 'suppressed') {
@@ -109,6 +130,6 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
   events.push({ status: STATUS[outcome.kind], data: eventData, at: now })
   await addEmailEvents(db, delivery.email_id, events)
   if (outcome.kind === 'bounced' && outcome.hard) {
-    await suppressRecipient(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)
+    await recipientRejected(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)
   }
 }

@@ -1,10 +1,10 @@
 // @database
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { onPostgres, openTestDatabase } from '../../test/helpers/postgres.ts'
-import type { Database } from '../db/client.ts'
-import type { Db, DeliveryState } from '../db/schema.ts'
-import { writeTransaction } from '../db/transaction.ts'
-import { claimDue } from '../core/emails/deliveries.repository.ts'
+import { onPostgres, openTestDatabase } from '../../../test/helpers/postgres.ts'
+import type { Database } from '../../db/client.ts'
+import type { Db, DeliveryState } from '../../db/schema.ts'
+import { writeTransaction } from '../../db/transaction.ts'
+import { claimDue } from './queue.repository.ts'
 
 const NOW = Date.parse('2026-11-01T12:00:00Z')
 const NONE = { domains: [], projects: [] }

@@ -1,0 +1,29 @@
+/*
+ * The delivery queue's surface: one `deliveries` row per recipient of each email, from queued to
+ * settled. Other modules use the queue through this file only, never through its repository:
+ * - queue.repository.ts: every statement that writes `deliveries` (inserting, claiming, holding,
+ *   releasing, moving a campaign's or a project's mail, retrying, cancelling);
+ * - settle.ts: what an attempt's outcome writes;
+ * - admin.ts: the queue as operators see it (counted, listed, retried, cancelled);
+ * - read-models.ts: what shaping, forecasts and metrics read of it.
+ */
+
+export { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued, type QueueScope } from './admin.ts'
+export {
+  campaignDeliveries,
+  claimDue,
+  holdDeliveries,
+  holdProjectMail,
+  insertDeliveries,
+  insertManyDeliveries,
+  markBounced,
+  moveCampaignDeliveries,
+  PROJECT_DISABLED_HOLD,
+  releaseProjectMail,
+  sandboxSendersInFlight,
+  setDeliveriesOf,
+  type DeliveryRow,
+  type NewDelivery,
+} from './queue.repository.ts'
+export { countPendingDeliveries, pendingByDomain, waitingDomains, type EmailIds } from './read-models.ts'
+export { settle, type AttemptRecord, type Delivery, type MtaStsOutcome, type Settlement, type TlsDetails } from './settle.ts'

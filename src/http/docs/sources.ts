@@ -15,26 +15,30 @@ import page11 from '../../../docs/decisions/0005-dkim-signer.md' with { type: 't
 import page12 from '../../../docs/decisions/0006-accounts-and-sessions.md' with { type: 'text' }
 import page13 from '../../../docs/decisions/0007-outbound-calls.md' with { type: 'text' }
 import page14 from '../../../docs/decisions/0008-migrator.md' with { type: 'text' }
-import page15 from '../../../docs/decisions/README.md' with { type: 'text' }
-import page16 from '../../../docs/dependencies.md' with { type: 'text' }
-import page17 from '../../../docs/features/analytics.md' with { type: 'text' }
-import page18 from '../../../docs/features/campaigns.md' with { type: 'text' }
-import page19 from '../../../docs/features/contacts-import.md' with { type: 'text' }
-import page20 from '../../../docs/features/domains.md' with { type: 'text' }
-import page21 from '../../../docs/features/inbound.md' with { type: 'text' }
-import page22 from '../../../docs/features/sandbox.md' with { type: 'text' }
-import page23 from '../../../docs/features/segments.md' with { type: 'text' }
-import page24 from '../../../docs/features/sending.md' with { type: 'text' }
-import page25 from '../../../docs/features/tracking.md' with { type: 'text' }
-import page26 from '../../../docs/features/verification.md' with { type: 'text' }
-import page27 from '../../../docs/features/webhooks.md' with { type: 'text' }
-import page28 from '../../../docs/features/workflows.md' with { type: 'text' }
-import page29 from '../../../docs/operations/backups.md' with { type: 'text' }
-import page30 from '../../../docs/operations/deploy.md' with { type: 'text' }
-import page31 from '../../../docs/operations/memory.md' with { type: 'text' }
-import page32 from '../../../docs/operations/monitoring.md' with { type: 'text' }
-import page33 from '../../../docs/operations/postgresql.md' with { type: 'text' }
-import page34 from '../../../docs/security.md' with { type: 'text' }
+import page15 from '../../../docs/decisions/0009-claims-and-workers.md' with { type: 'text' }
+import page16 from '../../../docs/decisions/0010-group-commit-writer.md' with { type: 'text' }
+import page17 from '../../../docs/decisions/0011-sliding-window-rate-limits.md' with { type: 'text' }
+import page18 from '../../../docs/decisions/0012-dsn-and-arf-fields.md' with { type: 'text' }
+import page19 from '../../../docs/decisions/README.md' with { type: 'text' }
+import page20 from '../../../docs/dependencies.md' with { type: 'text' }
+import page21 from '../../../docs/features/analytics.md' with { type: 'text' }
+import page22 from '../../../docs/features/campaigns.md' with { type: 'text' }
+import page23 from '../../../docs/features/contacts-import.md' with { type: 'text' }
+import page24 from '../../../docs/features/domains.md' with { type: 'text' }
+import page25 from '../../../docs/features/inbound.md' with { type: 'text' }
+import page26 from '../../../docs/features/sandbox.md' with { type: 'text' }
+import page27 from '../../../docs/features/segments.md' with { type: 'text' }
+import page28 from '../../../docs/features/sending.md' with { type: 'text' }
+import page29 from '../../../docs/features/tracking.md' with { type: 'text' }
+import page30 from '../../../docs/features/verification.md' with { type: 'text' }
+import page31 from '../../../docs/features/webhooks.md' with { type: 'text' }
+import page32 from '../../../docs/features/workflows.md' with { type: 'text' }
+import page33 from '../../../docs/operations/backups.md' with { type: 'text' }
+import page34 from '../../../docs/operations/deploy.md' with { type: 'text' }
+import page35 from '../../../docs/operations/memory.md' with { type: 'text' }
+import page36 from '../../../docs/operations/monitoring.md' with { type: 'text' }
+import page37 from '../../../docs/operations/postgresql.md' with { type: 'text' }
+import page38 from '../../../docs/security.md' with { type: 'text' }
 
 /** Each page by its path in the repository, README.md first. */
 export const SOURCES: ReadonlyArray<readonly [path: string, text: string]> = [
@@ -53,24 +57,28 @@ export const SOURCES: ReadonlyArray<readonly [path: string, text: string]> = [
   ['docs/decisions/0006-accounts-and-sessions.md', page12],
   ['docs/decisions/0007-outbound-calls.md', page13],
   ['docs/decisions/0008-migrator.md', page14],
-  ['docs/decisions/README.md', page15],
-  ['docs/dependencies.md', page16],
-  ['docs/features/analytics.md', page17],
-  ['docs/features/campaigns.md', page18],
-  ['docs/features/contacts-import.md', page19],
-  ['docs/features/domains.md', page20],
-  ['docs/features/inbound.md', page21],
-  ['docs/features/sandbox.md', page22],
-  ['docs/features/segments.md', page23],
-  ['docs/features/sending.md', page24],
-  ['docs/features/tracking.md', page25],
-  ['docs/features/verification.md', page26],
-  ['docs/features/webhooks.md', page27],
-  ['docs/features/workflows.md', page28],
-  ['docs/operations/backups.md', page29],
-  ['docs/operations/deploy.md', page30],
-  ['docs/operations/memory.md', page31],
-  ['docs/operations/monitoring.md', page32],
-  ['docs/operations/postgresql.md', page33],
-  ['docs/security.md', page34],
+  ['docs/decisions/0009-claims-and-workers.md', page15],
+  ['docs/decisions/0010-group-commit-writer.md', page16],
+  ['docs/decisions/0011-sliding-window-rate-limits.md', page17],
+  ['docs/decisions/0012-dsn-and-arf-fields.md', page18],
+  ['docs/decisions/README.md', page19],
+  ['docs/dependencies.md', page20],
+  ['docs/features/analytics.md', page21],
+  ['docs/features/campaigns.md', page22],
+  ['docs/features/contacts-import.md', page23],
+  ['docs/features/domains.md', page24],
+  ['docs/features/inbound.md', page25],
+  ['docs/features/sandbox.md', page26],
+  ['docs/features/segments.md', page27],
+  ['docs/features/sending.md', page28],
+  ['docs/features/tracking.md', page29],
+  ['docs/features/verification.md', page30],
+  ['docs/features/webhooks.md', page31],
+  ['docs/features/workflows.md', page32],
+  ['docs/operations/backups.md', page33],
+  ['docs/operations/deploy.md', page34],
+  ['docs/operations/memory.md', page35],
+  ['docs/operations/monitoring.md', page36],
+  ['docs/operations/postgresql.md', page37],
+  ['docs/security.md', page38],
 ]

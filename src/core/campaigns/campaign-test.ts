@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../contacts/contact.ts'
-import { findContactByKey } from '../contacts/contacts.repository.ts'
+import { findContactByKey } from '../contacts/index.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { prepareEmail, senderDomain, type PreparedEmail } from '../emails/send.ts'
 import { render } from '../templates/render.ts'

@@ -1,0 +1,18 @@
+// The public surface of emails: what code outside src/core/emails/ may import. Inside the folder,
+// files import each other by path, never through this file, so that it adds no cycle.
+export * from './bounce-notice.ts'
+export * from './checks.ts'
+export * from './email-events.ts'
+export * from './emails.service.ts'
+export * from './feedback.ts'
+export * from './idempotency.ts'
+export * from './mailbox.ts'
+export * from './markdown.ts'
+export * from './message.ts'
+export * from './preview.ts'
+export * from './pruner.ts'
+export * from './receiver.service.ts'
+export * from './relayed.ts'
+export * from './retention.ts'
+export * from './send.ts'
+export { keepContent, type NewEmailEvent, type QueuedEmail } from './emails.repository.ts'

@@ -61,7 +61,7 @@ module.exports = {
         'A reaction of one entity to another\'s change belongs in src/core/reactions.ts (the folder ' +
         'src/core here), which may close such a loop.',
       scope: 'folder',
-      severity: 'warn',
+      severity: 'error',
       from: { path: '^src/core/[^/]+$' },
       to: { circular: true, viaOnly: { pathNot: '^src/core$' } },
     },
@@ -74,12 +74,7 @@ module.exports = {
       from: { path: '^src/core/([^/]+)/' },
       to: {
         path: '^src/core/[^/]+/[^/]+\\.repository\\.ts$',
-        pathNot: [
-          '^src/core/$1/',
-          // Exempt until the queue work (helper "queue", issue 25) moves deliveries.repository.ts
-          // into src/core/queue/; the lead removes this line when merging it.
-          '^src/core/emails/deliveries\\.repository\\.ts$',
-        ],
+        pathNot: '^src/core/$1/',
       },
     },
     {
@@ -87,20 +82,22 @@ module.exports = {
       comment: 'Code above core reaches an entity through its index.ts or its services, never its repository.',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/core/', '\\.test\\.ts$'] },
-      to: {
-        path: '^src/core/[^/]+/[^/]+\\.repository\\.ts$',
-        pathNot: [
-          // Exempt until the queue work (helper "queue", issue 25) moves deliveries.repository.ts
-          // into src/core/queue/; the lead removes this line when merging it.
-          '^src/core/emails/deliveries\\.repository\\.ts$',
-        ],
-      },
+      to: { path: '^src/core/[^/]+/[^/]+\\.repository\\.ts$' },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     // The console is a browser bundle with its own tsconfig; it reaches the server only over HTTP.
-    exclude: { path: '^src/console/' },
+    exclude: {
+      path: [
+        '^src/console/',
+        // Left out until the queue work (helper "queue", issue 25) moves the queue's queries out
+        // of emails into src/core/queue/: today projects.service.ts and campaigns import them
+        // from emails, which both the repository rule and the entity cycle rule refuse. The lead
+        // removes this line when merging that work.
+        '^src/core/emails/deliveries\\.repository\\.ts$',
+      ],
+    },
     moduleSystems: ['es6'],
     tsConfig: { fileName: 'tsconfig.json' },
     babelConfig: { fileName: '.dependency-cruiser.babel.json' },

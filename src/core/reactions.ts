@@ -4,6 +4,7 @@ import { activityOf, countActivity } from './campaigns/activity.ts'
 import type { CampaignRow } from './campaigns/campaign.ts'
 import { contactsByIds } from './contacts/index.ts'
 import { queueBounceNotices } from './emails/bounce-notice.ts'
+import { recordEvent } from './events/record.ts'
 import type { NewEmailEvent } from './emails/index.ts'
 import { refreshMemberships } from './segments/tracking.ts'
 import { emitContactChange, emitContactCreated, emitContactsWritten } from './webhooks/contact-events.ts'
@@ -85,10 +86,15 @@ export async function contactSaved(db: Db, change: ContactChange, now: number, s
 
 /**
  * The recipient of an email subscribed or unsubscribed through it (its unsubscribe page, a mail
- * client's one-click request, a mail): an unsubscription counts once for the email's campaign.
+ * client's one-click request, a mail): the change goes into the contact's history as
+ * `contact.subscribed` or `contact.unsubscribed`, and an unsubscription counts once for the
+ * email's campaign.
  */
 export async function subscriptionChanged(db: Db, emailId: string, change: ContactChange, source: UnsubscribeSource, now: number): Promise<void> {
-  if (change.after.subscribed === 0) await countActivity(db, emailId, 'unsubscribed', now)
+  const { after } = change
+  const name = after.subscribed === 1 ? 'contact.subscribed' : 'contact.unsubscribed'
+  await recordEvent(db, { project_id: after.project_id, contact_id: after.id, name, data: { emailId, source } }, now)
+  if (after.subscribed === 0) await countActivity(db, emailId, 'unsubscribed', now)
   await contactSaved(db, change, now, source)
 }
 

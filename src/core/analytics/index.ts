@@ -3,3 +3,4 @@
 export * from './analytics.service.ts'
 export * from './counters.ts'
 export * from './range.ts'
+export * from './rates.ts'

@@ -3,10 +3,11 @@ import { conflict, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { contactSaved, contactsWritten, type ContactChange, type ContactWrites } from '../reactions.ts'
 import type { UnsubscribeSource } from '../webhooks/payload.ts'
-import { checkContactData, CONTACT_SORTS, decodeCursor, encodeCursor, requireAddress, toContact, type ContactSort } from './contact.ts'
+import { checkContactData, CONTACT_SORTS, decodeCursor, encodeCursor, toContact, type ContactSort } from './contact.ts'
 import type { Direction } from '../../db/sorting.ts'
 import { upsertContacts, type ContactUpsert } from './contact-upsert.ts'
 import * as repo from './contacts.repository.ts'
+import { requireAddress } from '../../lib/address.ts'
 
 export interface ContactInput {
   email: string

@@ -3,5 +3,4 @@
 export * from './bulk-mail.ts'
 export * from './links.ts'
 export * from './policy.ts'
-export * from './tracking.service.ts'
 export * from './unsubscribe-links.ts'

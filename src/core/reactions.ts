@@ -2,7 +2,7 @@ import type { ContactRow, Db, EmailStatus } from '../db/schema.ts'
 import { countEmailEvents } from './analytics/counters.ts'
 import { activityOf, countActivity } from './campaigns/activity.ts'
 import type { CampaignRow } from './campaigns/campaign.ts'
-import { contactsByIds } from './contacts/index.ts'
+import { contactsByIds, type UnsubscribeSource } from './contacts/index.ts'
 import { queueBounceNotices } from './emails/bounce-notice.ts'
 import { recordEvent } from './events/record.ts'
 import type { NewEmailEvent } from './emails/index.ts'
@@ -12,7 +12,7 @@ import { emitDomainStatus, type CheckedDomain } from './webhooks/domain-events.t
 import { emitEmailEvents, emitEmailsQueued } from './webhooks/email-events.ts'
 import { emitWebhookEvent } from './webhooks/emit.ts'
 import { EMAIL_EVENT_TYPES } from './webhooks/event-types.ts'
-import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts, type UnsubscribeSource } from './webhooks/payload.ts'
+import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts } from './webhooks/payload.ts'
 
 /*
  * What follows a change, in one place. The module that owns a table makes its write, then calls

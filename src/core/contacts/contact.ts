@@ -6,6 +6,9 @@ import { invalid } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { findJsonFlaw } from '../../lib/json-check.ts'
 
+/** How a contact came to be unsubscribed, said in contact.unsubscribed: an unsubscribe link or mail, a suppression, an update. */
+export type UnsubscribeSource = 'link' | 'one-click' | 'mail' | 'hard_bounce' | 'complaint' | 'manual' | 'update'
+
 export interface Contact {
   id: string
   email: string

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { requireAddress } from '../../lib/address.ts'
 import { findContactByKey } from '../contacts/index.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { prepareEmail, senderDomain, type PreparedEmail } from '../emails/send.ts'
@@ -8,7 +9,6 @@ import { bulkMarks } from '../tracking/bulk-mail.ts'
 import { renderCampaignBody } from './body.ts'
 import type { LinkSettings } from '../tracking/links.ts'
 import { requireCampaign } from './campaigns.service.ts'
-import { requireAddress } from '../../lib/address.ts'
 
 /**
  * One copy of the campaign for `email`, ready to queue as a transactional email: personalised

@@ -2,6 +2,7 @@ import type { CampaignStatus, Db } from '../../db/schema.ts'
 import type { Direction } from '../../db/sorting.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
+import { requireAddress } from '../../lib/address.ts'
 import { checkSubject } from '../templates/subject.ts'
 import { senderDomain } from '../emails/send.ts'
 import { checkCondition } from '../segments/condition.ts'
@@ -11,7 +12,6 @@ import { audienceSize } from './audience.ts'
 import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, toDashboardCampaign, type CampaignInput, type CampaignRow } from './campaign.ts'
 import * as repo from './campaigns.repository.ts'
 import { requireAllowed } from './transitions.ts'
-import { requireAddress } from '../../lib/address.ts'
 
 export async function requireCampaign(db: Db, projectId: number, id: string): Promise<CampaignRow> {
   const row = await repo.findCampaign(db, projectId, id)

@@ -3,13 +3,13 @@ import { updateMany } from '../../db/bulk.ts'
 import { jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { requireAddress } from '../../lib/address.ts'
 import { queueCampaignEmails } from '../emails/email-events.ts'
 import type { NewDelivery } from '../emails/deliveries.repository.ts'
 import type { QueuedEmail } from '../emails/index.ts'
 import { render } from '../templates/render.ts'
 import { senderOf, type CampaignRow } from './campaign.ts'
 import { updateCampaignRow } from './campaigns.repository.ts'
-import { requireAddress } from '../../lib/address.ts'
 
 /** The verified domain a campaign sends from (none in a sandbox), and how long its mail may be retried. */
 export interface SendingFrom {

@@ -4,9 +4,9 @@ import { newId } from '../../lib/ids.ts'
 import { contactSaved, contactsWritten, type ContactChange, type ContactWrites } from '../reactions.ts'
 import { checkContactData, CONTACT_SORTS, decodeCursor, encodeCursor, toContact, type ContactSort, type UnsubscribeSource } from './contact.ts'
 import type { Direction } from '../../db/sorting.ts'
+import { requireAddress } from '../../lib/address.ts'
 import { upsertContacts, type ContactUpsert } from './contact-upsert.ts'
 import * as repo from './contacts.repository.ts'
-import { requireAddress } from '../../lib/address.ts'
 
 export interface ContactInput {
   email: string

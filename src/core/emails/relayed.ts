@@ -2,6 +2,7 @@ import libmime from 'libmime'
 import addressparser from 'nodemailer/lib/addressparser'
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { requireAddress } from '../../lib/address.ts'
 import { malformed } from './header-encoding.ts'
 import { lineProblem } from './message-lines.ts'
 import { headerValue, readHead, rewriteHead } from './raw-message.ts'
@@ -10,7 +11,6 @@ import { TRACK_FIELD, trackingAskedBy, trackRelayedHtml } from './relay-tracking
 import { senderDomain, uniqueRecipients, type PreparedEmail } from './send.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { trackingFor, type DomainTracking, type TrackingAsked } from '../tracking/policy.ts'
-import { requireAddress } from '../../lib/address.ts'
 
 export interface RelayedMessage {
   /** MAIL FROM. */

@@ -2,6 +2,7 @@ import { prepared } from '../../db/prepared.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
+import { requireAddress } from '../../lib/address.ts'
 import { findContactRowByKey, saveContact } from '../contacts/contacts.service.ts'
 import { suppressionReason, type SuppressionReason } from '../suppressions/suppressions.service.ts'
 import { render } from '../templates/render.ts'
@@ -19,7 +20,6 @@ import { returnPathHost } from '../domains/records.ts'
 import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { SANDBOX_TRACKING, type DomainTracking } from '../tracking/policy.ts'
 import { buildMessage, type Mailbox, type MessageParts } from './message.ts'
-import { requireAddress } from '../../lib/address.ts'
 
 /** One email to send, whichever API it came from. */
 export interface SendRequest {

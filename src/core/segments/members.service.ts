@@ -1,13 +1,13 @@
 import { textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid } from '../../lib/errors.ts'
+import { requireAddress } from '../../lib/address.ts'
 import { contactFields, toContact } from '../contacts/contact.ts'
 import { writeContacts } from '../contacts/contacts.service.ts'
 import { contactsWritten, type ContactWrites } from '../reactions.ts'
 import { compileContext, memberCount, membersOf } from './membership.ts'
 import * as repo from './segments.repository.ts'
 import { requireSegment, withCount } from './segments.service.ts'
-import { requireAddress } from '../../lib/address.ts'
 
 export interface MemberInput {
   contactIds?: string[]

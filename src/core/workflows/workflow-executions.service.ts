@@ -1,12 +1,12 @@
 import { textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid, notFound } from '../../lib/errors.ts'
+import { requireAddress } from '../../lib/address.ts'
 import { existingContactIds } from '../segments/index.ts'
 import { enterContacts } from './entry.ts'
 import * as repo from './workflow-executions.repository.ts'
 import { stepsOf, toExecution } from './workflow-view.ts'
 import { requireWorkflow } from './workflows.service.ts'
-import { requireAddress } from '../../lib/address.ts'
 
 export async function listExecutions(db: Db, projectId: number, workflowId: string, page: number, pageSize: number) {
   await requireWorkflow(db, projectId, workflowId)

@@ -3,10 +3,11 @@ import { checkAddress } from '../lib/address.ts'
 import { countEmailEvents } from './analytics/counters.ts'
 import { activityOf, countActivity } from './campaigns/activity.ts'
 import type { CampaignRow } from './campaigns/campaign.ts'
-import { contactsByIds } from './contacts/contacts.repository.ts'
-import { unsubscribeAddress } from './contacts/contacts.service.ts'
+import { contactsByIds, unsubscribeAddress, type UnsubscribeSource } from './contacts/index.ts'
 import { queueBounceNotices } from './emails/bounce-notice.ts'
-import type { NewEmailEvent } from './emails/emails.repository.ts'
+import { addEmailEvent, addEmailEvents, keepDkimHeader } from './emails/email-events.ts'
+import { recordEvent } from './events/record.ts'
+import type { NewEmailEvent } from './emails/index.ts'
 import { refreshMemberships } from './segments/tracking.ts'
 import { suppress } from './suppressions/suppressions.service.ts'
 import { emitContactChange, emitContactCreated, emitContactsWritten } from './webhooks/contact-events.ts'
@@ -14,7 +15,7 @@ import { emitDomainStatus, type CheckedDomain } from './webhooks/domain-events.t
 import { emitEmailEvents, emitEmailsQueued } from './webhooks/email-events.ts'
 import { emitWebhookEvent } from './webhooks/emit.ts'
 import { EMAIL_EVENT_TYPES } from './webhooks/event-types.ts'
-import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts, type UnsubscribeSource } from './webhooks/payload.ts'
+import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts } from './webhooks/payload.ts'
 
 /*
  * What follows a change, in one place. The module that owns a table makes its write, then calls
@@ -88,12 +89,32 @@ export async function contactSaved(db: Db, change: ContactChange, now: number, s
 
 /**
  * The recipient of an email subscribed or unsubscribed through it (its unsubscribe page, a mail
- * client's one-click request, a mail): an unsubscription counts once for the email's campaign.
+ * client's one-click request, a mail): the change goes into the contact's history as
+ * `contact.subscribed` or `contact.unsubscribed`, and an unsubscription counts once for the
+ * email's campaign.
  */
 export async function subscriptionChanged(db: Db, emailId: string, change: ContactChange, source: UnsubscribeSource, now: number): Promise<void> {
-  if (change.after.subscribed === 0) await countActivity(db, emailId, 'unsubscribed', now)
+  const { after } = change
+  const name = after.subscribed === 1 ? 'contact.subscribed' : 'contact.unsubscribed'
+  await recordEvent(db, { project_id: after.project_id, contact_id: after.id, name, data: { emailId, source } }, now)
+  if (after.subscribed === 0) await countActivity(db, emailId, 'unsubscribed', now)
   await contactSaved(db, change, now, source)
 }
+
+/**
+ * A delivery was settled by an attempt: its email takes the attempt's events (SENT, then the
+ * outcome), and, from the first outcome, the DKIM-Signature the attempt made, which every later
+ * attempt and recipient sends. The queue calls this after writing the delivery's row, in the same
+ * transaction; the email's status, counters and webhooks follow from its events.
+ */
+export async function deliverySettled(db: Db, emailId: string, events: readonly NewEmailEvent[], dkimHeader?: string): Promise<void> {
+  if (dkimHeader) await keepDkimHeader(db, emailId, dkimHeader)
+  await addEmailEvents(db, emailId, events)
+}
+
+/** A delivery that had not left was taken out of the queue: its email records it as cancelled. */
+export const deliveryCancelled = (db: Db, emailId: string, recipient: string, now: number) =>
+  addEmailEvent(db, emailId, 'CANCELLED', { recipient }, now)
 
 /**
  * A recipient bounced for good (at an attempt, or in a report that came later) or complained: the

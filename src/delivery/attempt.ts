@@ -1,5 +1,5 @@
 import type { ComposedEmail } from '../core/campaigns/message.ts'
-import { keepContent } from '../core/emails/emails.repository.ts'
+import { keepContent } from '../core/emails/index.ts'
 import { PROJECT_DISABLED_HOLD, type AttemptRecord, type Delivery, type Settlement as QueueSettlement } from '../core/queue/index.ts'
 import { suppressionReason } from '../core/suppressions/suppressions.service.ts'
 import { prepared } from '../db/prepared.ts'

@@ -1,5 +1,5 @@
 import { readFindings } from '../core/domains/domain.ts'
-import { findDomainById } from '../core/domains/domains.repository.ts'
+import { findDomainById } from '../core/domains/index.ts'
 import { DKIM_KEY_PURPOSE } from '../core/domains/domains.service.ts'
 import { returnPathHost } from '../core/domains/records.ts'
 import type { Db } from '../db/schema.ts'

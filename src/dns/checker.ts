@@ -1,5 +1,5 @@
-import type { DomainRow } from '../core/domains/domains.repository.ts'
-import { dueDomains } from '../core/domains/domains.repository.ts'
+import type { DomainRow } from '../core/domains/index.ts'
+import { dueDomains } from '../core/domains/index.ts'
 import { abandonCheck, beginCheck, finishCheck, type DomainSettings } from '../core/domains/domains.service.ts'
 import type { Claiming } from '../db/claims.ts'
 import { expectedRecords, judge, type ExpectedRecord, type RecordKind, type Verdict } from '../core/domains/records.ts'

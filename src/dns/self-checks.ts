@@ -1,6 +1,6 @@
 import type { networkInterfaces } from 'node:os'
 import { spf } from 'mailauth/lib/spf'
-import { sendingDomains } from '../core/domains/domains.repository.ts'
+import { sendingDomains } from '../core/domains/index.ts'
 import { returnPathHost } from '../core/domains/records.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'

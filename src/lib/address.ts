@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url'
+import { invalid } from './errors.ts'
 
 /** A mailbox address that passed the strict addr-spec check. */
 export interface Address {
@@ -46,6 +47,13 @@ export function checkAddress(input: string): AddressCheck {
   const asciiDomain = domainCheck.value
   const key = `${local.toLowerCase()}@${asciiDomain}`
   return { ok: true, value: { address: input, local, domain, asciiDomain, key } }
+}
+
+/** The checked address, or a 422 naming `field`. */
+export function requireAddress(email: string, field = 'email'): Address {
+  const result = checkAddress(email)
+  if (!result.ok) throw invalid(field, result.reason)
+  return result.value
 }
 
 export type DomainCheck = { ok: true; value: string } | { ok: false; reason: string }

@@ -1,4 +1,4 @@
-import { recordReport, type Verdict } from '../core/inbound/received-reports.repository.ts'
+import { recordReport, type Verdict } from '../core/inbound/index.ts'
 import type { Db, ReceivedOutcome } from '../db/schema.ts'
 import { parseReturnPath } from '../delivery/verp.ts'
 import type { Clock } from '../lib/clock.ts'

@@ -1,6 +1,6 @@
 import { SMTPServer, type SMTPServerSession } from 'smtp-server'
 import { domainsOfReportAddress, reportAddressHost } from '../core/dmarc/dmarc.service.ts'
-import { isReturnPathHost } from '../core/domains/domains.repository.ts'
+import { isReturnPathHost } from '../core/domains/index.ts'
 import { emailOfUnsubscribeAddress } from '../core/tracking/unsubscribe-links.ts'
 import { parseReturnPath } from '../delivery/verp.ts'
 import { handleDmarcMail } from './dmarc-mail.ts'

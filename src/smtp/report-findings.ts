@@ -1,5 +1,5 @@
 import type { ReportFacts } from '../core/emails/feedback.ts'
-import type { Fingerprint } from '../core/inbound/fingerprints.repository.ts'
+import type { Fingerprint } from '../core/inbound/index.ts'
 import { classifyReply, type Outcome } from '../delivery/classify.ts'
 import type { InboundReport } from './report.ts'
 

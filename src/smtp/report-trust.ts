@@ -1,6 +1,6 @@
 import { addressKey, applyBounce, applyComplaint, applyDelay, deliveriesOfMessage, findReportedDelivery, type DeliveryRow } from '../core/emails/feedback.ts'
-import { firstSighting } from '../core/inbound/fingerprints.repository.ts'
-import type { Verdict } from '../core/inbound/received-reports.repository.ts'
+import { firstSighting } from '../core/inbound/index.ts'
+import type { Verdict } from '../core/inbound/index.ts'
 import type { Db } from '../db/schema.ts'
 import { LEGACY_TOKEN_DAYS, type ReturnPathToken } from '../delivery/verp.ts'
 import type { OriginalMessage } from './original.ts'

@@ -1,4 +1,4 @@
-import { findReport, listReports, type ReceivedReportRow } from '../../core/inbound/received-reports.repository.ts'
+import { findReport, listReports, type ReceivedReportRow } from '../../core/inbound/index.ts'
 import type { ReceivedOutcome } from '../../db/schema.ts'
 import { notFound } from '../../lib/errors.ts'
 import { CliError } from '../errors.ts'

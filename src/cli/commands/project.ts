@@ -1,5 +1,5 @@
 import * as projects from '../../core/projects/projects.service.ts'
-import { setProjectSandbox } from '../../core/projects/sandbox.ts'
+import { setProjectSandbox } from '../../core/emails/sandbox-switch.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { CliError } from '../errors.ts'

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { getDomain } from '../domains/domains.service.ts'
-import { ratesOf } from '../guardrails/guard.ts'
 import { rangeCounts, type EventCounts } from './counters.ts'
+import { ratesOf } from './rates.ts'
 import { BUCKET_HOURS, bucketStart, hoursOf, rangeOf, type Range, type RangeQuery } from './range.ts'
 
 /*

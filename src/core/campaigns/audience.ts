@@ -3,7 +3,7 @@ import type { Db } from '../../db/schema.ts'
 import { invalid } from '../../lib/errors.ts'
 import type { Condition } from '../segments/condition.ts'
 import { compileContext, matching, membersOf } from '../segments/membership.ts'
-import { findSegment } from '../segments/segments.repository.ts'
+import { findSegment } from '../segments/index.ts'
 import type { CampaignRow } from './campaign.ts'
 
 type Audience = Pick<CampaignRow, 'project_id' | 'audience_type' | 'segment_id' | 'audience_condition'>

@@ -1,6 +1,6 @@
 import { jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
-import { findDomainById } from '../domains/domains.repository.ts'
+import { findDomainById } from '../domains/index.ts'
 import { returnPathHost } from '../domains/records.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'

@@ -3,9 +3,11 @@ import type { Direction } from '../../db/sorting.ts'
 import type { ContactRow } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid } from '../../lib/errors.ts'
-import { checkAddress, type Address } from '../../lib/address.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { findJsonFlaw } from '../../lib/json-check.ts'
+
+/** How a contact came to be unsubscribed, said in contact.unsubscribed: an unsubscribe link or mail, a suppression, an update. */
+export type UnsubscribeSource = 'link' | 'one-click' | 'mail' | 'hard_bounce' | 'complaint' | 'manual' | 'update'
 
 export interface Contact {
   id: string
@@ -27,13 +29,6 @@ export const toContact = (row: ContactRow): Contact => ({
   createdAt: isoTime(row.created_at),
   updatedAt: isoTime(row.updated_at),
 })
-
-/** The checked address, or a 422 naming `field`. */
-export function requireAddress(email: string, field = 'email'): Address {
-  const result = checkAddress(email)
-  if (!result.ok) throw invalid(field, result.reason)
-  return result.value
-}
 
 const MAX_DATA_BYTES = 64 * 1024
 const MAX_KEY_LENGTH = 200

@@ -4,7 +4,7 @@ import { jsonEntries, jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
-import { findProject } from '../projects/projects.repository.ts'
+import { findProject } from '../projects/index.ts'
 import { cellText, exportHeader } from './csv-columns.ts'
 
 const PAGE = 5000

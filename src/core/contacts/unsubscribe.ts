@@ -1,7 +1,6 @@
 import addressparser from 'nodemailer/lib/addressparser'
 import type { ContactRow, Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
-import { recordEvent } from '../events/record.ts'
 import { subscriptionChanged } from '../reactions.ts'
 import { findContact, findContactByKey, updateContact } from './contacts.repository.ts'
 
@@ -54,8 +53,6 @@ export async function setSubscription(
   if (!subscription) return undefined
   if (!subscription.contactId || subscription.subscribed === subscribed) return { ...subscription, changed: false }
   const contact = await updateContact(db, subscription.contactId, { subscribed }, now)
-  const name = subscribed ? 'contact.subscribed' : 'contact.unsubscribed'
-  await recordEvent(db, { project_id: contact.project_id, contact_id: contact.id, name, data: { emailId, source } }, now)
   // Its subscription is all this changed.
   await subscriptionChanged(db, emailId, { before: { ...contact, subscribed: subscribed ? 0 : 1 }, after: contact }, source, now)
   return { ...subscription, subscribed, changed: true }

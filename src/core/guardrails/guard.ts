@@ -2,6 +2,7 @@ import type { Config } from '../../config/schema.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError } from '../../lib/errors.ts'
 import { windowCounts, type Counts } from '../analytics/counters.ts'
+import { ratesOf, type SendRates } from '../analytics/rates.ts'
 
 /**
  * The sending guardrails of Gmail's and Yahoo's bulk-sender rules (2024): per project and
@@ -35,14 +36,8 @@ export const guardrailSettingsOf = (config: GuardrailConfig): GuardrailSettings 
 export type Breach = 'complaint_rate' | 'hard_bounce_rate'
 
 /** A window's counts and rates, the rates in per cent (three decimals). */
-export interface Rates extends Counts {
+export interface Rates extends Counts, SendRates {
   windowHours: number
-  /** Delivered plus bounced at an attempt. */
-  sent: number
-  /** Complaints in per cent of delivered. */
-  complaintRate: number
-  /** Hard bounces in per cent of sent. */
-  hardBounceRate: number
 }
 
 export interface Judgement {
@@ -53,16 +48,8 @@ export interface Judgement {
   breaches: Breach[]
 }
 
-const percent = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 100_000) / 1000)
-
 /** `part` is more than `limit` per cent of `whole`, compared without the rounding of the shown rates. */
 const over = (part: number, whole: number, limit: number) => whole > 0 && part * 100 > limit * whole * (1 + 1e-12)
-
-/** What was sent (delivered or bounced at an attempt) and the rates the limits are about, in per cent. */
-export function ratesOf(counts: Counts): Pick<Rates, 'sent' | 'complaintRate' | 'hardBounceRate'> {
-  const sent = counts.delivered + counts.bounced
-  return { sent, complaintRate: percent(counts.complained, counts.delivered), hardBounceRate: percent(counts.hardBounced, sent) }
-}
 
 /** Judges a window's counts against the limits. */
 export function judge(counts: Counts, settings: GuardrailSettings): Judgement {

@@ -1,41 +1,13 @@
 import addressparser from 'nodemailer/lib/addressparser'
 import type { Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
-import { AppError } from '../../lib/errors.ts'
 import { seal, unseal } from '../../lib/sealed.ts'
 import { generateDkimKeys } from '../domains/dkim-keys.ts'
 import { DKIM_KEY_PURPOSE } from '../domains/domains.service.ts'
-import { unsettledSandboxSenders } from '../emails/emails.service.ts'
-import { verifiedDomain } from '../emails/send.ts'
 import * as repo from './projects.repository.ts'
-import { changeProject } from './projects.service.ts'
 
 /** The selector of sandbox signatures: s=sandbox, d= the sender's domain. */
 export const SANDBOX_SELECTOR = 'sandbox'
-
-/**
- * Turns a project's sandbox on or off. Off is refused while its sandbox mail is still in flight
- * from a domain the project has not verified: that mail stays simulated either way (each delivery
- * keeps the flag it was queued with), but the project would then answer as a real one for mail it
- * could never have sent.
- */
-export async function setProjectSandbox(db: Db, id: number, sandbox: boolean, now: number) {
-  if (!sandbox) await requireNoUnverifiedSenders(db, id)
-  return changeProject(db, id, { sandbox: sandbox ? 1 : 0 }, now)
-}
-
-async function requireNoUnverifiedSenders(db: Db, projectId: number) {
-  const unverified = new Set<string>()
-  for (const from of await unsettledSandboxSenders(db, projectId)) {
-    const domain = domainOf(from)
-    if (domain && !(await verifiedDomain(db, projectId, domain))) unverified.add(domain)
-  }
-  if (unverified.size === 0) return
-  const names = [...unverified].sort().join(', ')
-  throw new AppError(409, 'SANDBOX_MAIL_IN_FLIGHT', `The project still has sandbox mail in flight from unverified domains (${names})`, {
-    suggestion: 'Wait until its sandbox mail is settled (GET /api/v1/queue), or verify those domains, then switch the sandbox off.',
-  })
-}
 
 /** The ASCII domain of a From as stored ("Ada <ada@example.com>", a bare address, or a relayed header's value). */
 export function domainOf(from: string): string | undefined {

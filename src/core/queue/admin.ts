@@ -1,7 +1,7 @@
 import type { Db, DeliveryState } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
-import { addEmailEvent } from '../emails/email-events.ts'
+import { deliveryCancelled } from '../reactions.ts'
 import { cancelWaitingDelivery, countQueue, findDeliveryIn, listDeliveries, requeueDeliveries, type DeliveryRow, type QueueScope } from './queue.repository.ts'
 
 /*
@@ -79,7 +79,7 @@ async function refusePruned(db: Db, id: number): Promise<void> {
 export async function cancelDelivery(db: Db, id: number, now: number, scope: QueueScope = {}) {
   const result = await cancelWaitingDelivery(db, id, now, scope)
   if (!result) return explainNoChange(db, id, scope, 'cancelled', ['scheduled', 'queued', 'deferred'])
-  await addEmailEvent(db, result.email_id, 'CANCELLED', { recipient: result.recipient }, now)
+  await deliveryCancelled(db, result.email_id, result.recipient, now)
 }
 
 async function explainNoChange(db: Db, id: number, scope: QueueScope, verb: string, allowed: DeliveryState[]): Promise<never> {

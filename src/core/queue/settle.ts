@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely'
-import { addEmailEvents, keepDkimHeader, type NewEmailEvent } from '../emails/email-events.ts'
-import { recipientRejected } from '../reactions.ts'
+import type { NewEmailEvent } from '../emails/index.ts'
+import { deliverySettled, recipientRejected } from '../reactions.ts'
 import type { SuppressionReason } from '../suppressions/suppressions.service.ts'
 import type { Db, DeliveryTable, EmailStatus } from '../../db/schema.ts'
 import { holdClaimedDelivery, updateDelivery } from './queue.repository.ts'
@@ -120,15 +120,13 @@ export async function settle(db: Db, delivery: Delivery, outcome: Settlement, no
     updated_at: now,
   })
   if (settled.length === 0) return
-  // The signature every later attempt and recipient sends, once the first outcome is in.
-  if (data.dkimHeader) await keepDkimHeader(db, delivery.email_id, data.dkimHeader)
   const events: NewEmailEvent[] = []
   // SENT marks the first attempt that reached a server; earlier ones may have reached none.
   if (data.mx && delivery.last_mx === null && outcome.kind !== 'suppressed') {
     events.push({ status: 'SENT', data: { recipient: delivery.recipient, mx: data.mx, attempt: delivery.attempts }, at: data.startedAt })
   }
   events.push({ status: STATUS[outcome.kind], data: eventData, at: now })
-  await addEmailEvents(db, delivery.email_id, events)
+  await deliverySettled(db, delivery.email_id, events, data.dkimHeader)
   if (outcome.kind === 'bounced' && outcome.hard) {
     await recipientRejected(db, delivery.project_id, delivery.recipient, 'hard_bounce', data.response?.slice(0, 500) ?? outcome.category, now)
   }

@@ -6,7 +6,7 @@ import { prepared } from '../../db/prepared.ts'
 import type { Db, SuppressionTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
-import { requireAddress } from '../contacts/contact.ts'
+import { checkAddress, requireAddress } from '../../lib/address.ts'
 import { pageOf } from '../../db/paging.ts'
 import { readSuppressionCsv } from './csv.ts'
 

@@ -3,7 +3,7 @@ import type { Direction } from '../../db/sorting.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
-import { checkSubject } from '../emails/checks.ts'
+import { checkSubject } from './subject.ts'
 import * as repo from './templates.repository.ts'
 
 /** Plunk's template types: what a template is for. */

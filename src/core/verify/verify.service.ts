@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.ts'
 import type { Resolver } from '../../lib/dns.ts'
-import { requireAddress } from '../contacts/contact.ts'
+import { requireAddress } from '../../lib/address.ts'
 import { createDomainLookup, type DomainDns } from './domain-dns.ts'
 import { isAliasDomain, isDisposableDomain, isFreeProviderDomain } from './domain-lists.ts'
 import { looksRandom } from './random-input.ts'

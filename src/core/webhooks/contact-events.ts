@@ -1,6 +1,7 @@
 import type { ContactRow, Db } from '../../db/schema.ts'
+import type { UnsubscribeSource } from '../contacts/contact.ts'
 import { emitWebhookEvent, emitWebhookEvents } from './emit.ts'
-import { contactChangeTypes, contactEventData, type UnsubscribeSource } from './payload.ts'
+import { contactChangeTypes, contactEventData } from './payload.ts'
 
 // The data is built only when a webhook takes the event: these run for every contact written.
 export const emitContactCreated = (db: Db, row: ContactRow, now: number) =>

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { CampaignTable, ContactRow, DomainTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
-import { toContact } from '../contacts/contact.ts'
+import { toContact, type UnsubscribeSource } from '../contacts/contact.ts'
 import { subdomainOf } from '../domains/domain-name.ts'
 import type { WebhookEventType } from './event-types.ts'
 import { useSendEmailFields } from './usesend-fields.ts'
@@ -47,9 +47,6 @@ export function contactChangeTypes(before: ContactRow, after: ContactRow): Webho
   if (before.email === after.email && before.subscribed === after.subscribed && before.data === after.data) return []
   return before.subscribed === 1 && after.subscribed === 0 ? ['contact.updated', 'contact.unsubscribed'] : ['contact.updated']
 }
-
-/** How a contact came to be unsubscribed, said in contact.unsubscribed: an unsubscribe link or mail, a suppression, an update. */
-export type UnsubscribeSource = 'link' | 'one-click' | 'mail' | 'hard_bounce' | 'complaint' | 'manual' | 'update'
 
 /**
  * A contact event's data: the contact as the API shows it, with useSend's names beside (its

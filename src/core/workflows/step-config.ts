@@ -1,7 +1,7 @@
 import { checkAddress } from '../../lib/address.ts'
 import { invalid } from '../../lib/errors.ts'
 import { checkContactData } from '../contacts/contact.ts'
-import { checkSubject } from '../emails/checks.ts'
+import { checkSubject } from '../templates/subject.ts'
 import { mailboxOf } from '../emails/mailbox.ts'
 import { checkCondition } from '../segments/condition.ts'
 import { checkWorkflowEvent } from './trigger.ts'

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts'
-import { findSegment } from '../segments/segments.repository.ts'
+import { findSegment } from '../segments/index.ts'
 import { compileContext, membersOf } from '../segments/membership.ts'
 import { enterContacts } from './entry.ts'
 import type { WorkflowRow } from './executions.repository.ts'

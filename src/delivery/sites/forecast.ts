@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts'
-import { campaignEmailIds, listedByDomain } from '../../core/campaigns/campaigns.repository.ts'
+import { campaignEmailIds, listedByDomain } from '../../core/campaigns/index.ts'
 import { pendingByDomain } from '../../core/queue/index.ts'
 import type { Shaping } from './configure.ts'
 import { dayStartOf, warmupOf } from './site-state.ts'

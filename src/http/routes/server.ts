@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { listDomains } from '../../core/domains/domains.repository.ts'
+import { listDomains } from '../../core/domains/index.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'

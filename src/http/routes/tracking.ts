@@ -1,7 +1,7 @@
 import type { BlockList } from 'node:net'
 import { Elysia, t } from 'elysia'
 import { clickOfToken, emailOfOpenToken } from '../../core/tracking/links.ts'
-import { recordEngagement, type Visitor } from '../../core/tracking/tracking.service.ts'
+import { recordEngagement, type Visitor } from '../../core/emails/engagement.ts'
 import { clientAddress, type ServerLike } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
 import { answerPage, invalidLinkPage } from '../pages.ts'

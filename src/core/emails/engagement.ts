@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts'
-import { addEmailEvent } from '../emails/email-events.ts'
+import { addEmailEvent } from './email-events.ts'
 
 /** Who followed a tracking link, as far as the request tells. */
 export interface Visitor {

@@ -1,0 +1,10 @@
+// The public surface of campaigns: what code outside src/core/campaigns/ may import. Inside the folder,
+// files import each other by path, never through this file, so that it adds no cycle.
+export * from './activity.ts'
+export * from './campaign-actions.ts'
+export * from './campaign-test.ts'
+export * from './campaign.ts'
+export * from './campaigns.service.ts'
+export * from './message.ts'
+export * from './sender.ts'
+export { campaignEmailIds, listedByDomain } from './campaigns.repository.ts'

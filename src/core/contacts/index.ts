@@ -1,0 +1,10 @@
+// The public surface of contacts: what code outside src/core/contacts/ may import. Inside the folder,
+// files import each other by path, never through this file, so that it adds no cycle.
+export * from './contact.ts'
+export * from './contacts.service.ts'
+export * from './export.ts'
+export * from './import-file.ts'
+export * from './import-runner.ts'
+export * from './imports.service.ts'
+export * from './unsubscribe.ts'
+export { contactsByIds, findContact, findContactByKey } from './contacts.repository.ts'

@@ -1,0 +1,12 @@
+// The public surface of segments: what code outside src/core/segments/ may import. Inside the folder,
+// files import each other by path, never through this file, so that it adds no cycle.
+export * from './compile.ts'
+export * from './condition.ts'
+export * from './contact-books.service.ts'
+export * from './members.service.ts'
+export * from './membership.ts'
+export * from './segment.ts'
+export * from './segments.service.ts'
+export * from './tracker.ts'
+export * from './tracking.ts'
+export { existingContactIds, findSegment } from './segments.repository.ts'

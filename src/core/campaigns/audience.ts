@@ -1,15 +1,12 @@
-import { sql } from 'kysely'
 import type { Db } from '../../db/schema.ts'
 import { invalid } from '../../lib/errors.ts'
 import type { Condition } from '../segments/condition.ts'
 import { compileContext, matching, membersOf } from '../segments/membership.ts'
 import { findSegment } from '../segments/segments.repository.ts'
+import { notSuppressed } from '../suppressions/suppressed.ts'
 import type { CampaignRow } from './campaign.ts'
 
 type Audience = Pick<CampaignRow, 'project_id' | 'audience_type' | 'segment_id' | 'audience_condition'>
-
-/** Not on the project's suppression list. */
-const notSuppressed = sql<boolean>`NOT EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = c.project_id AND s.email_key = c.email_key)`
 
 /**
  * The contacts (`c`) a campaign goes to: its audience (everyone, a segment's members, or those a
@@ -26,7 +23,7 @@ export async function audienceOf(db: Db, campaign: Audience, now: number) {
     }
     return matching(db, campaign.project_id, JSON.parse(campaign.audience_condition!) as Condition, context)
   })()
-  return audience.where('c.subscribed', '=', 1).where(notSuppressed)
+  return audience.where('c.subscribed', '=', 1).where((eb) => notSuppressed(eb, 'c'))
 }
 
 /** How many contacts the campaign would go to now. */

@@ -7,6 +7,7 @@ import { requireAddress } from '../contacts/contact.ts'
 import { queueCampaignEmails } from '../emails/email-events.ts'
 import type { NewDelivery } from '../emails/deliveries.repository.ts'
 import type { QueuedEmail } from '../emails/emails.repository.ts'
+import { isSuppressed } from '../suppressions/suppressed.ts'
 import { render } from '../templates/render.ts'
 import { senderOf, type CampaignRow } from './campaign.ts'
 import { updateCampaignRow } from './campaigns.repository.ts'
@@ -34,7 +35,7 @@ const nextRecipients = (db: Db, campaign: CampaignRow, limit: number): Promise<R
     .selectFrom('campaign_recipients as r')
     .innerJoin('contacts as c', 'c.id', 'r.contact_id')
     .select(['r.contact_id', 'c.email', 'c.subscribed', jsonText('c.data').as('data')])
-    .select(sql<number | boolean>`EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = c.project_id AND s.email_key = c.email_key)`.as('suppressed'))
+    .select((eb) => isSuppressed(eb, 'c').as('suppressed'))
     .where('r.campaign_id', '=', campaign.id)
     .where('r.state', '=', 'listed')
     .where('r.contact_id', '>', campaign.handed_through ?? '')

@@ -5,6 +5,7 @@ import { compileContext, matching, membersOf } from '../segments/membership.ts'
 import { findSegment } from '../segments/segments.repository.ts'
 import { notSuppressed } from '../suppressions/suppressed.ts'
 import type { CampaignRow } from './campaign.ts'
+import { projectContacts } from '../contacts/contact-queries.ts'
 
 type Audience = Pick<CampaignRow, 'project_id' | 'audience_type' | 'segment_id' | 'audience_condition'>
 
@@ -15,7 +16,7 @@ type Audience = Pick<CampaignRow, 'project_id' | 'audience_type' | 'segment_id' 
 export async function audienceOf(db: Db, campaign: Audience, now: number) {
   const context = await compileContext(db, campaign.project_id, now)
   const audience = await (async () => {
-    if (campaign.audience_type === 'ALL') return db.selectFrom('contacts as c').where('c.project_id', '=', campaign.project_id)
+    if (campaign.audience_type === 'ALL') return projectContacts(db, campaign.project_id)
     if (campaign.audience_type === 'SEGMENT') {
       const segment = campaign.segment_id ? await findSegment(db, campaign.project_id, campaign.segment_id) : undefined
       if (!segment) throw invalid('segmentId', "the campaign's segment no longer exists")

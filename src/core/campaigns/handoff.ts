@@ -11,6 +11,7 @@ import { isSuppressed } from '../suppressions/suppressed.ts'
 import { render } from '../templates/render.ts'
 import { senderOf, type CampaignRow } from './campaign.ts'
 import { updateCampaignRow } from './campaigns.repository.ts'
+import { contactRows } from '../contacts/contact-queries.ts'
 
 /** The verified domain a campaign sends from (none in a sandbox), and how long its mail may be retried. */
 export interface SendingFrom {
@@ -33,7 +34,7 @@ interface Recipient {
 const nextRecipients = (db: Db, campaign: CampaignRow, limit: number): Promise<Recipient[]> =>
   db
     .selectFrom('campaign_recipients as r')
-    .innerJoin('contacts as c', 'c.id', 'r.contact_id')
+    .innerJoin(contactRows(db).as('c'), 'c.id', 'r.contact_id')
     .select(['r.contact_id', 'c.email', 'c.subscribed', jsonText('c.data').as('data')])
     .select((eb) => isSuppressed(eb, 'c').as('suppressed'))
     .where('r.campaign_id', '=', campaign.id)

@@ -8,6 +8,7 @@ import { findContactRow, updateContact, writeContacts } from '../contacts/contac
 import { contactsWritten } from '../reactions.ts'
 import * as repo from './segments.repository.ts'
 import { createSegment, deleteSegment } from './segments.service.ts'
+import { projectContacts } from '../contacts/contact-queries.ts'
 
 /** A contact book (useSend's form) is a STATIC segment; what useSend's form adds is kept in its meta. */
 interface BookMeta {
@@ -209,12 +210,10 @@ const keyOf = (email: string): string[] => {
 /** A page of the book's contacts, newest first. */
 export async function listBookContacts(db: Db, projectId: number, bookId: string, query: BookContactQuery) {
   await requireBook(db, projectId, bookId)
-  let rows = db
-    .selectFrom('contacts as c')
+  let rows = projectContacts(db, projectId)
     .innerJoin('segment_members as m', 'm.contact_id', 'c.id')
     .select(contactFields)
     .where('m.segment_id', '=', bookId)
-    .where('c.project_id', '=', projectId)
   if (query.emails) rows = rows.where('c.email_key', 'in', textsIn(db, query.emails.flatMap((email) => keyOf(email.trim()))))
   if (query.ids) rows = rows.where('c.id', 'in', textsIn(db, query.ids))
   const page = await rows

@@ -9,6 +9,7 @@ import { compileContext } from '../segments/membership.ts'
 import { enterContacts, type TriggerFacts } from './entry.ts'
 import { moveExecution, recordStep, type ExecutionRow } from './executions.repository.ts'
 import type { EventTrigger, Step } from './workflow.ts'
+import { everyContact } from '../contacts/contact-queries.ts'
 
 /** One thing that happened to a contact, from either source. */
 export interface ContactEvent {
@@ -99,8 +100,7 @@ async function anyoneListens(db: Db): Promise<boolean> {
 /** The contacts among `ids` that a condition matches now. */
 async function matching(db: Db, projectId: number, ids: string[], condition: Condition, now: number): Promise<Set<string>> {
   const context = await compileContext(db, projectId, now)
-  const rows = await db
-    .selectFrom('contacts as c')
+  const rows = await everyContact(db)
     .select('c.id')
     .where('c.id', 'in', textsIn(db, ids))
     .where(compileCondition(condition, context))

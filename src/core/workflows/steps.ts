@@ -10,6 +10,7 @@ import type { LinkSettings } from '../tracking/links.ts'
 import type { TriggerFacts } from './entry.ts'
 import { attemptsAt, type ExecutionRow, type WorkflowRow } from './executions.repository.ts'
 import type { Step, WebhookConfig } from './workflow.ts'
+import { everyContact } from '../contacts/contact-queries.ts'
 
 /** What a step decided: where the run goes, and what to write as it goes there. */
 export type Outcome =
@@ -89,7 +90,7 @@ export async function runStep(deps: StepDeps, input: StepInput): Promise<Outcome
 
 async function matches(db: Db, input: StepInput, condition: Parameters<typeof compileCondition>[0]) {
   const context = await compileContext(db, input.workflow.project_id, input.now)
-  const row = await db.selectFrom('contacts as c').select('c.id').where('c.id', '=', input.contact.id).where(compileCondition(condition, context)).executeTakeFirst()
+  const row = await everyContact(db).select('c.id').where('c.id', '=', input.contact.id).where(compileCondition(condition, context)).executeTakeFirst()
   return row !== undefined
 }
 

@@ -5,6 +5,7 @@ import { enterContacts } from './entry.ts'
 import type { WorkflowRow } from './executions.repository.ts'
 import { nextTick } from './trigger.ts'
 import type { ScheduleTrigger } from './workflow.ts'
+import { projectContacts } from '../contacts/contact-queries.ts'
 
 /** SCHEDULE workflows whose tick has come, or whose tick is still being entered. */
 export const dueTicks = (db: Db, now: number) =>
@@ -20,7 +21,7 @@ export const dueTicks = (db: Db, now: number) =>
 async function audienceOf(db: Db, workflow: WorkflowRow, config: ScheduleTrigger, now: number) {
   const segment = config.segmentId ? await findSegment(db, workflow.project_id, config.segmentId) : undefined
   if (segment) return membersOf(db, segment, await compileContext(db, workflow.project_id, now))
-  return db.selectFrom('contacts as c').where('c.project_id', '=', workflow.project_id).where('c.subscribed', '=', 1)
+  return projectContacts(db, workflow.project_id).where('c.subscribed', '=', 1)
 }
 
 /**

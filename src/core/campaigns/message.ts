@@ -9,6 +9,7 @@ import { SANDBOX_TRACKING, trackingFor } from '../tracking/policy.ts'
 import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { renderCampaignBody } from './body.ts'
 import { contactRows } from '../contacts/contact-queries.ts'
+import { emailRows } from '../emails/email-queries.ts'
 
 export interface ComposedEmail {
   parts: MessageParts
@@ -20,7 +21,7 @@ const loadCampaignEmail = (db: Db, emailId: string) =>
   db
     .selectFrom('campaign_recipients as r')
     .innerJoin('campaigns as k', 'k.id', 'r.campaign_id')
-    .innerJoin('emails as e', 'e.id', 'r.email_id')
+    .innerJoin(emailRows(db).as('e'), 'e.id', 'r.email_id')
     .innerJoin(contactRows(db).as('c'), 'c.id', 'r.contact_id')
     .select(['k.id as campaign_id', 'k.project_id', 'k.html', 'k.content', 'k.preview_text', 'k.from_address', 'k.from_name', 'e.recipients', 'e.subject', 'e.message_id', 'e.domain_id', 'e.created_at'])
     .select(jsonText('c.data').as('data'))

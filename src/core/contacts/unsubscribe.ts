@@ -4,6 +4,8 @@ import { checkAddress } from '../../lib/address.ts'
 import { recordEvent } from '../events/record.ts'
 import { subscriptionChanged } from '../reactions.ts'
 import { findContact, findContactByKey, updateContact } from './contacts.repository.ts'
+import { emailRows } from '../emails/email-queries.ts'
+import { projectRows } from '../projects/project-queries.ts'
 
 /** How the recipient asked: the page's button, a mail client's one-click POST, or a mail. */
 export type SubscriptionSource = 'link' | 'one-click' | 'mail'
@@ -21,8 +23,8 @@ export interface Subscription {
 /** The recipient of an email and their subscription; undefined when no email has this id. */
 export async function subscriptionOf(db: Db, emailId: string): Promise<Subscription | undefined> {
   const email = await db
-    .selectFrom('emails')
-    .innerJoin('projects', 'projects.id', 'emails.project_id')
+    .selectFrom(emailRows(db).as('emails'))
+    .innerJoin(projectRows(db).as('projects'), 'projects.id', 'emails.project_id')
     .select(['emails.project_id', 'emails.contact_id', 'emails.recipients', 'projects.name'])
     .where('emails.id', '=', emailId)
     .executeTakeFirst()

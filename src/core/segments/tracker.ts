@@ -5,6 +5,7 @@ import type { Logger } from '../../lib/logger.ts'
 import { isTimeBased, type CompileContext } from './compile.ts'
 import { compileContext, conditionOf } from './membership.ts'
 import { membershipDrift, refreshMemberships, refreshSegmentContacts } from './tracking.ts'
+import { emailEventsWithEmail } from '../emails/email-queries.ts'
 
 export interface TrackerDeps {
   db: Db
@@ -47,9 +48,7 @@ export function createMembershipTracker(deps: TrackerDeps) {
       return
     }
     for (let more = true; more; ) {
-      const rows = await db
-        .selectFrom('email_events as ev')
-        .innerJoin('emails as em', 'em.id', 'ev.email_id')
+      const rows = await emailEventsWithEmail(db)
         .select(['ev.id', 'em.project_id', 'em.contact_id', commitOrderOf(db, 'ev')])
         .where(committedAfter(db, 'ev', applied))
         .orderBy(readingOrder(db, 'ev'))

@@ -10,6 +10,8 @@ import { enterContacts, type TriggerFacts } from './entry.ts'
 import { moveExecution, recordStep, type ExecutionRow } from './executions.repository.ts'
 import type { EventTrigger, Step } from './workflow.ts'
 import { everyContact } from '../contacts/contact-queries.ts'
+import { emailEventsWithEmail } from '../emails/email-queries.ts'
+import { eventLog } from '../events/event-queries.ts'
 
 /** One thing that happened to a contact, from either source. */
 export interface ContactEvent {
@@ -56,8 +58,7 @@ const moveCursor = (db: Db, source: EventSource, to: EventCursor) =>
 /** The next `limit` events of a source after `after`, and where the cursor goes (events not about a contact are passed over). */
 async function readEvents(db: Db, source: EventSource, after: EventCursor, limit: number): Promise<{ events: ContactEvent[]; last: EventCursor | undefined; read: number }> {
   if (source === 'events') {
-    const rows = await db
-      .selectFrom('events as ev')
+    const rows = await eventLog(db)
       .selectAll('ev')
       .select(commitOrderOf(db, 'ev'))
       .where(committedAfter(db, 'ev', after))
@@ -70,10 +71,8 @@ async function readEvents(db: Db, source: EventSource, after: EventCursor, limit
   // Most email events (QUEUED, SENT, ...) start nothing: only those that may are read, and the
   // cursor then moves past the rest, up to the last event settled when the read began.
   const top = await lastSettled(db, 'email_events')
-  const rows = await db
-    .selectFrom('email_events as ev')
-    .innerJoin('emails as e', 'e.id', 'ev.email_id')
-    .select(['ev.id', 'ev.status', 'ev.data', 'ev.created_at', 'e.project_id', 'e.contact_id', 'e.id as email_id', commitOrderOf(db, 'ev')])
+  const rows = await emailEventsWithEmail(db)
+    .select(['ev.id', 'ev.status', 'ev.data', 'ev.created_at', 'em.project_id', 'em.contact_id', 'em.id as email_id', commitOrderOf(db, 'ev')])
     .where(committedAfter(db, 'ev', after))
     .where(upTo(db, 'ev', top))
     .where('ev.status', 'in', EMAIL_STATUSES)

@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import { updateMany } from '../../db/bulk.ts'
 import { jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'

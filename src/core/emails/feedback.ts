@@ -7,6 +7,7 @@ import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { suppressRecipient } from '../suppressions/suppressions.service.ts'
 import { markBounced } from './deliveries.repository.ts'
 import { addEmailEvent, addEmailEvents } from './email-events.ts'
+import { domainRows } from '../domains/domain-queries.ts'
 
 export type DeliveryRow = Selectable<DeliveryTable>
 
@@ -38,7 +39,7 @@ export async function findReportedDelivery(db: Db, id: number): Promise<Reported
   if (!delivery) return undefined
   const domain = await db
     .selectFrom('emails')
-    .innerJoin('domains', 'domains.id', 'emails.domain_id')
+    .innerJoin(domainRows(db).as('domains'), 'domains.id', 'emails.domain_id')
     .select(['domains.name', 'domains.return_path_label'])
     .where('emails.id', '=', delivery.email_id)
     .executeTakeFirst()

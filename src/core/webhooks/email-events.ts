@@ -5,6 +5,7 @@ import { EMAIL_EVENT_TYPES } from './event-types.ts'
 import { emailEventData, type EmailFacts } from './payload.ts'
 import { enabledForEmail, takers } from './webhooks.repository.ts'
 import { emailRows } from '../emails/email-queries.ts'
+import { campaignOfEmail } from '../campaigns/campaign-queries.ts'
 
 /**
  * The webhook events of an email's events (SCHEDULED and CANCELLED have none), in the caller's
@@ -29,7 +30,7 @@ const selectFacts = prepared((db, p: { emailId: string }) =>
   db
     .selectFrom(emailRows(db).as('e'))
     .select(['e.id', 'e.from_address', 'e.recipients', 'e.subject', 'e.contact_id'])
-    .select((eb) => eb.selectFrom('campaign_recipients as r').select('r.campaign_id').whereRef('r.email_id', '=', 'e.id').limit(1).as('campaign_id'))
+    .select((eb) => campaignOfEmail(eb, 'e.id').as('campaign_id'))
     .where('e.id', '=', p.emailId),
 )
 

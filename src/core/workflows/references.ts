@@ -8,6 +8,7 @@ import { forEachFilter, segmentIdOf, type Condition } from '../segments/conditio
 import { compileContext } from '../segments/membership.ts'
 import { segmentOfEvent } from './trigger.ts'
 import type { EventTrigger, ScheduleTrigger, Step, TriggerConfig, TriggerType } from './workflow.ts'
+import { segmentTracksMembership } from '../segments/segment-queries.ts'
 
 /*
  * What a workflow names must exist in its project: the segments of its trigger and conditions,
@@ -53,16 +54,15 @@ async function checkEmail(db: Db, projectId: number, config: { templateId?: stri
   if (!(await templateExists(db, projectId, config.templateId))) throw invalid(`${path}.templateId`, `${prefix}there is no template ${config.templateId} in this project`)
 }
 
-const segmentExists = async (db: Db, projectId: number, id: string) =>
-  (await db.selectFrom('segments').select('id').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()) !== undefined
+const segmentExists = async (db: Db, projectId: number, id: string) => (await segmentTracksMembership(db, projectId, id)) !== undefined
 
 /** A segment's entries and exits are recorded only while it tracks its membership. */
 async function checkSegmentEvent(db: Db, projectId: number, eventName: string, path: string, prefix: string): Promise<void> {
   const id = segmentOfEvent(eventName)
   if (id === undefined) return
-  const segment = await db.selectFrom('segments').select('track_membership').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
-  if (!segment) throw invalid(path, `${prefix}there is no segment ${id} in this project`)
-  if (segment.track_membership !== 1) throw invalid(path, `${prefix}segment ${id} does not track its membership, so it records no entries or exits; turn on its trackMembership first`)
+  const tracks = await segmentTracksMembership(db, projectId, id)
+  if (tracks === undefined) throw invalid(path, `${prefix}there is no segment ${id} in this project`)
+  if (!tracks) throw invalid(path, `${prefix}segment ${id} does not track its membership, so it records no entries or exits; turn on its trackMembership first`)
 }
 
 /** The segments a condition names exist, and it compiles within the limits. */

@@ -1,5 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
+import { prepared } from '../../db/prepared.ts'
 import type { Db } from '../../db/schema.ts'
+import { projectRows } from '../projects/project-queries.ts'
 
 // The emails and their events as other modules may read them: query fragments that analytics,
 // segments, workflows, webhooks and tracking narrow with their own conditions, so that these
@@ -28,3 +30,15 @@ export function contactEmailActivity(contactId: RawBuilder<unknown>, status: str
     at: sql`ev.created_at`,
   }
 }
+
+/** What an attempt needs of its email: the stored message (null until built), its DKIM header, domain, From, and whether its project is disabled. */
+export const emailForAttempt = async (db: Db, emailId: string) => (await selectForAttempt(db, { id: emailId }))[0]
+
+const selectForAttempt = prepared((db, p: { id: string }) =>
+  db
+    .selectFrom('emails')
+    .leftJoin('email_contents', 'email_contents.email_id', 'emails.id')
+    .innerJoin(projectRows(db).as('projects'), 'projects.id', 'emails.project_id')
+    .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id', 'emails.from_address', 'projects.disabled'])
+    .where('emails.id', '=', p.id),
+)

@@ -19,3 +19,7 @@ export const defaultSenderOf = async (db: Db, projectId: number): Promise<string
 /** Whether the project is a sandbox (false for no such project). */
 export const isSandboxProject = async (db: Db, projectId: number) =>
   (await db.selectFrom('projects').select('sandbox').where('id', '=', projectId).executeTakeFirst())?.sandbox === 1
+
+/** The project's own send rate (mails a second), null when it keeps the server's, undefined for no such project. */
+export const sendRateOf = async (db: Db, projectId: number): Promise<number | null | undefined> =>
+  (await db.selectFrom('projects').select('send_rate_per_second').where('id', '=', projectId).executeTakeFirst())?.send_rate_per_second

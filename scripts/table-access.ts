@@ -5,7 +5,8 @@
 // expression, json_each or a catalogue of the database is never taken for one.
 //
 // Reads: Kysely's selectFrom and its joins with the table named (a subquery's selectFrom too, in
-// a `with` or an `exists`), and FROM or JOIN in raw SQL. Writes: Kysely's insertInto,
+// a `with` or an `exists`), FROM or JOIN in raw SQL, and src/db/event-cursors.ts's lastSettled
+// of a table. Writes: Kysely's insertInto,
 // updateTable, deleteFrom and replaceInto, src/db/bulk.ts's insertMany and updateMany, and raw
 // INSERT INTO, UPDATE and DELETE FROM. Comments are left out, so prose naming a table is not a read.
 import { readdirSync, readFileSync } from 'node:fs'
@@ -14,6 +15,8 @@ import { join, relative } from 'node:path'
 const READS = [
   /\b(?:selectFrom|innerJoin|leftJoin|rightJoin|fullJoin|crossJoin|innerJoinLateral|leftJoinLateral)\(\s*(?:\w+ as )?['"]([a-z_]+)/g,
   /(?<!DELETE )\b(?:FROM|JOIN) "?([a-z_]+)"?(?![\w(])/g,
+  // src/db/event-cursors.ts reads where the table it is given ends.
+  /\blastSettled\(\s*\w+,\s*['"]([a-z_]+)/g,
 ]
 const WRITES = [
   /\b(?:insertInto|updateTable|deleteFrom|replaceInto)\(\s*['"]([a-z_]+)['"]/g,

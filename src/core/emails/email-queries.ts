@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
+import { lastSettled, type EventCursor } from '../../db/event-cursors.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db } from '../../db/schema.ts'
 import { projectRows } from '../projects/project-queries.ts'
@@ -16,6 +17,9 @@ export const emailRows = (db: Db) => db.selectFrom('emails').selectAll()
 /** Whether an email with this id is stored. */
 export const emailExists = async (db: Db, emailId: string) =>
   (await db.selectFrom('emails').select('id').where('id', '=', emailId).executeTakeFirst()) !== undefined
+
+/** Where the email events settled so far end, for a reader that follows them past a cursor of its own. */
+export const lastSettledEmailEvent = (db: Db): Promise<EventCursor> => lastSettled(db, 'email_events')
 
 /** Every email event (`ev`) with its email (`em`), for a reader that follows them past a cursor of its own. */
 export const emailEventsWithEmail = (db: Db) => db.selectFrom('email_events as ev').innerJoin('emails as em', 'em.id', 'ev.email_id')

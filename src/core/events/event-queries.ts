@@ -1,8 +1,12 @@
 import { sql, type RawBuilder } from 'kysely'
+import { lastSettled, type EventCursor } from '../../db/event-cursors.ts'
 import type { Db } from '../../db/schema.ts'
 
 // The events table as other modules may read it (segments' conditions, the workflow scanner), so
 // that it is named in its own module alone (src/db/owners.ts).
+
+/** Where the events settled so far end, for a reader that follows them past a cursor of its own. */
+export const lastSettledEvent = (db: Db): Promise<EventCursor> => lastSettled(db, 'events')
 
 /** Every event (`ev`), for a reader that follows them past a cursor of its own. */
 export const eventLog = (db: Db) => db.selectFrom('events as ev')

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { commitOrderOf, committedAfter, cursorAt, isAfter, lastSettled, readingOrder, START, upTo, type EventCursor } from '../../db/event-cursors.ts'
+import { commitOrderOf, committedAfter, cursorAt, isAfter, readingOrder, START, upTo, type EventCursor } from '../../db/event-cursors.ts'
 import { recordTable, textsIn } from '../../db/lists.ts'
 import { lockedRow } from '../../db/locking.ts'
 import type { Db } from '../../db/schema.ts'
@@ -10,8 +10,8 @@ import { enterContacts, type TriggerFacts } from './entry.ts'
 import { moveExecution, recordStep, type ExecutionRow } from './executions.repository.ts'
 import type { EventTrigger, Step } from './workflow.ts'
 import { everyContact } from '../contacts/contact-queries.ts'
-import { emailEventsWithEmail } from '../emails/email-queries.ts'
-import { eventLog } from '../events/event-queries.ts'
+import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
+import { eventLog, lastSettledEvent } from '../events/event-queries.ts'
 
 /** One thing that happened to a contact, from either source. */
 export interface ContactEvent {
@@ -24,6 +24,9 @@ export interface ContactEvent {
 }
 
 export type EventSource = 'events' | 'email_events'
+
+/** Where each source's settled events end, as its owner reads it. */
+const lastSettledOf = (db: Db, source: EventSource) => (source === 'events' ? lastSettledEvent(db) : lastSettledEmailEvent(db))
 
 /** Email events that workflows may react to, by the name they go by. */
 const EMAIL_STATUSES = ['DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED'] as const
@@ -49,7 +52,7 @@ async function cursorOf(db: Db, source: EventSource): Promise<EventCursor> {
  */
 export async function hasUnread(db: Db, source: EventSource): Promise<boolean> {
   const row = await db.selectFrom('workflow_cursors').select(['last_id', 'last_order']).where('source', '=', source).executeTakeFirst()
-  return isAfter(await lastSettled(db, source), row ? { id: row.last_id, order: row.last_order } : START)
+  return isAfter(await lastSettledOf(db, source), row ? { id: row.last_id, order: row.last_order } : START)
 }
 
 const moveCursor = (db: Db, source: EventSource, to: EventCursor) =>
@@ -70,7 +73,7 @@ async function readEvents(db: Db, source: EventSource, after: EventCursor, limit
   }
   // Most email events (QUEUED, SENT, ...) start nothing: only those that may are read, and the
   // cursor then moves past the rest, up to the last event settled when the read began.
-  const top = await lastSettled(db, 'email_events')
+  const top = await lastSettledEmailEvent(db)
   const rows = await emailEventsWithEmail(db)
     .select(['ev.id', 'ev.status', 'ev.data', 'ev.created_at', 'em.project_id', 'em.contact_id', 'em.id as email_id', commitOrderOf(db, 'ev')])
     .where(committedAfter(db, 'ev', after))
@@ -164,7 +167,7 @@ export async function scanEvents(db: Db, source: EventSource, limit: number, now
   // Nothing can act on an event: the cursor moves past them unread (a workflow enabled later
   // reacts to what happens after it is, as it would anyway).
   if (!(await anyoneListens(db))) {
-    const top = await lastSettled(db, source)
+    const top = await lastSettledOf(db, source)
     if (isAfter(top, after)) await moveCursor(db, source, top)
     return 0
   }

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
-import type { ProjectRole } from './roles.ts'
 import { projectIds, projectRows } from '../projects/project-queries.ts'
+import type { ProjectRole } from './roles.ts'
 
 export const insertMember = (db: Db, projectId: number, accountId: string, role: ProjectRole, now: number) =>
   db

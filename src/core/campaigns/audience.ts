@@ -1,11 +1,11 @@
 import type { Db } from '../../db/schema.ts'
 import { invalid } from '../../lib/errors.ts'
+import { projectContacts } from '../contacts/contact-queries.ts'
 import type { Condition } from '../segments/condition.ts'
 import { compileContext, matching, membersOf } from '../segments/membership.ts'
 import { findSegment } from '../segments/segments.repository.ts'
 import { notSuppressed } from '../suppressions/suppressed.ts'
 import type { CampaignRow } from './campaign.ts'
-import { projectContacts } from '../contacts/contact-queries.ts'
 
 type Audience = Pick<CampaignRow, 'project_id' | 'audience_type' | 'segment_id' | 'audience_condition'>
 

@@ -2,6 +2,7 @@ import { updateMany } from '../../db/bulk.ts'
 import { jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { contactRows } from '../contacts/contact-queries.ts'
 import { requireAddress } from '../contacts/contact.ts'
 import { queueCampaignEmails } from '../emails/email-events.ts'
 import type { NewDelivery } from '../emails/deliveries.repository.ts'
@@ -10,7 +11,6 @@ import { isSuppressed } from '../suppressions/suppressed.ts'
 import { render } from '../templates/render.ts'
 import { senderOf, type CampaignRow } from './campaign.ts'
 import { updateCampaignRow } from './campaigns.repository.ts'
-import { contactRows } from '../contacts/contact-queries.ts'
 
 /** The verified domain a campaign sends from (none in a sandbox), and how long its mail may be retried. */
 export interface SendingFrom {

@@ -1,15 +1,15 @@
 import { jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
+import { contactRows } from '../contacts/contact-queries.ts'
 import { findDomainById } from '../domains/domains.repository.ts'
 import { returnPathHost } from '../domains/records.ts'
+import { emailRows } from '../emails/email-queries.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { bulkMarks } from '../tracking/bulk-mail.ts'
 import { SANDBOX_TRACKING, trackingFor } from '../tracking/policy.ts'
 import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { renderCampaignBody } from './body.ts'
-import { contactRows } from '../contacts/contact-queries.ts'
-import { emailRows } from '../emails/email-queries.ts'
 
 export interface ComposedEmail {
   parts: MessageParts

@@ -1,11 +1,11 @@
 import addressparser from 'nodemailer/lib/addressparser'
 import type { ContactRow, Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
+import { emailRows } from '../emails/email-queries.ts'
 import { recordEvent } from '../events/record.ts'
+import { projectRows } from '../projects/project-queries.ts'
 import { subscriptionChanged } from '../reactions.ts'
 import { findContact, findContactByKey, updateContact } from './contacts.repository.ts'
-import { emailRows } from '../emails/email-queries.ts'
-import { projectRows } from '../projects/project-queries.ts'
 
 /** How the recipient asked: the page's button, a mail client's one-click POST, or a mail. */
 export type SubscriptionSource = 'link' | 'one-click' | 'mail'

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import { insertMany } from '../../db/bulk.ts'
-import { recordsFor, reportDay, type DmarcReport } from './report.ts'
 import { domainsWithReturnPath } from '../domains/domain-queries.ts'
+import { recordsFor, reportDay, type DmarcReport } from './report.ts'
 
 /** A sending domain that reports may be stored for. */
 export interface ReportDomain {

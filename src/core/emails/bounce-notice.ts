@@ -1,10 +1,10 @@
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { domainRows } from '../domains/domain-queries.ts'
 import { returnPathHost } from '../domains/records.ts'
 import { buildDsn } from './dsn-message.ts'
 import type { NewEmailEvent } from './emails.repository.ts'
 import { enqueueEmail, uniqueRecipients, type PreparedEmail } from './send.ts'
-import { domainRows } from '../domains/domain-queries.ts'
 
 /*
  * Bounce notices for relayed mail (SES's feedback forwarding): an app that hands mail to the

@@ -2,12 +2,12 @@ import type { Selectable } from 'kysely'
 import addressparser from 'nodemailer/lib/addressparser'
 import type { Db, DeliveryTable } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
+import { domainRows } from '../domains/domain-queries.ts'
 import { returnPathHost } from '../domains/records.ts'
 import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { suppressRecipient } from '../suppressions/suppressions.service.ts'
 import { markBounced } from './deliveries.repository.ts'
 import { addEmailEvent, addEmailEvents } from './email-events.ts'
-import { domainRows } from '../domains/domain-queries.ts'
 
 export type DeliveryRow = Selectable<DeliveryTable>
 

@@ -3,6 +3,8 @@ import { AppError, invalid } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../contacts/contact.ts'
 import { findContactRowByKey, saveContact } from '../contacts/contacts.service.ts'
+import { findSenderDomain } from '../domains/domain-queries.ts'
+import { defaultSenderOf, isSandboxProject } from '../projects/project-queries.ts'
 import { suppressionReason, type SuppressionReason } from '../suppressions/suppressions.service.ts'
 import { render } from '../templates/render.ts'
 import { findTemplate } from '../templates/templates.service.ts'
@@ -18,8 +20,6 @@ import { returnPathHost } from '../domains/records.ts'
 import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { SANDBOX_TRACKING, type DomainTracking } from '../tracking/policy.ts'
 import { buildMessage, type Mailbox, type MessageParts } from './message.ts'
-import { findSenderDomain } from '../domains/domain-queries.ts'
-import { defaultSenderOf, isSandboxProject } from '../projects/project-queries.ts'
 
 /** One email to send, whichever API it came from. */
 export interface SendRequest {

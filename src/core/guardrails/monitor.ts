@@ -2,8 +2,8 @@ import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
 import { allWindowCounts, hourOf, KEEP_HOURS, pruneCounters } from '../analytics/counters.ts'
-import { breachText, judge, type Breach, type GuardrailSettings, type Rates } from './guard.ts'
 import { domainNames } from '../domains/domain-queries.ts'
+import { breachText, judge, type Breach, type GuardrailSettings, type Rates } from './guard.ts'
 
 export interface MonitorDeps {
   db: Db

@@ -3,12 +3,12 @@ import type { Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
+import { projectContacts } from '../contacts/contact-queries.ts'
 import { checkContactData, contactFields, requireAddress, toContact, type Contact } from '../contacts/contact.ts'
 import { findContactRow, updateContact, writeContacts } from '../contacts/contacts.service.ts'
 import { contactsWritten } from '../reactions.ts'
 import * as repo from './segments.repository.ts'
 import { createSegment, deleteSegment } from './segments.service.ts'
-import { projectContacts } from '../contacts/contact-queries.ts'
 
 /** A contact book (useSend's form) is a STATIC segment; what useSend's form adds is kept in its meta. */
 interface BookMeta {

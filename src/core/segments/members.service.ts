@@ -1,12 +1,12 @@
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid } from '../../lib/errors.ts'
+import { contactIdsByKey, existingContactIds } from '../contacts/contact-queries.ts'
 import { contactFields, requireAddress, toContact } from '../contacts/contact.ts'
 import { writeContacts } from '../contacts/contacts.service.ts'
 import { contactsWritten, type ContactWrites } from '../reactions.ts'
 import { compileContext, memberCount, membersOf } from './membership.ts'
 import * as repo from './segments.repository.ts'
 import { requireSegment, withCount } from './segments.service.ts'
-import { contactIdsByKey, existingContactIds } from '../contacts/contact-queries.ts'
 
 export interface MemberInput {
   contactIds?: string[]

@@ -1,10 +1,10 @@
 import { dialectOf } from '../../db/client.ts'
 import { holdsForMost } from '../../db/hints.ts'
 import type { Db } from '../../db/schema.ts'
+import { everyContact, projectContacts } from '../contacts/contact-queries.ts'
 import { compileCondition, type CompileContext } from './compile.ts'
 import { checkCondition, type Condition } from './condition.ts'
 import type { SegmentRow } from './segments.repository.ts'
-import { everyContact, projectContacts } from '../contacts/contact-queries.ts'
 
 /** A segment's condition as stored, or null for a STATIC segment. */
 export const conditionOf = (row: Pick<SegmentRow, 'condition'>): Condition | null => (row.condition ? (JSON.parse(row.condition) as Condition) : null)

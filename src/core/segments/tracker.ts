@@ -2,10 +2,10 @@ import { commitOrderOf, committedAfter, cursorAt, readingOrder, type EventCursor
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
+import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
 import { isTimeBased, type CompileContext } from './compile.ts'
 import { compileContext, conditionOf } from './membership.ts'
 import { membershipDrift, refreshMemberships, refreshSegmentContacts } from './tracking.ts'
-import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
 
 export interface TrackerDeps {
   db: Db

@@ -1,11 +1,11 @@
 import { prepared } from '../../db/prepared.ts'
 import type { Db, EmailStatus } from '../../db/schema.ts'
+import { campaignOfEmail } from '../campaigns/campaign-queries.ts'
+import { emailRows } from '../emails/email-queries.ts'
 import { deliverEvents, emitWebhookEvents } from './emit.ts'
 import { EMAIL_EVENT_TYPES } from './event-types.ts'
 import { emailEventData, type EmailFacts } from './payload.ts'
 import { enabledForEmail, takers } from './webhooks.repository.ts'
-import { emailRows } from '../emails/email-queries.ts'
-import { campaignOfEmail } from '../campaigns/campaign-queries.ts'
 
 /**
  * The webhook events of an email's events (SCHEDULED and CANCELLED have none), in the caller's

@@ -2,9 +2,9 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { textsIn } from '../../db/lists.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, WebhookTable } from '../../db/schema.ts'
+import { emailRows } from '../emails/email-queries.ts'
 import { ALL_EVENTS } from './event-types.ts'
 import { pageOf } from '../../db/paging.ts'
-import { emailRows } from '../emails/email-queries.ts'
 
 export type WebhookRow = Selectable<WebhookTable>
 

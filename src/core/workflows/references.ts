@@ -2,13 +2,13 @@ import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { mailboxOf } from '../emails/mailbox.ts'
 import { senderDomain } from '../emails/send.ts'
+import { segmentTracksMembership } from '../segments/segment-queries.ts'
 import { templateExists } from '../templates/templates.service.ts'
 import { compileCondition, type CompileContext } from '../segments/compile.ts'
 import { forEachFilter, segmentIdOf, type Condition } from '../segments/condition.ts'
 import { compileContext } from '../segments/membership.ts'
 import { segmentOfEvent } from './trigger.ts'
 import type { EventTrigger, ScheduleTrigger, Step, TriggerConfig, TriggerType } from './workflow.ts'
-import { segmentTracksMembership } from '../segments/segment-queries.ts'
 
 /*
  * What a workflow names must exist in its project: the segments of its trigger and conditions,

@@ -3,15 +3,15 @@ import { commitOrderOf, committedAfter, cursorAt, isAfter, readingOrder, START, 
 import { recordTable, textsIn } from '../../db/lists.ts'
 import { lockedRow } from '../../db/locking.ts'
 import type { Db } from '../../db/schema.ts'
+import { everyContact } from '../contacts/contact-queries.ts'
+import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
+import { eventLog, lastSettledEvent } from '../events/event-queries.ts'
 import type { Condition } from '../segments/condition.ts'
 import { compileCondition } from '../segments/compile.ts'
 import { compileContext } from '../segments/membership.ts'
 import { enterContacts, type TriggerFacts } from './entry.ts'
 import { moveExecution, recordStep, type ExecutionRow } from './executions.repository.ts'
 import type { EventTrigger, Step } from './workflow.ts'
-import { everyContact } from '../contacts/contact-queries.ts'
-import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
-import { eventLog, lastSettledEvent } from '../events/event-queries.ts'
 
 /** One thing that happened to a contact, from either source. */
 export interface ContactEvent {

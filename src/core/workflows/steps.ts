@@ -1,4 +1,5 @@
 import type { ContactRow, Db } from '../../db/schema.ts'
+import { everyContact } from '../contacts/contact-queries.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { mailboxOf } from '../emails/mailbox.ts'
 import { enqueueEmail, prepareEmail, type SendSettings } from '../emails/send.ts'
@@ -10,7 +11,6 @@ import type { LinkSettings } from '../tracking/links.ts'
 import type { TriggerFacts } from './entry.ts'
 import { attemptsAt, type ExecutionRow, type WorkflowRow } from './executions.repository.ts'
 import type { Step, WebhookConfig } from './workflow.ts'
-import { everyContact } from '../contacts/contact-queries.ts'
 
 /** What a step decided: where the run goes, and what to write as it goes there. */
 export type Outcome =

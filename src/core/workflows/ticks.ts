@@ -1,11 +1,11 @@
 import type { Db } from '../../db/schema.ts'
+import { projectContacts } from '../contacts/contact-queries.ts'
 import { findSegment } from '../segments/segments.repository.ts'
 import { compileContext, membersOf } from '../segments/membership.ts'
 import { enterContacts } from './entry.ts'
 import type { WorkflowRow } from './executions.repository.ts'
 import { nextTick } from './trigger.ts'
 import type { ScheduleTrigger } from './workflow.ts'
-import { projectContacts } from '../contacts/contact-queries.ts'
 
 /** SCHEDULE workflows whose tick has come, or whose tick is still being entered. */
 export const dueTicks = (db: Db, now: number) =>

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid, notFound } from '../../lib/errors.ts'
-import { requireAddress } from '../contacts/contact.ts'
 import { contactIdsByKey, existingContactIds } from '../contacts/contact-queries.ts'
+import { requireAddress } from '../contacts/contact.ts'
 import { enterContacts } from './entry.ts'
 import * as repo from './workflow-executions.repository.ts'
 import { stepsOf, toExecution } from './workflow-view.ts'

@@ -15,7 +15,7 @@ const ROOT = join(import.meta.dir, '..')
 const TABLES = [
   { page: 'docs/configuration.md', header: '| Environment | Flag |', table: configurationTable() },
   { page: 'docs/cli.md', header: '| Command | What it does |', table: commandTable() },
-  { page: 'docs/architecture.md', header: '| Table | Written by |', table: ownerTable(ROOT) },
+  { page: 'docs/architecture.md', header: '| Table | Owner | Written by |', table: ownerTable(ROOT) },
 ]
 
 if (process.argv.includes('--write')) {

@@ -1,8 +1,7 @@
 import type { ComposedEmail } from '../core/campaigns/message.ts'
-import { keepContent } from '../core/emails/index.ts'
+import { emailForAttempt, keepContent } from '../core/emails/index.ts'
 import { PROJECT_DISABLED_HOLD, type AttemptRecord, type Delivery, type Settlement as QueueSettlement } from '../core/queue/index.ts'
 import { suppressionReason } from '../core/suppressions/suppressions.service.ts'
-import { prepared } from '../db/prepared.ts'
 import type { Db } from '../db/schema.ts'
 import { checkAddress } from '../lib/address.ts'
 import type { Clock } from '../lib/clock.ts'
@@ -53,15 +52,6 @@ export interface AttemptDeps {
 
 /** A signature made is remembered this long, for the email's other recipients and its first outcome to store. */
 const SIGNATURES_KEPT_MS = 10 * 60_000
-
-const loadEmail = prepared((db, p: { id: string }) =>
-  db
-    .selectFrom('emails')
-    .leftJoin('email_contents', 'email_contents.email_id', 'emails.id')
-    .innerJoin('projects', 'projects.id', 'emails.project_id')
-    .select(['email_contents.mime', 'emails.dkim_header', 'emails.domain_id', 'emails.from_address', 'projects.disabled'])
-    .where('emails.id', '=', p.id),
-)
 
 /**
  * One attempt to deliver one message to one recipient: checks it may still go (not expired, not
@@ -124,7 +114,7 @@ export function createAttempt(deps: AttemptDeps) {
     const key = checkAddress(delivery.recipient)
     const suppressedFor = key.ok ? await suppressionReason(deps.db, delivery.project_id, key.value.key) : undefined
     if (suppressedFor) return { kind: 'suppressed', data, reason: suppressedFor }
-    const [email] = await loadEmail(deps.db, { id: delivery.email_id })
+    const email = await emailForAttempt(deps.db, delivery.email_id)
     // Read at each attempt, so that mail already claimed is held as soon as its project is disabled.
     if (email?.disabled === 1) return { kind: 'held', data, reason: PROJECT_DISABLED_HOLD }
     // The flag it was queued with: a sandbox email is never sent for real, nor a real one simulated.

@@ -9,6 +9,7 @@ import { deliveryMetrics, queueDepthMetric } from './metrics.ts'
 import { giveBack, type Claiming } from '../db/claims.ts'
 import { createOutcomeRecorder } from './outcomes.ts'
 import { claimDue, holdDeliveries } from '../core/queue/index.ts'
+import { sendRateOf } from '../core/projects/index.ts'
 import type { Delivery, Settlement } from './attempt.ts'
 import type { Shaper } from './sites/shaper.ts'
 import type { SiteResolver } from './sites/site-resolver.ts'
@@ -119,8 +120,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
   async function rateOf(projectId: number): Promise<number> {
     const known = rates.get(String(projectId))
     if (known !== undefined) return known
-    const row = await deps.db.selectFrom('projects').select('send_rate_per_second').where('id', '=', projectId).executeTakeFirst()
-    const rate = row?.send_rate_per_second ?? settings.ratePerSecond
+    const rate = (await sendRateOf(deps.db, projectId)) ?? settings.ratePerSecond
     rates.set(String(projectId), rate)
     return rate
   }

@@ -1,4 +1,4 @@
-import { setSubscription } from '../core/contacts/unsubscribe.ts'
+import { setSubscription } from '../core/emails/index.ts'
 import type { ReportDeps } from './handle-report.ts'
 
 /**

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
+import { projectIds, projectRows } from '../projects/project-queries.ts'
 import type { ProjectRole } from './roles.ts'
 
 export const insertMember = (db: Db, projectId: number, accountId: string, role: ProjectRole, now: number) =>
@@ -15,8 +16,8 @@ export const insertOwnerOfAll = (db: Db, accountId: string, now: number) =>
   db
     .insertInto('project_members')
     .columns(['project_id', 'account_id', 'role', 'created_at', 'updated_at'])
-    .expression((eb) =>
-      eb.selectFrom('projects').select((s) => [s.ref('id').as('project_id'), s.val(accountId).as('account_id'), s.val('owner').as('role'), s.val(now).as('created_at'), s.val(now).as('updated_at')]),
+    .expression(
+      db.selectFrom(projectIds(db).as('p')).select((s) => [s.ref('p.id').as('project_id'), s.val(accountId).as('account_id'), s.val('owner').as('role'), s.val(now).as('created_at'), s.val(now).as('updated_at')]),
     )
     .execute()
 
@@ -26,7 +27,7 @@ export const findMembership = (db: Db, accountId: string, projectId: number) => 
 const selectMembership = prepared((db, p: { accountId: string; projectId: number }) =>
   db
     .selectFrom('project_members as m')
-    .innerJoin('projects as p', 'p.id', 'm.project_id')
+    .innerJoin(projectRows(db).as('p'), 'p.id', 'm.project_id')
     .select(['m.role', 'p.id', 'p.name', 'p.disabled', 'p.rate_limit_per_minute'])
     .where('m.account_id', '=', p.accountId)
     .where('m.project_id', '=', p.projectId),
@@ -45,7 +46,7 @@ export const listMembers = (db: Db, projectId: number) =>
 export const listAccountProjects = (db: Db, accountId: string) =>
   db
     .selectFrom('project_members as m')
-    .innerJoin('projects as p', 'p.id', 'm.project_id')
+    .innerJoin(projectRows(db).as('p'), 'p.id', 'm.project_id')
     .select(['p.id', 'p.name', 'p.disabled', 'p.sandbox', 'm.role'])
     .where('m.account_id', '=', accountId)
     .orderBy('p.id')

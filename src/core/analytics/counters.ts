@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, EmailStatus } from '../../db/schema.ts'
+import { emailRows } from '../emails/email-queries.ts'
 
 /*
  * The sending counters (`sending_counters`, written only here): per project, sending domain and
@@ -98,7 +99,7 @@ const increment = prepared((db, p: Increment) =>
     .columns(['project_id', 'domain_id', 'hour', ...Object.values(COLUMNS)])
     .expression(
       db
-        .selectFrom('emails')
+        .selectFrom(emailRows(db).as('emails'))
         .select((eb) => [
           'emails.project_id',
           'emails.domain_id',
@@ -129,7 +130,7 @@ const incrementSandbox = prepared((db, p: Increment) =>
     .columns(['project_id', 'hour', ...Object.values(COLUMNS)])
     .expression(
       db
-        .selectFrom('emails')
+        .selectFrom(emailRows(db).as('emails'))
         .select((eb) => [
           'emails.project_id',
           eb.val(p.hour).as('hour'),

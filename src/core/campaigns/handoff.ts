@@ -1,12 +1,13 @@
-import { sql } from 'kysely'
 import { updateMany } from '../../db/bulk.ts'
 import { jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../../lib/address.ts'
+import { contactRows } from '../contacts/index.ts'
 import { queueCampaignEmails } from '../emails/email-events.ts'
 import type { NewDelivery } from '../queue/index.ts'
 import type { QueuedEmail } from '../emails/index.ts'
+import { isSuppressed } from '../suppressions/index.ts'
 import { render } from '../templates/render.ts'
 import { senderOf, type CampaignRow } from './campaign.ts'
 import { updateCampaignRow } from './campaigns.repository.ts'
@@ -32,9 +33,9 @@ interface Recipient {
 const nextRecipients = (db: Db, campaign: CampaignRow, limit: number): Promise<Recipient[]> =>
   db
     .selectFrom('campaign_recipients as r')
-    .innerJoin('contacts as c', 'c.id', 'r.contact_id')
+    .innerJoin(contactRows(db).as('c'), 'c.id', 'r.contact_id')
     .select(['r.contact_id', 'c.email', 'c.subscribed', jsonText('c.data').as('data')])
-    .select(sql<number | boolean>`EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = c.project_id AND s.email_key = c.email_key)`.as('suppressed'))
+    .select((eb) => isSuppressed(eb, 'c').as('suppressed'))
     .where('r.campaign_id', '=', campaign.id)
     .where('r.state', '=', 'listed')
     .where('r.contact_id', '>', campaign.handed_through ?? '')

@@ -1,7 +1,9 @@
 import { jsonText } from '../../db/json.ts'
 import type { Db } from '../../db/schema.ts'
+import { contactRows } from '../contacts/index.ts'
 import { findDomainById } from '../domains/index.ts'
 import { returnPathHost } from '../domains/records.ts'
+import { emailRows } from '../emails/email-queries.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { bulkMarks } from '../tracking/bulk-mail.ts'
@@ -19,8 +21,8 @@ const loadCampaignEmail = (db: Db, emailId: string) =>
   db
     .selectFrom('campaign_recipients as r')
     .innerJoin('campaigns as k', 'k.id', 'r.campaign_id')
-    .innerJoin('emails as e', 'e.id', 'r.email_id')
-    .innerJoin('contacts as c', 'c.id', 'r.contact_id')
+    .innerJoin(emailRows(db).as('e'), 'e.id', 'r.email_id')
+    .innerJoin(contactRows(db).as('c'), 'c.id', 'r.contact_id')
     .select(['k.id as campaign_id', 'k.project_id', 'k.html', 'k.content', 'k.preview_text', 'k.from_address', 'k.from_name', 'e.recipients', 'e.subject', 'e.message_id', 'e.domain_id', 'e.created_at'])
     .select(jsonText('c.data').as('data'))
     .where('r.email_id', '=', emailId)

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/schema.ts'
 import { insertMany } from '../../db/bulk.ts'
+import { domainsWithReturnPath } from '../domains/domain-queries.ts'
 import { recordsFor, reportDay, type DmarcReport } from './report.ts'
 
 /** A sending domain that reports may be stored for. */
@@ -24,13 +25,7 @@ export async function domainsOfReportAddress(db: Db, address: string): Promise<R
   const host = reportAddressHost(address)
   if (!host) return []
   const dot = host.indexOf('.')
-  return db
-    .selectFrom('domains')
-    .select(['id', 'project_id', 'name', 'status'])
-    .where('name', '=', host.slice(dot + 1))
-    .where('return_path_label', '=', host.slice(0, dot))
-    .orderBy('id')
-    .execute()
+  return domainsWithReturnPath(db, host.slice(dot + 1), host.slice(0, dot))
 }
 
 /**

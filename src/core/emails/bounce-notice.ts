@@ -1,5 +1,6 @@
 import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { domainRows } from '../domains/domain-queries.ts'
 import { returnPathHost } from '../domains/records.ts'
 import { buildDsn } from './dsn-message.ts'
 import type { NewEmailEvent } from './emails.repository.ts'
@@ -69,7 +70,7 @@ interface Original {
 async function originalOf(db: Db, emailId: string): Promise<Original | undefined> {
   const row = await db
     .selectFrom('emails')
-    .innerJoin('domains', 'domains.id', 'emails.domain_id')
+    .innerJoin(domainRows(db).as('domains'), 'domains.id', 'emails.domain_id')
     .leftJoin('email_contents', 'email_contents.email_id', 'emails.id')
     .select(['emails.id', 'emails.project_id', 'emails.domain_id', 'emails.message_id', 'emails.subject', 'emails.created_at', 'domains.name', 'domains.return_path_label', 'email_contents.mime'])
     .where('emails.id', '=', emailId)

@@ -1,14 +1,12 @@
 import type { Db } from '../../db/schema.ts'
 import { addEmailEvent } from './email-events.ts'
+import { emailExists } from './email-queries.ts'
 
 /** Who followed a tracking link, as far as the request tells. */
 export interface Visitor {
   userAgent?: string
   ip?: string
 }
-
-const emailExists = async (db: Db, emailId: string) =>
-  (await db.selectFrom('emails').select('id').where('id', '=', emailId).executeTakeFirst()) !== undefined
 
 /**
  * Records that an email was opened or one of its links clicked, in the caller's transaction:

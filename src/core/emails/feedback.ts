@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely'
 import addressparser from 'nodemailer/lib/addressparser'
 import type { Db, DeliveryTable } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
+import { domainRows } from '../domains/domain-queries.ts'
 import { returnPathHost } from '../domains/records.ts'
 import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
 import { markBounced } from '../queue/index.ts'
@@ -38,7 +39,7 @@ export async function findReportedDelivery(db: Db, id: number): Promise<Reported
   if (!delivery) return undefined
   const domain = await db
     .selectFrom('emails')
-    .innerJoin('domains', 'domains.id', 'emails.domain_id')
+    .innerJoin(domainRows(db).as('domains'), 'domains.id', 'emails.domain_id')
     .select(['domains.name', 'domains.return_path_label'])
     .where('emails.id', '=', delivery.email_id)
     .executeTakeFirst()

@@ -1,9 +1,10 @@
-import { prepared } from '../../db/prepared.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireAddress } from '../../lib/address.ts'
 import { findContactRowByKey, saveContact } from '../contacts/contacts.service.ts'
+import { findSenderDomain } from '../domains/domain-queries.ts'
+import { defaultSenderOf, isSandboxProject } from '../projects/project-queries.ts'
 import { suppressionReason, type SuppressionReason } from '../suppressions/suppressions.service.ts'
 import { render } from '../templates/render.ts'
 import { findTemplate } from '../templates/templates.service.ts'
@@ -138,11 +139,11 @@ export async function prepareEmail(
 
 async function senderOf(db: Db, projectId: number, from: Mailbox | undefined, name: string | undefined): Promise<Mailbox> {
   if (from) return { ...from, ...(name && { name }), address: requireAddress(from.address, 'from').address }
-  const project = await db.selectFrom('projects').select('default_sender').where('id', '=', projectId).executeTakeFirstOrThrow()
-  if (!project.default_sender) {
+  const defaultSender = await defaultSenderOf(db, projectId)
+  if (!defaultSender) {
     throw invalid('from', 'is required: this project has no default sender (mailstead project set-sender ID ADDRESS)')
   }
-  return { address: project.default_sender, ...(name && { name }) }
+  return { address: defaultSender, ...(name && { name }) }
 }
 
 /** What a sender's domain gives a send: the domain row's id (null in a sandbox), its names and tracking switches. */
@@ -163,8 +164,8 @@ export interface SenderDomain extends DomainTracking {
  */
 export async function senderDomain(db: Db, projectId: number, fromAddress: string): Promise<SenderDomain> {
   const name = requireAddress(fromAddress, 'from').asciiDomain
-  if (await isSandbox(db, projectId)) {
-    const [domain] = await selectDomain(db, { projectId, name })
+  if (await isSandboxProject(db, projectId)) {
+    const domain = await findSenderDomain(db, projectId, name)
     const tracking = domain ?? SANDBOX_TRACKING
     return {
       id: null,
@@ -184,7 +185,7 @@ export async function senderDomain(db: Db, projectId: number, fromAddress: strin
 /** The project's SUCCESS domain of an address; a 403 naming the domain and its status otherwise. */
 export async function sendingDomain(db: Db, projectId: number, fromAddress: string) {
   const name = requireAddress(fromAddress, 'from').asciiDomain
-  const [domain] = await selectDomain(db, { projectId, name })
+  const domain = await findSenderDomain(db, projectId, name)
   if (domain?.status === 'SUCCESS') return domain
   throw new AppError(403, 'DOMAIN_NOT_VERIFIED', `The sender domain ${name} is not a verified domain of this project`, {
     suggestion: domain
@@ -195,20 +196,10 @@ export async function sendingDomain(db: Db, projectId: number, fromAddress: stri
 
 /** The project's SUCCESS domain of this name, whether or not the project is a sandbox. */
 export async function verifiedDomain(db: Db, projectId: number, name: string) {
-  const [domain] = await selectDomain(db, { projectId, name })
+  const domain = await findSenderDomain(db, projectId, name)
   return domain?.status === 'SUCCESS' ? domain : undefined
 }
 
-const isSandbox = async (db: Db, projectId: number) =>
-  (await db.selectFrom('projects').select('sandbox').where('id', '=', projectId).executeTakeFirst())?.sandbox === 1
-
-const selectDomain = prepared((db, p: { projectId: number; name: string }) =>
-  db
-    .selectFrom('domains')
-    .select(['id', 'name', 'status', 'return_path_label', 'open_tracking', 'click_tracking', 'transactional_open_tracking', 'transactional_click_tracking'])
-    .where('project_id', '=', p.projectId)
-    .where('name', '=', p.name),
-)
 
 type Template = Awaited<ReturnType<typeof findTemplate>>
 

@@ -2,3 +2,4 @@
 // files import each other by path, never through this file, so that it adds no cycle.
 export * from './events.service.ts'
 export * from './record.ts'
+export * from './event-queries.ts'

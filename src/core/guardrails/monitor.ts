@@ -2,6 +2,7 @@ import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
 import { allWindowCounts, hourOf, KEEP_HOURS, pruneCounters } from '../analytics/counters.ts'
+import { domainNames } from '../domains/domain-queries.ts'
 import { breachText, judge, type Breach, type GuardrailSettings, type Rates } from './guard.ts'
 
 export interface MonitorDeps {
@@ -101,9 +102,3 @@ export function createGuardrailMonitor(deps: MonitorDeps) {
 }
 
 export type GuardrailMonitor = ReturnType<typeof createGuardrailMonitor>
-
-async function domainNames(db: Db, ids: number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map()
-  const rows = await db.selectFrom('domains').select(['id', 'name']).where('id', 'in', ids).execute()
-  return new Map(rows.map((row) => [row.id, row.name]))
-}

@@ -3,6 +3,7 @@ import type { Db } from '../../db/schema.ts'
 import { checkAddress, requireAddress } from '../../lib/address.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
+import { projectContacts } from '../contacts/index.ts'
 import { checkContactData, contactFields, toContact, type Contact } from '../contacts/contact.ts'
 import { findContactRow, updateContact, writeContacts } from '../contacts/contacts.service.ts'
 import { contactsWritten } from '../reactions.ts'
@@ -209,12 +210,10 @@ const keyOf = (email: string): string[] => {
 /** A page of the book's contacts, newest first. */
 export async function listBookContacts(db: Db, projectId: number, bookId: string, query: BookContactQuery) {
   await requireBook(db, projectId, bookId)
-  let rows = db
-    .selectFrom('contacts as c')
+  let rows = projectContacts(db, projectId)
     .innerJoin('segment_members as m', 'm.contact_id', 'c.id')
     .select(contactFields)
     .where('m.segment_id', '=', bookId)
-    .where('c.project_id', '=', projectId)
   if (query.emails) rows = rows.where('c.email_key', 'in', textsIn(db, query.emails.flatMap((email) => keyOf(email.trim()))))
   if (query.ids) rows = rows.where('c.id', 'in', textsIn(db, query.ids))
   const page = await rows

@@ -1,7 +1,7 @@
-import { textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid } from '../../lib/errors.ts'
 import { requireAddress } from '../../lib/address.ts'
+import { contactIdsByKey, existingContactIds } from '../contacts/index.ts'
 import { contactFields, toContact } from '../contacts/contact.ts'
 import { writeContacts } from '../contacts/contacts.service.ts'
 import { contactsWritten, type ContactWrites } from '../reactions.ts'
@@ -24,7 +24,7 @@ async function requireStatic(db: Db, projectId: number, id: string) {
 async function contactIdsOf(db: Db, projectId: number, input: MemberInput, now: number): Promise<{ ids: string[]; writes: ContactWrites }> {
   const given = input.contactIds ?? []
   const addresses = (input.emails ?? []).map((email, i) => ({ address: requireAddress(email, `emails[${i}]`) }))
-  const existing = await repo.existingContactIds(db, projectId, given)
+  const existing = await existingContactIds(db, projectId, given)
   const missing = given.findIndex((id) => !existing.has(id))
   if (missing >= 0) throw invalid(`contactIds[${missing}]`, 'is not a contact of this project')
   const written = await writeContacts(db, projectId, addresses, now)
@@ -47,8 +47,8 @@ export async function addMembers(db: Db, projectId: number, id: string, input: M
 export async function removeMembers(db: Db, projectId: number, id: string, input: MemberInput, now: number) {
   const row = await requireStatic(db, projectId, id)
   const keys = (input.emails ?? []).map((email, i) => requireAddress(email, `emails[${i}]`).key)
-  const byEmail = keys.length === 0 ? [] : await db.selectFrom('contacts').select('id').where('project_id', '=', projectId).where('email_key', 'in', textsIn(db, keys)).execute()
-  const removed = await repo.removeMembers(db, row.id, [...(input.contactIds ?? []), ...byEmail.map((contact) => contact.id)])
+  const byEmail = await contactIdsByKey(db, projectId, keys)
+  const removed = await repo.removeMembers(db, row.id, [...(input.contactIds ?? []), ...byEmail.values()])
   await contactsWritten(db, projectId, { touched: removed }, now)
   return withCount(db, row, now)
 }

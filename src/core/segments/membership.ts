@@ -1,6 +1,7 @@
 import { dialectOf } from '../../db/client.ts'
 import { holdsForMost } from '../../db/hints.ts'
 import type { Db } from '../../db/schema.ts'
+import { everyContact, projectContacts } from '../contacts/contact-queries.ts'
 import { compileCondition, type CompileContext } from './compile.ts'
 import { checkCondition, type Condition } from './condition.ts'
 import type { SegmentRow } from './segments.repository.ts'
@@ -16,7 +17,7 @@ export async function compileContext(db: Db, projectId: number, now: number): Pr
 
 /** The contacts (`c`) who are members of a segment: by its listed members, or by its condition. */
 export function membersOf(db: Db, segment: Pick<SegmentRow, 'id' | 'project_id' | 'type' | 'condition'>, context: CompileContext) {
-  const contacts = db.selectFrom('contacts as c').where('c.project_id', '=', segment.project_id)
+  const contacts = projectContacts(db, segment.project_id)
   if (segment.type === 'STATIC') return contacts.where('c.id', 'in', listed(db, segment.id))
   return contacts.where(compileCondition(conditionOf(segment)!, context))
 }
@@ -25,7 +26,7 @@ const listed = (db: Db, segmentId: string) => db.selectFrom('segment_members as 
 
 /** The contacts a condition matches, without a stored segment: campaigns with FILTERED audiences. */
 export function matching(db: Db, projectId: number, condition: Condition, context: CompileContext) {
-  return db.selectFrom('contacts as c').where('c.project_id', '=', projectId).where(compileCondition(checkCondition(condition), context))
+  return projectContacts(db, projectId).where(compileCondition(checkCondition(condition), context))
 }
 
 /**
@@ -34,7 +35,7 @@ export function matching(db: Db, projectId: number, condition: Condition, contex
  * the project holds most of them, as on most servers; a listing is counted from its rows.
  */
 export async function memberCount(db: Db, segment: SegmentRow, context: CompileContext): Promise<number> {
-  const contacts = db.selectFrom('contacts as c')
+  const contacts = everyContact(db)
   const members =
     segment.type === 'STATIC'
       ? contacts.where('c.project_id', '=', segment.project_id).where('c.id', 'in', listed(db, segment.id))

@@ -3,6 +3,8 @@ import { equalsIgnoringCase, likeIgnoringCase, likePattern } from '../../db/case
 import type { Dialect } from '../../db/client.ts'
 import * as json from '../../db/json-query.ts'
 import type { JsonField } from '../../db/json-query.ts'
+import { contactEmailActivity } from '../emails/email-queries.ts'
+import { contactEvents } from '../events/event-queries.ts'
 import type { Filter } from './condition.ts'
 import { parseDate, UNIT_MS, type Activity } from './fields.ts'
 
@@ -106,13 +108,14 @@ const dataContains = (dialect: Dialect, field: JsonField, filter: Filter): Predi
   json.jsonContains(dialect, field, filter.value!, typeof filter.value === 'string' ? pattern(filter) : undefined)
 
 export function eventPredicate(name: string, filter: Filter, now: number): Predicate {
-  return happened(sql`SELECT 1 FROM events AS e WHERE e.contact_id = c.id AND e.name = ${name}`, sql`e.created_at`, filter, now)
+  const { rows, at } = contactEvents(sql`c.id`, name)
+  return happened(rows, at, filter, now)
 }
 
 /** Mail activity: an email event of that status on one of the contact's emails. */
 export function activityPredicate(status: Activity, filter: Filter, now: number): Predicate {
-  const rows = sql`SELECT 1 FROM emails AS em JOIN email_events AS ev ON ev.email_id = em.id WHERE em.contact_id = c.id AND ev.status = ${status.toUpperCase()}`
-  return happened(rows, sql`ev.created_at`, filter, now)
+  const { rows, at } = contactEmailActivity(sql`c.id`, status.toUpperCase())
+  return happened(rows, at, filter, now)
 }
 
 function happened(rows: RawBuilder<unknown>, at: RawBuilder<unknown>, filter: Filter, now: number): Predicate {

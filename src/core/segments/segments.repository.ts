@@ -44,10 +44,3 @@ export async function removeMembers(db: Db, segmentId: string, contactIds: reado
 
 export const listedMemberCount = async (db: Db, segmentId: string): Promise<number> =>
   Number((await db.selectFrom('segment_members').select((eb) => eb.fn.countAll<number>().as('n')).where('segment_id', '=', segmentId).executeTakeFirstOrThrow()).n)
-
-/** Of these contact ids, the ones that are the project's contacts. */
-export async function existingContactIds(db: Db, projectId: number, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set()
-  const rows = await db.selectFrom('contacts').select('id').where('project_id', '=', projectId).where('id', 'in', textsIn(db, ids)).execute()
-  return new Set(rows.map((row) => row.id))
-}

@@ -1,7 +1,8 @@
-import { commitOrderOf, committedAfter, cursorAt, lastSettled, readingOrder, type EventCursor } from '../../db/event-cursors.ts'
+import { commitOrderOf, committedAfter, cursorAt, readingOrder, type EventCursor } from '../../db/event-cursors.ts'
 import type { Db } from '../../db/schema.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
+import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
 import { isTimeBased, type CompileContext } from './compile.ts'
 import { compileContext, conditionOf } from './membership.ts'
 import { membershipDrift, refreshMemberships, refreshSegmentContacts } from './tracking.ts'
@@ -37,7 +38,7 @@ export function createMembershipTracker(deps: TrackerDeps) {
   /** The last email event applied; later ones are activity the segments have not seen. */
   let applied: EventCursor | undefined
 
-  const lastEmailEvent = () => lastSettled(db, 'email_events')
+  const lastEmailEvent = () => lastSettledEmailEvent(db)
   const anyTracked = async () => (await db.selectFrom('segments').select('id').where('track_membership', '=', 1).limit(1).executeTakeFirst()) !== undefined
 
   /** Re-evaluates the contacts whose emails got events since the last round. */
@@ -47,9 +48,7 @@ export function createMembershipTracker(deps: TrackerDeps) {
       return
     }
     for (let more = true; more; ) {
-      const rows = await db
-        .selectFrom('email_events as ev')
-        .innerJoin('emails as em', 'em.id', 'ev.email_id')
+      const rows = await emailEventsWithEmail(db)
         .select(['ev.id', 'em.project_id', 'em.contact_id', commitOrderOf(db, 'ev')])
         .where(committedAfter(db, 'ev', applied))
         .orderBy(readingOrder(db, 'ev'))

@@ -1,5 +1,7 @@
 import { prepared } from '../../db/prepared.ts'
 import type { Db, EmailStatus } from '../../db/schema.ts'
+import { campaignOfEmail } from '../campaigns/campaign-queries.ts'
+import { emailRows } from '../emails/email-queries.ts'
 import { deliverEvents, emitWebhookEvents } from './emit.ts'
 import { EMAIL_EVENT_TYPES } from './event-types.ts'
 import { emailEventData, type EmailFacts } from './payload.ts'
@@ -26,9 +28,9 @@ export async function emitEmailEvents(db: Db, emailId: string, events: ReadonlyA
 
 const selectFacts = prepared((db, p: { emailId: string }) =>
   db
-    .selectFrom('emails as e')
+    .selectFrom(emailRows(db).as('e'))
     .select(['e.id', 'e.from_address', 'e.recipients', 'e.subject', 'e.contact_id'])
-    .select((eb) => eb.selectFrom('campaign_recipients as r').select('r.campaign_id').whereRef('r.email_id', '=', 'e.id').limit(1).as('campaign_id'))
+    .select((eb) => campaignOfEmail(eb, 'e.id').as('campaign_id'))
     .where('e.id', '=', p.emailId),
 )
 

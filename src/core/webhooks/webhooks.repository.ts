@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { textsIn } from '../../db/lists.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, WebhookTable } from '../../db/schema.ts'
+import { emailRows } from '../emails/email-queries.ts'
 import { ALL_EVENTS } from './event-types.ts'
 import { pageOf } from '../../db/paging.ts'
 
@@ -46,7 +47,7 @@ const selectEnabled = prepared((db, p: { projectId: number }) =>
 export const enabledForEmail = (db: Db, emailId: string) => selectEnabledForEmail(db, { emailId })
 const selectEnabledForEmail = prepared((db, p: { emailId: string }) =>
   db
-    .selectFrom('emails as e')
+    .selectFrom(emailRows(db).as('e'))
     .innerJoin('webhooks as w', 'w.project_id', 'e.project_id')
     .select(['w.id', 'w.events'])
     .where('e.id', '=', p.emailId)

@@ -2,6 +2,7 @@ import type { Db } from '../../db/schema.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { mailboxOf } from '../emails/mailbox.ts'
 import { senderDomain } from '../emails/send.ts'
+import { segmentTracksMembership } from '../segments/segment-queries.ts'
 import { templateExists } from '../templates/templates.service.ts'
 import { compileCondition, type CompileContext } from '../segments/compile.ts'
 import { forEachFilter, segmentIdOf, type Condition } from '../segments/condition.ts'
@@ -53,16 +54,15 @@ async function checkEmail(db: Db, projectId: number, config: { templateId?: stri
   if (!(await templateExists(db, projectId, config.templateId))) throw invalid(`${path}.templateId`, `${prefix}there is no template ${config.templateId} in this project`)
 }
 
-const segmentExists = async (db: Db, projectId: number, id: string) =>
-  (await db.selectFrom('segments').select('id').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()) !== undefined
+const segmentExists = async (db: Db, projectId: number, id: string) => (await segmentTracksMembership(db, projectId, id)) !== undefined
 
 /** A segment's entries and exits are recorded only while it tracks its membership. */
 async function checkSegmentEvent(db: Db, projectId: number, eventName: string, path: string, prefix: string): Promise<void> {
   const id = segmentOfEvent(eventName)
   if (id === undefined) return
-  const segment = await db.selectFrom('segments').select('track_membership').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
-  if (!segment) throw invalid(path, `${prefix}there is no segment ${id} in this project`)
-  if (segment.track_membership !== 1) throw invalid(path, `${prefix}segment ${id} does not track its membership, so it records no entries or exits; turn on its trackMembership first`)
+  const tracks = await segmentTracksMembership(db, projectId, id)
+  if (tracks === undefined) throw invalid(path, `${prefix}there is no segment ${id} in this project`)
+  if (!tracks) throw invalid(path, `${prefix}segment ${id} does not track its membership, so it records no entries or exits; turn on its trackMembership first`)
 }
 
 /** The segments a condition names exist, and it compiles within the limits. */

@@ -1,8 +1,11 @@
 import { sql } from 'kysely'
-import { commitOrderOf, committedAfter, cursorAt, isAfter, lastSettled, readingOrder, START, upTo, type EventCursor } from '../../db/event-cursors.ts'
+import { commitOrderOf, committedAfter, cursorAt, isAfter, readingOrder, START, upTo, type EventCursor } from '../../db/event-cursors.ts'
 import { recordTable, textsIn } from '../../db/lists.ts'
 import { lockedRow } from '../../db/locking.ts'
 import type { Db } from '../../db/schema.ts'
+import { everyContact } from '../contacts/contact-queries.ts'
+import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
+import { eventLog, lastSettledEvent } from '../events/event-queries.ts'
 import type { Condition } from '../segments/condition.ts'
 import { compileCondition } from '../segments/compile.ts'
 import { compileContext } from '../segments/membership.ts'
@@ -21,6 +24,9 @@ export interface ContactEvent {
 }
 
 export type EventSource = 'events' | 'email_events'
+
+/** Where each source's settled events end, as its owner reads it. */
+const lastSettledOf = (db: Db, source: EventSource) => (source === 'events' ? lastSettledEvent(db) : lastSettledEmailEvent(db))
 
 /** Email events that workflows may react to, by the name they go by. */
 const EMAIL_STATUSES = ['DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED'] as const
@@ -46,7 +52,7 @@ async function cursorOf(db: Db, source: EventSource): Promise<EventCursor> {
  */
 export async function hasUnread(db: Db, source: EventSource): Promise<boolean> {
   const row = await db.selectFrom('workflow_cursors').select(['last_id', 'last_order']).where('source', '=', source).executeTakeFirst()
-  return isAfter(await lastSettled(db, source), row ? { id: row.last_id, order: row.last_order } : START)
+  return isAfter(await lastSettledOf(db, source), row ? { id: row.last_id, order: row.last_order } : START)
 }
 
 const moveCursor = (db: Db, source: EventSource, to: EventCursor) =>
@@ -55,8 +61,7 @@ const moveCursor = (db: Db, source: EventSource, to: EventCursor) =>
 /** The next `limit` events of a source after `after`, and where the cursor goes (events not about a contact are passed over). */
 async function readEvents(db: Db, source: EventSource, after: EventCursor, limit: number): Promise<{ events: ContactEvent[]; last: EventCursor | undefined; read: number }> {
   if (source === 'events') {
-    const rows = await db
-      .selectFrom('events as ev')
+    const rows = await eventLog(db)
       .selectAll('ev')
       .select(commitOrderOf(db, 'ev'))
       .where(committedAfter(db, 'ev', after))
@@ -68,11 +73,9 @@ async function readEvents(db: Db, source: EventSource, after: EventCursor, limit
   }
   // Most email events (QUEUED, SENT, ...) start nothing: only those that may are read, and the
   // cursor then moves past the rest, up to the last event settled when the read began.
-  const top = await lastSettled(db, 'email_events')
-  const rows = await db
-    .selectFrom('email_events as ev')
-    .innerJoin('emails as e', 'e.id', 'ev.email_id')
-    .select(['ev.id', 'ev.status', 'ev.data', 'ev.created_at', 'e.project_id', 'e.contact_id', 'e.id as email_id', commitOrderOf(db, 'ev')])
+  const top = await lastSettledEmailEvent(db)
+  const rows = await emailEventsWithEmail(db)
+    .select(['ev.id', 'ev.status', 'ev.data', 'ev.created_at', 'em.project_id', 'em.contact_id', 'em.id as email_id', commitOrderOf(db, 'ev')])
     .where(committedAfter(db, 'ev', after))
     .where(upTo(db, 'ev', top))
     .where('ev.status', 'in', EMAIL_STATUSES)
@@ -99,8 +102,7 @@ async function anyoneListens(db: Db): Promise<boolean> {
 /** The contacts among `ids` that a condition matches now. */
 async function matching(db: Db, projectId: number, ids: string[], condition: Condition, now: number): Promise<Set<string>> {
   const context = await compileContext(db, projectId, now)
-  const rows = await db
-    .selectFrom('contacts as c')
+  const rows = await everyContact(db)
     .select('c.id')
     .where('c.id', 'in', textsIn(db, ids))
     .where(compileCondition(condition, context))
@@ -165,7 +167,7 @@ export async function scanEvents(db: Db, source: EventSource, limit: number, now
   // Nothing can act on an event: the cursor moves past them unread (a workflow enabled later
   // reacts to what happens after it is, as it would anyway).
   if (!(await anyoneListens(db))) {
-    const top = await lastSettled(db, source)
+    const top = await lastSettledOf(db, source)
     if (isAfter(top, after)) await moveCursor(db, source, top)
     return 0
   }

@@ -1,4 +1,5 @@
 import type { ContactRow, Db } from '../../db/schema.ts'
+import { everyContact } from '../contacts/contact-queries.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { mailboxOf } from '../emails/mailbox.ts'
 import { enqueueEmail, prepareEmail, type SendSettings } from '../emails/send.ts'
@@ -89,7 +90,7 @@ export async function runStep(deps: StepDeps, input: StepInput): Promise<Outcome
 
 async function matches(db: Db, input: StepInput, condition: Parameters<typeof compileCondition>[0]) {
   const context = await compileContext(db, input.workflow.project_id, input.now)
-  const row = await db.selectFrom('contacts as c').select('c.id').where('c.id', '=', input.contact.id).where(compileCondition(condition, context)).executeTakeFirst()
+  const row = await everyContact(db).select('c.id').where('c.id', '=', input.contact.id).where(compileCondition(condition, context)).executeTakeFirst()
   return row !== undefined
 }
 

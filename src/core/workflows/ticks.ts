@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts'
+import { projectContacts } from '../contacts/index.ts'
 import { findSegment } from '../segments/index.ts'
 import { compileContext, membersOf } from '../segments/membership.ts'
 import { enterContacts } from './entry.ts'
@@ -20,7 +21,7 @@ export const dueTicks = (db: Db, now: number) =>
 async function audienceOf(db: Db, workflow: WorkflowRow, config: ScheduleTrigger, now: number) {
   const segment = config.segmentId ? await findSegment(db, workflow.project_id, config.segmentId) : undefined
   if (segment) return membersOf(db, segment, await compileContext(db, workflow.project_id, now))
-  return db.selectFrom('contacts as c').where('c.project_id', '=', workflow.project_id).where('c.subscribed', '=', 1)
+  return projectContacts(db, workflow.project_id).where('c.subscribed', '=', 1)
 }
 
 /**

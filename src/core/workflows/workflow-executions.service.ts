@@ -1,8 +1,7 @@
-import { textsIn } from '../../db/lists.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid, notFound } from '../../lib/errors.ts'
 import { requireAddress } from '../../lib/address.ts'
-import { existingContactIds } from '../segments/index.ts'
+import { contactIdsByKey, existingContactIds } from '../contacts/index.ts'
 import { enterContacts } from './entry.ts'
 import * as repo from './workflow-executions.repository.ts'
 import { stepsOf, toExecution } from './workflow-view.ts'
@@ -52,8 +51,7 @@ async function contactsNamed(db: Db, projectId: number, input: ManualInput): Pro
   const missing = ids.findIndex((id) => !existing.has(id))
   if (missing >= 0) throw invalid(`contactIds[${missing}]`, 'is not a contact of this project')
   const keys = (input.emails ?? []).map((email, i) => requireAddress(email, `emails[${i}]`).key)
-  const rows = keys.length === 0 ? [] : await db.selectFrom('contacts').select(['id', 'email_key']).where('project_id', '=', projectId).where('email_key', 'in', textsIn(db, keys)).execute()
-  const byKey = new Map(rows.map((row) => [row.email_key, row.id]))
+  const byKey = await contactIdsByKey(db, projectId, keys)
   const unknown = keys.findIndex((key) => !byKey.has(key))
   if (unknown >= 0) throw invalid(`emails[${unknown}]`, 'is not a contact of this project')
   return [...new Set([...ids, ...keys.map((key) => byKey.get(key)!)])]

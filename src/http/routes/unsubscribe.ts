@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { setSubscription, subscriptionOf, type Subscription, type SubscriptionSource } from '../../core/contacts/unsubscribe.ts'
+import { setSubscription, subscriptionOf, type Subscription, type SubscriptionSource } from '../../core/emails/index.ts'
 import { emailOfUnsubscribeToken } from '../../core/tracking/unsubscribe-links.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import type { HttpDeps } from '../deps.ts'

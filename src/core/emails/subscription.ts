@@ -1,8 +1,12 @@
+// The subscription of an email's recipient: what its unsubscribe page shows and what a click, a
+// one-click POST or a mail to its unsubscribe address changes, through the recipient's contact.
 import addressparser from 'nodemailer/lib/addressparser'
 import type { ContactRow, Db } from '../../db/schema.ts'
 import { checkAddress } from '../../lib/address.ts'
+import { findContact, findContactByKey, updateContact } from '../contacts/index.ts'
+import { projectRows } from '../projects/index.ts'
 import { subscriptionChanged } from '../reactions.ts'
-import { findContact, findContactByKey, updateContact } from './contacts.repository.ts'
+import { emailRows } from './email-queries.ts'
 
 /** How the recipient asked: the page's button, a mail client's one-click POST, or a mail. */
 export type SubscriptionSource = 'link' | 'one-click' | 'mail'
@@ -20,8 +24,8 @@ export interface Subscription {
 /** The recipient of an email and their subscription; undefined when no email has this id. */
 export async function subscriptionOf(db: Db, emailId: string): Promise<Subscription | undefined> {
   const email = await db
-    .selectFrom('emails')
-    .innerJoin('projects', 'projects.id', 'emails.project_id')
+    .selectFrom(emailRows(db).as('emails'))
+    .innerJoin(projectRows(db).as('projects'), 'projects.id', 'emails.project_id')
     .select(['emails.project_id', 'emails.contact_id', 'emails.recipients', 'projects.name'])
     .where('emails.id', '=', emailId)
     .executeTakeFirst()

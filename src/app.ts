@@ -1,5 +1,5 @@
 import type { Server } from 'bun'
-import type { Config } from './config/schema.ts'
+import type { Config } from './config/config-schema.ts'
 import { hostnameProblem } from './config/hostname.ts'
 import { announceSetup } from './core/accounts/setup.ts'
 import { createAuthenticator } from './core/projects/authenticator.ts'

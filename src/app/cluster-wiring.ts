@@ -1,4 +1,4 @@
-import { joinCluster } from '../cluster/membership.ts'
+import { joinCluster } from '../cluster/join-cluster.ts'
 import type { DeliveryParts } from './delivery-wiring.ts'
 import type { DnsParts } from './dns-wiring.ts'
 import type { SchedulerParts } from './scheduler-wiring.ts'

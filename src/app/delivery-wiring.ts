@@ -1,5 +1,5 @@
-import type { Config } from '../config/schema.ts'
-import { composeCampaignEmail } from '../core/campaigns/message.ts'
+import type { Config } from '../config/config-schema.ts'
+import { composeCampaignEmail } from '../core/campaigns/campaign-message.ts'
 import { createAttempt } from '../delivery/attempt.ts'
 import { createRouteProbe } from '../delivery/ip-routes.ts'
 import { createDeliveryLoop } from '../delivery/loop.ts'

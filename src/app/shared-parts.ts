@@ -1,4 +1,4 @@
-import type { Config, Role } from '../config/schema.ts'
+import type { Config, Role } from '../config/config-schema.ts'
 import type { Claiming } from '../db/claims.ts'
 import type { Db } from '../db/schema.ts'
 import type { Writer } from '../db/writer.ts'

@@ -1,4 +1,4 @@
-import type { ComposedEmail } from '../core/campaigns/message.ts'
+import type { ComposedEmail } from '../core/campaigns/campaign-message.ts'
 import { keepContent } from '../core/emails/emails.repository.ts'
 import { PROJECT_DISABLED_HOLD } from '../core/emails/deliveries.repository.ts'
 import { suppressionReason } from '../core/suppressions/suppressions.service.ts'

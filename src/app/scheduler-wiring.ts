@@ -15,23 +15,23 @@ import type { DeliveryParts } from './delivery-wiring.ts'
 import type { SharedParts } from './shared-parts.ts'
 
 /**
- * The campaign sender's tuning. It is woken when a campaign is sent or scheduled; the poll finds
- * campaigns whose time came and batches the queue has room for. The chunks bound one transaction:
- * reading the audience is cheap per row, handing recipients to the queue writes several rows each.
+ * The campaign sender's tuning. Sending or scheduling a campaign wakes it; the poll finds campaigns
+ * whose time came and batches the queue has room for since. The chunks bound one transaction of
+ * the writer: an audience member read is one row, a recipient handed to the queue writes several.
  */
 const CAMPAIGN_TUNING = { pollMs: 250, listChunk: 5000, handChunk: 1000 }
 
 /**
- * The workflow engine's tuning: steps wait mostly on the database and on webhook calls, so a few
- * dozen at once keep a busy engine moving without crowding the writer; the poll finds events
- * tracked by other processes and runs whose wait is over.
+ * The workflow engine's tuning: runs under way at once (a step waits mostly on the writer or on a
+ * webhook call, so many share the process), and how often it looks for events other processes
+ * tracked and runs whose wait is over.
  */
 const WORKFLOW_TUNING = { concurrency: 32, pollMs: 250 }
 
 /**
- * The webhook dispatcher's tuning: calls under way at once in all and to one endpoint, fewer to an
- * endpoint whose last call failed so that a dead or hanging one cannot take the others' places; the
- * poll finds retries that came due; finished deliveries are kept a month for the API.
+ * The webhook dispatcher's tuning: calls under way at once in all, and to one endpoint; fewer to an
+ * endpoint whose last call failed, so that a dead or hanging one cannot take the others' places.
+ * The poll finds retries that came due; finished deliveries are kept a month for the API.
  */
 const WEBHOOK_TUNING = { concurrency: 32, perWebhook: 8, perFailingWebhook: 2, pollMs: 1000, keepFinishedMs: 30 * 86_400_000 }
 

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts'
 import type { Logger } from '../../lib/logger.ts'
 import { isTimeBased, type CompileContext } from './compile.ts'
 import { compileContext, conditionOf } from './membership.ts'
-import { membershipDrift, refreshMemberships, refreshSegmentContacts } from './tracking.ts'
+import { membershipDrift, refreshMemberships, refreshSegmentContacts } from './segment-tracking.ts'
 
 export interface TrackerDeps {
   db: Db

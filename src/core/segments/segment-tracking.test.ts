@@ -7,7 +7,7 @@ import { silentLogger } from '../../lib/logger.ts'
 import { addMembers } from './segment-members.service.ts'
 import { createSegment, updateSegment } from './segments.service.ts'
 import { createMembershipTracker } from './tracker.ts'
-import { membershipDrift, refreshMemberships, refreshSegment } from './tracking.ts'
+import { membershipDrift, refreshMemberships, refreshSegment } from './segment-tracking.ts'
 import { compileContext } from './membership.ts'
 import { findSegment } from './segments.repository.ts'
 

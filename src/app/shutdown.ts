@@ -20,8 +20,9 @@ export interface Running {
   timers: Array<{ stop(): void }>
   /** The loops this process's roles run. */
   loops: Array<{ stop(): Promise<unknown> }>
-  smtp: SmtpListeners | undefined
-  server: Server<undefined> | undefined
+  /** Read when the stop comes to them: a start still under way may have opened them since the stop began. */
+  smtp: () => SmtpListeners | undefined
+  server: () => Server<undefined> | undefined
   rateLimits: RateLimits
   writer: Writer
   database: Database
@@ -48,7 +49,7 @@ export async function shutDown(running: Running) {
   const loops = Promise.allSettled(running.loops.map((part) => part.stop())).then((results) => {
     for (const result of results) if (result.status === 'rejected') failed(result.reason)
   })
-  const [smtpCut, httpCut] = await Promise.all([running.smtp?.stop(graceMs) ?? 0, stopHttp(running.server, graceMs)])
+  const [smtpCut, httpCut] = await Promise.all([running.smtp()?.stop(graceMs) ?? 0, stopHttp(running.server(), graceMs)])
   const loopsDone = await settlesWithin(loops, graceMs - (Date.now() - began), failed)
   await running.rateLimits.stop()
   await writer.drain()

@@ -8,7 +8,7 @@
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    // The floors: lib <- db, config <- core <- cluster, delivery, dns, smtp <- http <- app <- cli.
+    // The floors: lib <- db, config <- core <- cluster, delivery, dns, smtp, workers <- http <- app (src/app.ts, src/app/) <- cli.
     {
       name: 'lib-imports-nothing-of-the-app',
       comment: 'src/lib knows nothing of Mailstead: it imports only itself and packages.',
@@ -30,27 +30,27 @@ module.exports = {
         'HTTP, the CLI, the workers) and the composition root sit above it.',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: '^src/((http|smtp|cli|delivery|dns|workers|console)/|[^/]+\\.ts$)' },
+      to: { path: '^src/((http|smtp|cli|delivery|dns|workers|console|app)/|[^/]+\\.ts$)' },
     },
     {
       name: 'runners-import-no-transport-above',
       comment: 'cluster, delivery, dns, smtp and the workers run work over core; HTTP, the CLI and app.ts sit above them.',
       severity: 'error',
       from: { path: '^src/(cluster|delivery|dns|smtp|workers)/' },
-      to: { path: '^src/((http|cli|console)/|(app|main)\\.ts$)' },
+      to: { path: '^src/((http|cli|console|app)/|(app|main)\\.ts$)' },
     },
     {
       name: 'http-imports-no-app-or-cli',
       comment: 'HTTP is a transport: app.ts wires it, the CLI starts app.ts.',
       severity: 'error',
       from: { path: '^src/http/' },
-      to: { path: '^src/((cli|console)/|(app|main)\\.ts$)' },
+      to: { path: '^src/((cli|console|app)/|(app|main)\\.ts$)' },
     },
     {
       name: 'app-imports-no-cli',
-      comment: 'The CLI starts the server through createApp, never the other way round.',
+      comment: 'The CLI starts the server through createApp (src/app.ts, wired by src/app/), never the other way round.',
       severity: 'error',
-      from: { path: '^src/app\\.ts$' },
+      from: { path: '^src/(app\\.ts$|app/)' },
       to: { path: '^src/(cli/|main\\.ts$)' },
     },
     // The entities of src/core.

@@ -5,8 +5,8 @@
 //   bun scripts/docs-tables.ts --write   puts them into their pages in docs/ in place of the old ones
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { commandTable } from '../src/cli/docs.ts'
-import { configurationTable } from '../src/config/docs.ts'
+import { commandTable } from '../src/cli/cli-docs.ts'
+import { configurationTable } from '../src/config/configuration-docs.ts'
 import { ownerTable } from './table-owners.ts'
 
 const ROOT = join(import.meta.dir, '..')

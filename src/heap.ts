@@ -2,7 +2,7 @@
 // because JavaScriptCore reads its options (BUN_JSC_*) from the environment when the process starts.
 import { totalmem } from 'node:os'
 import { parseArgs } from 'node:util'
-import { flagName, SETTINGS } from './config/schema.ts'
+import { flagName, SETTINGS } from './config/config-schema.ts'
 
 /** The JavaScriptCore option: the RAM its garbage collector sizes the heap by. */
 export const RAM_OPTION = 'BUN_JSC_forceRAMSize'

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { ConfigError } from './config/errors.ts'
-import type { Config } from './config/schema.ts'
+import { ConfigError } from './config/config-error.ts'
+import type { Config } from './config/config-schema.ts'
 import type { DomainSettings } from './core/domains/domains.service.ts'
 import type { SendSettings } from './core/emails/send.ts'
 import type { LinkSettings } from './core/tracking/links.ts'

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import type { LoadedConfig } from '../config/load.ts'
 import type { Db } from '../db/schema.ts'
 import { createLogger, type Logger } from '../lib/logger.ts'
-import { CliError } from './errors.ts'
+import { CliError } from './cli-error.ts'
 
 export interface Io {
   out(line: string): void

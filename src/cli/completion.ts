@@ -1,4 +1,4 @@
-import { SETTINGS, flagName } from '../config/schema.ts'
+import { SETTINGS, flagName } from '../config/config-schema.ts'
 import type { Command } from './command.ts'
 
 /*

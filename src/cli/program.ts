@@ -1,7 +1,7 @@
 import { Command as Program, CommanderError, Help, Option } from 'commander'
-import { SETTINGS, envName, flagName } from '../config/schema.ts'
+import { SETTINGS, envName, flagName } from '../config/config-schema.ts'
 import type { Command, FlagSpec, Io } from './command.ts'
-import { CliError } from './errors.ts'
+import { CliError } from './cli-error.ts'
 
 /** A word that groups commands (`project`), with what its commands are about. */
 export type Groups = Readonly<Record<string, string>>

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
-import { ConfigError } from './errors.ts'
-import { SETTINGS, envName, flagName, type Config, type Setting } from './schema.ts'
+import { ConfigError } from './config-error.ts'
+import { SETTINGS, envName, flagName, type Config, type Setting } from './config-schema.ts'
 
 export type Source = 'default' | 'file' | 'environment' | 'flag'
 

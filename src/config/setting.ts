@@ -1,5 +1,5 @@
 import type { Parser } from './parsers.ts'
-import type { Config } from './schema.ts'
+import type { Config } from './config-schema.ts'
 
 /** One setting: its parsing, its default, and how the docs and `config show` write it. */
 export interface Setting<K extends keyof Config = keyof Config> {

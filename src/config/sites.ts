@@ -1,4 +1,4 @@
-import { ConfigError } from './errors.ts'
+import { ConfigError } from './config-error.ts'
 import { durationList } from './parsers.ts'
 
 /** An automation rule as the configuration writes it: patterns as regular expression text. */

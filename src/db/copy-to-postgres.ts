@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Database } from './client.ts'
-import { DatabaseError } from './errors.ts'
+import { DatabaseError } from './database-error.ts'
 import { writeTransaction } from './transaction.ts'
 
 /** PostgreSQL takes at most 65,535 parameters a statement: rows are inserted in chunks under it. */

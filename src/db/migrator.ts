@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from './client.ts'
-import { DATA_DIR_SETTING, DATABASE_URL_SETTING, DatabaseError } from './errors.ts'
+import { DATA_DIR_SETTING, DATABASE_URL_SETTING, DatabaseError } from './database-error.ts'
 import type { Db } from './schema.ts'
 import { writeTransaction } from './transaction.ts'
 

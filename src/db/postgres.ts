@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Database } from './client.ts'
-import { DATABASE_URL_SETTING, DatabaseError } from './errors.ts'
+import { DATABASE_URL_SETTING, DatabaseError } from './database-error.ts'
 import type { DB } from './schema.ts'
 
 /** The oldest PostgreSQL Mailstead runs on (its MERGE, its JSON functions). */

@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely'
 import { dialectOf } from './client.ts'
 import type { Db } from './schema.ts'
-import { isDeadlock } from './errors.ts'
+import { isDeadlock } from './database-error.ts'
 import { writeTransaction } from './transaction.ts'
 
 type Operation<T> = (trx: Db) => Promise<T>

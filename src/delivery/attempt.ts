@@ -1,4 +1,4 @@
-import type { ComposedEmail } from '../core/campaigns/message.ts'
+import type { ComposedEmail } from '../core/campaigns/campaign-message.ts'
 import { emailForAttempt, keepContent } from '../core/emails/index.ts'
 import { PROJECT_DISABLED_HOLD, type AttemptRecord, type Delivery, type Settlement as QueueSettlement } from '../core/queue/index.ts'
 import { suppressionReason } from '../core/suppressions/suppressions.service.ts'

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import type { IpFamily } from '../config/schema.ts'
+import type { IpFamily } from '../config/config-schema.ts'
 import type { Clock } from '../lib/clock.ts'
 import { DnsUnavailableError, failureOf, recordsOf, type DnsAnswer, type Resolver } from '../lib/dns.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'

@@ -1,9 +1,9 @@
-import { isUnavailable } from '../db/errors.ts'
+import { isUnavailable } from '../db/database-error.ts'
 import type { Db } from '../db/schema.ts'
 import type { WriteOptions } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
-import type { DeliveryMetrics } from './metrics.ts'
+import type { DeliveryMetrics } from './delivery-metrics.ts'
 import { settle } from '../core/queue/index.ts'
 import type { Delivery, Settlement } from './attempt.ts'
 

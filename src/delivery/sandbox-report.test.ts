@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { parseReport } from '../smtp/report.ts'
+import { parseReport } from '../smtp/inbound-report.ts'
 import { sandboxComplaint } from './sandbox-report.ts'
 
 describe("the sandbox's complaint", () => {

@@ -1,7 +1,7 @@
 import type { SiteReport } from '../delivery/sites/site-report.ts'
 import type { LinkSettings } from '../core/tracking/links.ts'
 import type { BlockList } from 'node:net'
-import type { Config } from '../config/schema.ts'
+import type { Config } from '../config/config-schema.ts'
 import type { DomainSettings } from '../core/domains/domains.service.ts'
 import type { MessageParts } from '../core/emails/message.ts'
 import type { SendSettings } from '../core/emails/send.ts'

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { Server } from 'bun'
-import { ConfigError } from '../config/errors.ts'
-import type { Config } from '../config/schema.ts'
+import { ConfigError } from '../config/config-error.ts'
+import type { Config } from '../config/config-schema.ts'
 import { AppError } from '../lib/errors.ts'
 import { settlesWithin } from '../lib/deadline.ts'
-import { errorBody } from './errors.ts'
+import { errorBody } from './error-body.ts'
 
 /*
  * The HTTP server's part in a process's life: what a process without the http role answers, and

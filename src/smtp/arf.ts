@@ -1,4 +1,4 @@
-import { addressOf, parseFieldGroups, untyped } from './fields.ts'
+import { addressOf, parseFieldGroups, untyped } from './report-fields.ts'
 
 /** What the fields of a message/feedback-report part say (RFC 5965 §3.1, RFC 6650). */
 export interface FeedbackReport {

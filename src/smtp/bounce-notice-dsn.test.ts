@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { parseReport } from './report.ts'
+import { parseReport } from './inbound-report.ts'
 import { buildDsn, type DsnFacts } from '../core/emails/dsn-message.ts'
 
 const facts: DsnFacts = {

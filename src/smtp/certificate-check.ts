@@ -1,7 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Config } from '../config/schema.ts'
+import type { Config } from '../config/config-schema.ts'
 import { finding, type Finding } from '../lib/findings.ts'
 
 const DAY = 86_400_000

@@ -1,4 +1,4 @@
-import { addressOf, parseFieldGroups, untyped, type FieldGroup } from './fields.ts'
+import { addressOf, parseFieldGroups, untyped, type FieldGroup } from './report-fields.ts'
 
 /** One recipient's part of a delivery status notification (RFC 3464 per-recipient fields). */
 export interface RecipientStatus {

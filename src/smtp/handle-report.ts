@@ -8,7 +8,7 @@ import { checkFeedbackLoopSender } from './feedback-loop.ts'
 import { headerSection } from './original.ts'
 import { findingsOf, type ActionableReport, type Finding } from './report-findings.ts'
 import { judgeListedSender, judgeToken, type TokenClaim } from './report-trust.ts'
-import { parseReport, type InboundReport } from './report.ts'
+import { parseReport, type InboundReport } from './inbound-report.ts'
 
 export interface ReportDeps {
   /** Reads (the domains a DMARC report address belongs to). */

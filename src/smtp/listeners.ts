@@ -1,5 +1,5 @@
 import type { SMTPServer } from 'smtp-server'
-import type { Config } from '../config/schema.ts'
+import type { Config } from '../config/config-schema.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Registry } from '../lib/metrics.ts'
 import type { ReportDeps } from './handle-report.ts'

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { isListed, signingDomainsOf } from './feedback-loop.ts'
 import { findingsOf, fingerprintOf } from './report-findings.ts'
 import { isRedacted, namedAddresses, namesRecipient } from './report-names.ts'
-import type { OriginalMessage } from './report.ts'
+import type { OriginalMessage } from './inbound-report.ts'
 
 const original: OriginalMessage = { messageId: '<m@sender.example.com>', returnPath: null, to: ['a@x.example', 'b@x.example'], fromDomain: 'sender.example.com' }
 const recipient = (r: Partial<{ recipient: string; originalRecipient: string; action: string; status: string | null; diagnostic: string | null }>) => ({

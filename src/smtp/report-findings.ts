@@ -1,7 +1,7 @@
 import type { ReportFacts } from '../core/emails/feedback.ts'
 import type { Fingerprint } from '../core/inbound/index.ts'
 import { classifyReply, type Outcome } from '../delivery/classify.ts'
-import type { InboundReport } from './report.ts'
+import type { InboundReport } from './inbound-report.ts'
 
 export type Effect = 'bounce' | 'hard-bounce' | 'delay' | 'complaint'
 

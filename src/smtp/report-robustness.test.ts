@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseReport } from './report.ts'
+import { parseReport } from './inbound-report.ts'
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, '../../test/fixtures/reports', name), 'latin1')
 const bytes = (text: string) => Buffer.from(text, 'latin1')

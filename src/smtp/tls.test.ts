@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Config } from '../config/schema.ts'
+import type { Config } from '../config/config-schema.ts'
 import { loadTls } from './tls.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mailstead-tls-'))

@@ -4,7 +4,7 @@ import { makePrivateDir } from '../lib/files.ts'
 import { join } from 'node:path'
 import { generate } from 'selfsigned'
 import { ConfigError } from '../config/load.ts'
-import type { Config } from '../config/schema.ts'
+import type { Config } from '../config/config-schema.ts'
 import type { Logger } from '../lib/logger.ts'
 
 export interface TlsMaterial {

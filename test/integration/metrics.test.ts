@@ -115,7 +115,7 @@ describe('what the numbers count', () => {
   })
 
   test('a request refused by its declared length (413, before its body is read) counts under its route, and is timed from its arrival', async () => {
-    // The limit is the matched route's (src/http/body.ts), so the refusal comes once the router has matched: /v1/track/ is /v1/track.
+    // The limit is the matched route's (src/http/request-body.ts), so the refusal comes once the router has matched: /v1/track/ is /v1/track.
     const oversized = new Request('http://localhost/v1/track/', { method: 'POST', headers: { 'content-length': String(1024 ** 3), 'content-type': 'application/json' }, body: '{}' })
     expect((await w.t.app.handle(oversized)).status).toBe(413)
     expect(await value('mailstead_http_requests_total{method="POST",route="/v1/track",status="413"}')).toBe(1)

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import SMTPConnection from 'nodemailer/lib/smtp-connection'
 import { LEGACY_TOKEN_DAYS, returnPath } from '../../src/delivery/verp.ts'
 import { signToken } from '../../src/lib/signed.ts'
-import { parseReport } from '../../src/smtp/report.ts'
+import { parseReport } from '../../src/smtp/inbound-report.ts'
 import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
 
 const SECRET = 'test-secret-test-secret-test-secret'

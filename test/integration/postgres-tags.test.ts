@@ -7,7 +7,7 @@ import { makesDatabase, tagOf, taggedFiles, testFiles } from '../../scripts/test
  * The PostgreSQL pass runs the test files tagged `// @database` (scripts/test-postgres.ts). A file
  * that makes a database through the test helpers says on its first line whether the database is
  * its point (`// @database`) or incidental (`// @database-incidental: why`), so that none is left
- * out of the pass by forgetting; and docs/operations/postgresql.md gives the passes' sizes as they are.
+ * out of the pass by forgetting. `bun scripts/test-postgres.ts --list` prints the files the pass runs.
  */
 
 const ROOT = join(import.meta.dir, '..', '..')
@@ -32,13 +32,5 @@ describe('the tags of the PostgreSQL pass', () => {
     expect(tagOf('// @database-incidental: the SMTP protocol\n')).toBe('incidental')
     expect(tagOf('// @database-incidental:\n')).toBeUndefined()
     expect(tagOf('// @databases\n')).toBeUndefined()
-  })
-
-  test('docs/operations/postgresql.md gives the number of files each pass runs', () => {
-    const tagged = taggedFiles(ROOT).length
-    const incidental = FILES.filter((file) => tagOf(textOf(file)) === 'incidental').length
-    const none = FILES.length - tagged - incidental
-    const page = textOf('docs/operations/postgresql.md').replace(/\s+/g, ' ')
-    expect(page).toContain(`runs ${tagged} of the ${FILES.length} test files; ${incidental} more make a database incidentally, and the other ${none} make none.`)
   })
 })

@@ -1,7 +1,7 @@
 // @database
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { returnPath } from '../../src/delivery/verp.ts'
-import { parseReport } from '../../src/smtp/report.ts'
+import { parseReport } from '../../src/smtp/inbound-report.ts'
 import { deliverReport, dsn, RETURN_PATH_HOST } from '../helpers/reports.ts'
 import { SECRET } from '../helpers/sending.ts'
 import type { RawSocket } from '../helpers/raw-socket.ts'

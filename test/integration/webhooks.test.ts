@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { UseSend } from 'usesend-js'
 import { createDeliveryCaller } from '../../src/core/webhooks/caller.ts'
-import { claimDeliveries } from '../../src/core/webhooks/deliveries.repository.ts'
+import { claimDeliveries } from '../../src/core/webhooks/webhook-deliveries.repository.ts'
 import { createWebhookDispatcher } from '../../src/core/webhooks/dispatcher.ts'
 import { silentLogger } from '../../src/lib/logger.ts'
 import { verifySignature } from '../../src/lib/outbound/signature.ts'

@@ -1,5 +1,5 @@
 import { completionScript, completionTree, SHELLS, type Shell } from '../completion.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import type { Command } from '../command.ts'
 
 /** `completion` prints the script for the table it is given: the table holds it, so it takes the table late. */

@@ -5,7 +5,7 @@ import { importCsvFile, type ImportProgress, type ImportSummary } from '../../co
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { AppError } from '../../lib/errors.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { idArg, JSON_FLAG, print, stringFlag, type Command, type Context } from '../command.ts'
 
 const projectFlag = { project: { description: 'Project ID', value: 'id', required: true } }

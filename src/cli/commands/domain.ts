@@ -1,6 +1,6 @@
 import { hostnameProblem } from '../../config/hostname.ts'
 import { domainSettingsOf } from '../../settings-of.ts'
-import type { Config } from '../../config/schema.ts'
+import type { Config } from '../../config/config-schema.ts'
 import { checkDomainName } from '../../core/domains/domain-name.ts'
 import { recordLabel, toDomain } from '../../core/domains/domain.ts'
 import { findDomainsByName, listDomains, type DomainRow } from '../../core/domains/index.ts'
@@ -13,9 +13,9 @@ import { createDomainChecker } from '../../dns/checker.ts'
 import { createResolver } from '../../dns/resolver.ts'
 import { systemClock } from '../../lib/clock.ts'
 import { createRegistry } from '../../lib/metrics.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { commandLogger, confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, whereLooked, YES_FLAG, type Command, type Context } from '../command.ts'
-import { processClaimant } from '../../cluster/membership.ts'
+import { processClaimant } from '../../cluster/join-cluster.ts'
 
 const projectFlag = { project: { description: 'Project ID (needed when several projects have the domain)', value: 'id' } }
 

@@ -1,7 +1,7 @@
 import { findReport, listReports, type ReceivedReportRow } from '../../core/inbound/index.ts'
 import type { ReceivedOutcome } from '../../db/schema.ts'
 import { notFound } from '../../lib/errors.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { idArg, JSON_FLAG, print, table, type Command } from '../command.ts'
 
 const OUTCOMES: ReceivedOutcome[] = ['applied', 'duplicate', 'ignored', 'untrusted']

@@ -1,6 +1,6 @@
 import * as projects from '../../core/projects/projects.service.ts'
 import type { KeyType } from '../../core/projects/keys.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, YES_FLAG, type Command } from '../command.ts'
 
 const projectFlag = { project: { description: 'Project ID', value: 'id', required: true } }

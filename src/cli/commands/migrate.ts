@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { MIGRATIONS, migrationsFor } from '../../../migrations/index.ts'
 import { databasePath, databaseTarget } from '../../settings-of.ts'
-import type { Config } from '../../config/schema.ts'
+import type { Config } from '../../config/config-schema.ts'
 import { databaseUse } from '../../db/backup.ts'
 import { openDatabase, type Database } from '../../db/client.ts'
 import { copySqliteToPostgres, holdsData } from '../../db/copy-to-postgres.ts'

@@ -2,7 +2,7 @@ import * as projects from '../../core/projects/projects.service.ts'
 import { setProjectSandbox } from '../../core/emails/sandbox-switch.ts'
 import type { Db } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { confirmOrStop, idArg, JSON_FLAG, print, stringFlag, table, whereLooked, YES_FLAG, type Command } from '../command.ts'
 
 export const projectCreateCommand: Command = {

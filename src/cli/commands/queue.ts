@@ -4,7 +4,7 @@ import { cancelDelivery, listQueue, queueStats, retryDeliveries, toQueued } from
 import { shapingOf } from '../../delivery/sites/configure.ts'
 import { siteReports, type SiteReport } from '../../delivery/sites/site-report.ts'
 import { warmupIsOn } from '../../delivery/sites/warmup.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { confirmOrStop, idArg, JSON_FLAG, print, table, YES_FLAG, type Command } from '../command.ts'
 
 const STATES: DeliveryState[] = ['scheduled', 'queued', 'sending', 'deferred', 'paused', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed']

@@ -12,7 +12,7 @@ import { DatabaseFileError, databaseUse, firstValue, inspectDatabase, replaceDat
 import { AppError } from '../../lib/errors.ts'
 import { makePrivateDir, writeFileAtomically } from '../../lib/files.ts'
 import { unseal } from '../../lib/sealed.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { confirmOrStop, JSON_FLAG, print, YES_FLAG, type Command } from '../command.ts'
 import { formatBytes, SECRET_ORIGIN, secretBeside } from './backup.ts'
 

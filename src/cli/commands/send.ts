@@ -4,7 +4,7 @@ import { enqueueEmail, prepareEmail } from '../../core/emails/send.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { linkSettingsOf, sendSettingsOf } from '../../settings-of.ts'
 import { isoTime } from '../../lib/clock.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { idArg, JSON_FLAG, print, stringFlag, type Command } from '../command.ts'
 
 /**

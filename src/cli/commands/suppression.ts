@@ -1,6 +1,6 @@
 import * as suppressions from '../../core/suppressions/suppressions.service.ts'
 import { writeTransaction } from '../../db/transaction.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { idArg, JSON_FLAG, print, stringFlag, table, type Command, type Context } from '../command.ts'
 
 const projectFlag = { project: { description: 'Project ID', value: 'id', required: true } }

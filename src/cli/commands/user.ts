@@ -1,7 +1,7 @@
 import * as accounts from '../../core/accounts/accounts.service.ts'
 import { hashPassword, requirePassword } from '../../core/accounts/password.ts'
 import { writeTransaction } from '../../db/transaction.ts'
-import { CliError } from '../errors.ts'
+import { CliError } from '../cli-error.ts'
 import { confirmOrStop, JSON_FLAG, print, table, whereLooked, YES_FLAG, type Command, type Context } from '../command.ts'
 
 const PASSWORD_STDIN = { 'password-stdin': { description: 'Read the password from standard input (else a one-time link to set it is printed)', boolean: true } }

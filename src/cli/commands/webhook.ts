@@ -1,4 +1,4 @@
-import type { Config } from '../../config/schema.ts'
+import type { Config } from '../../config/config-schema.ts'
 import { ALL_EVENTS } from '../../core/webhooks/event-types.ts'
 import * as webhooks from '../../core/webhooks/webhooks.service.ts'
 import { writeTransaction } from '../../db/transaction.ts'

@@ -15,7 +15,7 @@ import { domainStatus } from '../lib/domains.ts'
 import { DomainPage, MANAGERS, StatusBadge } from './Domain.tsx'
 import NotFound from './NotFound.tsx'
 
-/** The sending region every server has (src/config/schema.ts DEFAULT_REGION); an operator may add others. */
+/** The sending region every server has (src/config/config-schema.ts DEFAULT_REGION); an operator may add others. */
 const DEFAULT_REGION = 'us-east-1'
 
 /** Step 1 of adding a domain: its name (and region). Step 2 is the domain's own page, with the records to publish. */

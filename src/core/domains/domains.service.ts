@@ -1,4 +1,4 @@
-import { DEFAULT_REGION } from '../../config/schema.ts'
+import { DEFAULT_REGION } from '../../config/config-schema.ts'
 import type { Db } from '../../db/schema.ts'
 import { conflict, invalid, notFound } from '../../lib/errors.ts'
 import { seal } from '../../lib/sealed.ts'

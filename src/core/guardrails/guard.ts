@@ -1,4 +1,4 @@
-import type { Config } from '../../config/schema.ts'
+import type { Config } from '../../config/config-schema.ts'
 import type { Db } from '../../db/schema.ts'
 import { AppError } from '../../lib/errors.ts'
 import { windowCounts, type Counts } from '../analytics/counters.ts'

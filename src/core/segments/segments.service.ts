@@ -6,7 +6,7 @@ import { checkCondition, forEachFilter, segmentIdOf, segmentRefs, type Condition
 import { compileContext, memberCount } from './membership.ts'
 import { toSegment } from './segment.ts'
 import * as repo from './segments.repository.ts'
-import { clearMemberships, refreshSegment } from './tracking.ts'
+import { clearMemberships, refreshSegment } from './segment-tracking.ts'
 
 export interface SegmentInput {
   name: string

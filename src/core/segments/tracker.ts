@@ -5,7 +5,7 @@ import type { Logger } from '../../lib/logger.ts'
 import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
 import { isTimeBased, type CompileContext } from './compile.ts'
 import { compileContext, conditionOf } from './membership.ts'
-import { membershipDrift, refreshMemberships, refreshSegmentContacts } from './tracking.ts'
+import { membershipDrift, refreshMemberships, refreshSegmentContacts } from './segment-tracking.ts'
 
 export interface TrackerDeps {
   db: Db

@@ -1,7 +1,7 @@
 import type { Db, WebhookDeliveryState } from '../../db/schema.ts'
 import type { OutboundResult } from '../../lib/outbound/request.ts'
-import { settleDelivery, type Claimed } from './deliveries.repository.ts'
-import { afterAttempt, disabledReason, disablesWebhook } from './schedule.ts'
+import { settleDelivery, type Claimed } from './webhook-deliveries.repository.ts'
+import { afterAttempt, disabledReason, disablesWebhook } from './webhook-retries.ts'
 import { countOutcome } from './webhooks.repository.ts'
 import { disableWebhook } from './webhooks.service.ts'
 

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely'
 import type { Db, WebhookDeliveryTable } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
-import { insertDeliveries } from './deliveries.repository.ts'
+import { insertDeliveries } from './webhook-deliveries.repository.ts'
 import type { WebhookEventType } from './event-types.ts'
 import { payloadOf, type EventData } from './payload.ts'
 import { subscribedWebhooks } from './webhooks.repository.ts'

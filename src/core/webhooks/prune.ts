@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts'
-import { deleteFinished } from './deliveries.repository.ts'
+import { deleteFinished } from './webhook-deliveries.repository.ts'
 
 /** Rows deleted per write: the write lock is never held for long. */
 const CHUNK = 2000

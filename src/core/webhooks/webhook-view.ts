@@ -1,5 +1,5 @@
 import { isoTime } from '../../lib/clock.ts'
-import type { DeliveryRow } from './deliveries.repository.ts'
+import type { DeliveryRow } from './webhook-deliveries.repository.ts'
 import type { WebhookRow } from './webhooks.repository.ts'
 
 const timeOrNull = (ms: number | null) => (ms === null ? null : isoTime(ms))

@@ -1,5 +1,5 @@
-import { ConfigError } from '../../config/errors.ts'
-import type { Config } from '../../config/schema.ts'
+import { ConfigError } from '../../config/config-error.ts'
+import type { Config } from '../../config/config-schema.ts'
 import type { AutomationOverride, SiteOverride } from '../../config/sites.ts'
 import { DEFAULT_AUTOMATION, SITE_RULES, type AutomationRule, type SiteRule } from './rules.ts'
 import type { SiteSettings } from './site-state.ts'

@@ -11,7 +11,7 @@ import type { AnyElysia, InternalRoute } from 'elysia'
 export type JsonObject = Record<string, any>
 
 const METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'TRACE'])
-/** A route that names no parser takes JSON (src/http/body.ts reads any other text as JSON too). */
+/** A route that names no parser takes JSON (src/http/request-body.ts reads any other text as JSON too). */
 const DEFAULT_BODY_TYPES = ['application/json']
 const PARSER_TYPES: Record<string, string> = {
   json: 'application/json',

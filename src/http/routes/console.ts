@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { ASSETS_PATH } from '../console/bundle.ts'
 import { consoleAssets } from '../console/assets.ts'
-import { pathOf } from '../body.ts'
+import { pathOf } from '../request-body.ts'
 import type { HttpDeps } from '../deps.ts'
 import { AppError } from '../../lib/errors.ts'
 import { IMMUTABLE, sendStaticFile } from '../static-file.ts'

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { pathOf } from '../body.ts'
+import { pathOf } from '../request-body.ts'
 import { DOCS_HEADERS, STYLESHEET, STYLESHEET_ROUTE } from '../docs/doc-layout.ts'
 import { docAt, DOCS_ROUTE } from '../docs/doc-pages.ts'
 import { folderView, notFoundView, pageView, searchView } from '../docs/doc-views.ts'

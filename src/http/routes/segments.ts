@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import * as members from '../../core/segments/members.service.ts'
+import * as members from '../../core/segments/segment-members.service.ts'
 import * as segments from '../../core/segments/segments.service.ts'
 import { invalid } from '../../lib/errors.ts'
 import { requireKey } from '../auth.ts'

@@ -5,7 +5,7 @@ import * as suppressions from '../../core/suppressions/suppressions.service.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, EmailField, ErrorSchema, intQuery, strictObject } from '../schemas.ts'
-import { SUPPRESSION_IMPORT_LIMIT } from '../body.ts'
+import { SUPPRESSION_IMPORT_LIMIT } from '../request-body.ts'
 import { CSV_UPLOAD_BODY, receiveCsvUpload } from '../upload.ts'
 import { newId } from '../../lib/ids.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { isDeadlock, isUnavailable } from './errors.ts'
+import { isDeadlock, isUnavailable } from './database-error.ts'
 
 describe('isUnavailable: the database did not answer, and what failed for that may be tried again', () => {
   test.each([

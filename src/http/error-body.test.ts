@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { createLogger } from '../lib/logger.ts'
 import { AppError, invalid } from '../lib/errors.ts'
-import { errorBody, toAppError } from './errors.ts'
+import { errorBody, toAppError } from './error-body.ts'
 
 /** An app whose errors are handled and logged as the server's are, into `lines`. */
 const appLogging = (lines: string[]) => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { addressOf, parseFieldGroups, untyped } from './fields.ts'
+import { addressOf, parseFieldGroups, untyped } from './report-fields.ts'
 
 const groups = (text: string) => parseFieldGroups(text).map((group) => Object.fromEntries(group))
 

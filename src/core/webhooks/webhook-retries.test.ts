@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { afterAttempt, disablesWebhook, MAX_ATTEMPTS, RETRY_DELAYS_MS } from './schedule.ts'
+import { afterAttempt, disablesWebhook, MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhook-retries.ts'
 
 const NOW = Date.parse('2026-11-01T12:00:00Z')
 const MINUTE = 60_000

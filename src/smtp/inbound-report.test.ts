@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseReport, type InboundReport, type OriginalMessage, type RecipientStatus } from './report.ts'
+import { parseReport, type InboundReport, type OriginalMessage, type RecipientStatus } from './inbound-report.ts'
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, '../../test/fixtures/reports', name))
 

@@ -1,4 +1,4 @@
-import { SETTINGS, envName, flagName, type Setting } from './schema.ts'
+import { SETTINGS, envName, flagName, type Setting } from './config-schema.ts'
 
 /** The configuration table of docs/configuration.md, made from the settings table so the two cannot drift. */
 export function configurationTable(): string {

@@ -13,7 +13,8 @@ let project: { secretKey: string; publicKey: string }
 const wrongKey = generateKey('secret').key
 
 beforeAll(async () => {
-  t = await createTestApp({ 'unauthenticated-rate-limit-per-minute': '1000' })
+  // The HTTP role alone: no loop polls the database while a spy below counts a request's statements.
+  t = await createTestApp({ 'unauthenticated-rate-limit-per-minute': '1000', role: 'http' })
   await t.app.start()
   project = await t.project('Beside a guesser')
 })

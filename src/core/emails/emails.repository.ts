@@ -172,6 +172,3 @@ export const dkimHeaderOf = async (db: Db, emailId: string) =>
 /** The email's message as built (unsigned), and its signature once the first attempt made one; nothing once retention deleted the body. */
 export const rawMessageOf = (db: Db, emailId: string) =>
   db.selectFrom('emails').innerJoin('email_contents', 'email_contents.email_id', 'emails.id').select(['email_contents.mime', 'emails.dkim_header']).where('emails.id', '=', emailId).executeTakeFirst()
-
-export const deliveriesOf = (db: Db, emailId: string) =>
-  db.selectFrom('deliveries').selectAll().where('email_id', '=', emailId).orderBy('id').execute()

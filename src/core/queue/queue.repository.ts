@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely'
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
 import { claim, UNCLAIMED, type Claimant } from '../../db/claims.ts'
 import { prepared } from '../../db/prepared.ts'
@@ -216,13 +216,19 @@ export const setDeliveriesOf = (db: Db, emailId: string, from: DeliveryState, ch
   db.updateTable('deliveries').set({ ...changes, updated_at: now }).where('email_id', '=', emailId).where('state', '=', from).execute()
 
 /**
+ * The emails of one campaign, as a condition on a column of email ids (such as
+ * 'deliveries.email_id') that its module writes: sentForCampaign of src/core/campaigns.
+ */
+export type CampaignEmails = (emailId: string) => RawBuilder<boolean>
+
+/**
  * The campaign's deliveries in `from`, found through partial indexes (the waiting ones, or the
  * paused ones), never by walking all its recipients: a pause or a round of the sender costs what
  * is in the queue, not what the campaign has sent.
  */
-export function campaignDeliveries(campaignId: string, from: 'queued' | 'paused') {
+export function campaignDeliveries(ofCampaign: CampaignEmails, from: 'queued' | 'paused') {
   const indexed = from === 'queued' ? sql`state IN ('queued', 'deferred', 'scheduled') AND state = 'queued'` : sql`state = 'paused'`
-  return sql<boolean>`${indexed} AND EXISTS (SELECT 1 FROM campaign_recipients r WHERE r.email_id = deliveries.email_id AND r.campaign_id = ${campaignId})`
+  return sql<boolean>`${indexed} AND ${ofCampaign('deliveries.email_id')}`
 }
 
 /**
@@ -231,7 +237,7 @@ export function campaignDeliveries(campaignId: string, from: 'queued' | 'paused'
  */
 export function moveCampaignDeliveries(
   db: Db,
-  campaignId: string,
+  ofCampaign: CampaignEmails,
   from: 'queued' | 'paused',
   to: DeliveryState,
   changes: { next_attempt_at?: number; expires_at?: number },
@@ -240,7 +246,7 @@ export function moveCampaignDeliveries(
   return db
     .updateTable('deliveries')
     .set({ state: to, ...changes, updated_at: now })
-    .where(campaignDeliveries(campaignId, from))
+    .where(campaignDeliveries(ofCampaign, from))
     .returning(['email_id', 'recipient'])
     .execute()
 }

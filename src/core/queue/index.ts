@@ -20,7 +20,6 @@ export {
   moveCampaignDeliveries,
   PROJECT_DISABLED_HOLD,
   releaseProjectMail,
-  sandboxSendersInFlight,
   setDeliveriesOf,
   type CampaignEmails,
   type DeliveryRow,

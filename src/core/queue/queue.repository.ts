@@ -3,6 +3,7 @@ import { insertMany } from '../../db/bulk.ts'
 import { claim, UNCLAIMED, type Claimant } from '../../db/claims.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, DeliveryState, DeliveryTable } from '../../db/schema.ts'
+import { isProjectDisabled } from '../projects/index.ts'
 
 /*
  * The statements of the `deliveries` table: every one that inserts, updates or deletes its rows
@@ -143,20 +144,6 @@ export const PROJECT_DISABLED_HOLD = 'Held: the project is disabled; it is sent 
 const WAITING_FOR_ATTEMPT = sql<boolean>`state IN ('queued', 'deferred', 'scheduled') AND state IN ('queued', 'deferred')`
 const PAUSED = sql<boolean>`state = 'paused'`
 
-/** The From addresses of the project's sandbox mail not yet settled (waiting, held or being attempted). */
-export const sandboxSendersInFlight = async (db: Db, projectId: number) =>
-  (
-    await db
-      .selectFrom('deliveries')
-      .innerJoin('emails', 'emails.id', 'deliveries.email_id')
-      .select('emails.from_address')
-      .distinct()
-      .where('deliveries.project_id', '=', projectId)
-      .where('deliveries.sandbox', '=', 1)
-      .where('deliveries.state', 'in', ['queued', 'deferred', 'scheduled', 'paused', 'sending'])
-      .execute()
-  ).map((row) => row.from_address)
-
 /**
  * Holds the project's mail that waits for an attempt: `paused`, out of the delivery loop's sight,
  * with the reason as its last response. Scheduled mail stays scheduled (it can still be
@@ -194,8 +181,7 @@ export const releaseProjectMail = (db: Db, projectId: number, now: number) =>
  * to the queue instead, so that nothing is left held with no one to release it.
  */
 export async function holdClaimedDelivery(db: Db, delivery: { id: number; project_id: number; claimed_by: string | null }, now: number) {
-  const project = await db.selectFrom('projects').select('disabled').where('id', '=', delivery.project_id).executeTakeFirst()
-  const held = project?.disabled === 1
+  const held = await isProjectDisabled(db, delivery.project_id)
   await db
     .updateTable('deliveries')
     .set((eb) => ({

@@ -9,7 +9,7 @@
  * - delivery-queries.ts: the fragments and lookups other entities' queries read deliveries with.
  */
 
-export { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued, type QueueScope } from './admin.ts'
+export { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued, type MessageLost, type QueueScope } from './admin.ts'
 export {
   claimDue,
   holdDeliveries,

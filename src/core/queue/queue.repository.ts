@@ -289,9 +289,9 @@ export function listDeliveries(db: Db, states: readonly DeliveryState[], scope: 
   return query.orderBy('next_attempt_at').orderBy('id').limit(limit).execute()
 }
 
-/** The delivery's project and state, if it is in scope. */
+/** The delivery's state and email, if it is in scope. */
 export const findDeliveryIn = (db: Db, id: number, scope: QueueScope) =>
-  inScope(db.selectFrom('deliveries').select(['id', 'state']), scope).where('id', '=', id).executeTakeFirst()
+  inScope(db.selectFrom('deliveries').select(['id', 'state', 'email_id']), scope).where('id', '=', id).executeTakeFirst()
 
 /** A delivery a report says bounced after the fact, with what the report said as its last response. */
 export const markBounced = (db: Db, id: number, lastResponse: string | null, now: number) =>

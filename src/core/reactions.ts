@@ -7,6 +7,7 @@ import { contactsByIds, unsubscribeAddress, type UnsubscribeSource } from './con
 import { queueBounceNotices } from './emails/bounce-notice.ts'
 import { addEmailEvent, addEmailEvents, keepDkimHeader } from './emails/email-events.ts'
 import { recordEvent } from './events/record.ts'
+import { holdProjectMail, releaseProjectMail } from './queue/index.ts'
 import type { NewEmailEvent } from './emails/index.ts'
 import { refreshMemberships } from './segments/segment-tracking.ts'
 import { suppress } from './suppressions/suppressions.service.ts'
@@ -164,3 +165,11 @@ export const campaignPaused = (db: Db, campaign: CampaignFacts, pause: PauseFact
 
 /** A check moved a domain's status (domain.verified, domain.failed). */
 export const domainChecked = (db: Db, before: Pick<CheckedDomain, 'status'>, after: CheckedDomain, now: number) => emitDomainStatus(db, before, after, now)
+
+/**
+ * A project was disabled or enabled: its mail that waits is held (never bounced), or sent on. The
+ * queue, which reads a project's state when a claimed delivery's project turns out disabled, sits
+ * below projects, so projects reach it through here.
+ */
+export const projectDisabledChanged = (db: Db, projectId: number, disabled: boolean, now: number) =>
+  disabled ? holdProjectMail(db, projectId, now) : releaseProjectMail(db, projectId, now)

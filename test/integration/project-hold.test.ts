@@ -1,6 +1,6 @@
 // @database
 import { afterEach, describe, expect, test } from 'bun:test'
-import { deliveriesOf } from '../../src/core/emails/emails.repository.ts'
+import { deliveriesOf } from '../../src/core/queue/index.ts'
 import { PROJECT_DISABLED_HOLD } from '../../src/core/queue/index.ts'
 import { setProjectDisabled } from '../../src/core/projects/projects.service.ts'
 import { createLogger } from '../../src/lib/logger.ts'

@@ -1,5 +1,6 @@
 import type { DeliveryState } from '../../db/schema.ts'
 import { writeTransaction } from '../../db/transaction.ts'
+import { messageLost } from '../../core/campaigns/index.ts'
 import { cancelDelivery, listQueue, queueStats, retryDeliveries, toQueued } from '../../core/queue/index.ts'
 import { shapingOf } from '../../delivery/sites/configure.ts'
 import { siteReports, type SiteReport } from '../../delivery/sites/site-report.ts'
@@ -53,7 +54,7 @@ export const queueRetryCommand: Command = {
     if (all && context.args[0] !== undefined) throw new CliError('Give a delivery ID or --all-deferred, not both')
     const target = all ? 'all-deferred' : idArg(context.args[0], 'Delivery ID')
     if (all) await confirmOrStop(context, 'Send every deferred delivery again now?')
-    const retried = await context.withDb((db) => writeTransaction(db, (trx) => retryDeliveries(trx, target, Date.now())))
+    const retried = await context.withDb((db) => writeTransaction(db, (trx) => retryDeliveries(trx, target, Date.now(), messageLost)))
     print(context, { target: all ? 'all-deferred' : target, retried }, () => [`${retried} ${retried === 1 ? 'delivery' : 'deliveries'} queued again`])
   },
 }

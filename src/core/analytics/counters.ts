@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, EmailStatus } from '../../db/schema.ts'
 import { emailRows } from '../emails/email-queries.ts'
+import { hasSandboxDelivery } from '../queue/index.ts'
 
 /*
  * The sending counters (`sending_counters`, written only here): per project, sending domain and
@@ -138,9 +139,7 @@ const incrementSandbox = prepared((db, p: Increment) =>
         ])
         .where('emails.id', '=', p.emailId)
         .where('emails.domain_id', 'is', null)
-        .where((eb) =>
-          eb.exists(eb.selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.email_id', '=', 'emails.id').where('deliveries.sandbox', '=', 1)),
-        ),
+        .where((eb) => hasSandboxDelivery(eb, 'emails.id')),
     )
     .onConflict((oc) =>
       oc.columns(['project_id', 'hour']).doUpdateSet(

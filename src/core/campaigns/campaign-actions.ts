@@ -8,6 +8,7 @@ import { campaignPaused } from '../reactions.ts'
 import type { PauseFacts } from '../webhooks/payload.ts'
 import { audienceSize } from './audience.ts'
 import { campaignStats, type CampaignRow } from './campaign.ts'
+import { sentForCampaign } from './campaign-queries.ts'
 import * as repo from './campaigns.repository.ts'
 import { requireCampaign } from './campaigns.service.ts'
 import { requireAllowed, resumedStatus } from './transitions.ts'
@@ -54,7 +55,7 @@ export async function pauseCampaign(db: Db, projectId: number, id: string, now: 
  * get campaign.paused. By its user, or by the sender when a guardrail stops it.
  */
 export async function holdCampaign(db: Db, row: CampaignRow, pause: PauseFacts, now: number): Promise<CampaignRow> {
-  await moveCampaignDeliveries(db, row.id, 'queued', 'paused', {}, now)
+  await moveCampaignDeliveries(db, sentForCampaign(row.id), 'queued', 'paused', {}, now)
   const paused = await repo.updateCampaignRow(db, row.id, { status: 'PAUSED', error: pause.message, updated_at: now })
   await campaignPaused(db, paused, pause, now)
   return paused
@@ -71,7 +72,7 @@ export async function resumeCampaign(db: Db, projectId: number, id: string, sett
   const domain = await senderDomain(db, projectId, row.from_address)
   // A sandbox's mail reaches no one: no reputation of a domain to guard.
   if (domain.id !== null) await requireUnderGuardrails(db, projectId, { id: domain.id, name: domain.name }, settings.guardrails, now)
-  await moveCampaignDeliveries(db, id, 'paused', 'queued', { next_attempt_at: now, expires_at: now + settings.maxAgeMs }, now)
+  await moveCampaignDeliveries(db, sentForCampaign(id), 'paused', 'queued', { next_attempt_at: now, expires_at: now + settings.maxAgeMs }, now)
   return repo.updateCampaignRow(db, id, { status: resumedStatus(row, now), error: null, updated_at: now })
 }
 
@@ -86,8 +87,8 @@ export async function cancelCampaign(db: Db, projectId: number, id: string, now:
   const row = await requireCampaign(db, projectId, id)
   requireAllowed(row.status, 'cancel')
   const moved = [
-    ...(await moveCampaignDeliveries(db, id, 'queued', 'cancelled', {}, now)),
-    ...(await moveCampaignDeliveries(db, id, 'paused', 'cancelled', {}, now)),
+    ...(await moveCampaignDeliveries(db, sentForCampaign(id), 'queued', 'cancelled', {}, now)),
+    ...(await moveCampaignDeliveries(db, sentForCampaign(id), 'paused', 'cancelled', {}, now)),
   ]
   await cancelEmails(db, [...new Set(moved.map((d) => d.email_id))], now)
   return repo.updateCampaignRow(db, id, { status: 'CANCELLED', updated_at: now })

@@ -4,6 +4,7 @@ import { contactRows } from '../contacts/index.ts'
 import { findDomainById } from '../domains/index.ts'
 import { returnPathHost } from '../domains/records.ts'
 import { emailRows } from '../emails/email-queries.ts'
+import { hasStoredBody } from '../emails/index.ts'
 import type { MessageParts } from '../emails/message.ts'
 import { trackHtml, type LinkSettings } from '../tracking/links.ts'
 import { bulkMarks } from '../tracking/bulk-mail.ts'
@@ -62,4 +63,15 @@ export async function composeCampaignEmail(db: Db, emailId: string, links: LinkS
     date: new Date(row.created_at),
   }
   return { parts, html: html ?? null, text: body.text ?? null }
+}
+
+/**
+ * Whether an email's message is gone for good: retention deleted its body (retentionDays) and it
+ * is not a campaign's, whose message is built again from the campaign at its next attempt. What
+ * the queue's retry asks before it sends a failed delivery again.
+ */
+export async function messageLost(db: Db, emailId: string): Promise<boolean> {
+  if (await hasStoredBody(db, emailId)) return false
+  const recipient = await db.selectFrom('campaign_recipients').select('campaign_id').where('email_id', '=', emailId).executeTakeFirst()
+  return recipient === undefined
 }

@@ -7,8 +7,10 @@ import type { Order } from '../../db/sorting.ts'
 import { claim, unclaim, type Claimant } from '../../db/claims.ts'
 import { lockedRow } from '../../db/locking.ts'
 import { domainPart } from '../../db/text.ts'
-import { campaignDeliveries } from '../queue/index.ts'
+import { contactRows } from '../contacts/index.ts'
+import { hasCampaignDeliveries } from '../queue/index.ts'
 import type { CampaignRow } from './campaign.ts'
+import { sentForCampaign } from './campaign-queries.ts'
 
 export const insertCampaign = (db: Db, row: Insertable<CampaignTable>) => db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow()
 
@@ -74,7 +76,7 @@ export async function handedCount(db: Db, campaignId: string): Promise<number> {
 export async function listedByDomain(db: Db, campaignId: string): Promise<Map<string, number>> {
   const rows = await db
     .selectFrom('campaign_recipients as r')
-    .innerJoin('contacts as c', 'c.id', 'r.contact_id')
+    .innerJoin(contactRows(db).as('c'), 'c.id', 'r.contact_id')
     .select([domainPart(db, 'c.email_key').as('domain'), (eb) => eb.fn.countAll<number>().as('count')])
     .where('r.campaign_id', '=', campaignId)
     .where('r.state', '=', 'listed')
@@ -87,7 +89,4 @@ export async function listedByDomain(db: Db, campaignId: string): Promise<Map<st
 export const campaignEmailIds = (db: Db, campaignId: string) => db.selectFrom('campaign_recipients').select('email_id').where('campaign_id', '=', campaignId)
 
 /** Whether any of the campaign's deliveries still waits for its first attempt. */
-export async function hasWaitingDeliveries(db: Db, campaignId: string): Promise<boolean> {
-  const row = await db.selectFrom('deliveries').select('id').where(campaignDeliveries(campaignId, 'queued')).limit(1).executeTakeFirst()
-  return row !== undefined
-}
+export const hasWaitingDeliveries = (db: Db, campaignId: string): Promise<boolean> => hasCampaignDeliveries(db, sentForCampaign(campaignId), 'queued')

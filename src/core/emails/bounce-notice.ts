@@ -2,6 +2,7 @@ import type { Db } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 import { domainRows } from '../domains/domain-queries.ts'
 import { returnPathHost } from '../domains/records.ts'
+import { deliveryTimesOf } from '../queue/index.ts'
 import { buildDsn } from './dsn-message.ts'
 import type { NewEmailEvent } from './emails.repository.ts'
 import { enqueueEmail, uniqueRecipients, type PreparedEmail } from './send.ts'
@@ -76,7 +77,7 @@ async function originalOf(db: Db, emailId: string): Promise<Original | undefined
     .where('emails.id', '=', emailId)
     .executeTakeFirst()
   if (!row || row.domain_id === null) return undefined
-  const delivery = await db.selectFrom('deliveries').select(['created_at', 'expires_at']).where('email_id', '=', emailId).executeTakeFirst()
+  const delivery = await deliveryTimesOf(db, emailId)
   const raw = row.mime ? Buffer.from(row.mime).toString('latin1') : null
   const end = raw?.search(/\r?\n\r?\n/) ?? -1
   return {

@@ -18,6 +18,10 @@ export const emailRows = (db: Db) => db.selectFrom('emails').selectAll()
 export const emailExists = async (db: Db, emailId: string) =>
   (await db.selectFrom('emails').select('id').where('id', '=', emailId).executeTakeFirst()) !== undefined
 
+/** Whether the email's body is stored: retention deletes it once its deliveries are settled. */
+export const hasStoredBody = async (db: Db, emailId: string) =>
+  (await db.selectFrom('email_contents').select('email_id').where('email_id', '=', emailId).executeTakeFirst()) !== undefined
+
 /** Where the email events settled so far end, for a reader that follows them past a cursor of its own. */
 export const lastSettledEmailEvent = (db: Db): Promise<EventCursor> => lastSettled(db, 'email_events')
 

@@ -5,7 +5,7 @@ import { dialectOf } from '../../db/client.ts'
 import type { Db, EmailContentTable, EmailStatus, EmailTable } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Tally } from '../analytics/counters.ts'
-import { insertManyDeliveries, type NewDelivery } from '../queue/index.ts'
+import { deliveryRows, insertManyDeliveries, type NewDelivery } from '../queue/index.ts'
 
 export async function insertEmail(db: Db, row: EmailTable, content: EmailContentTable) {
   await insertEmailRow(db, row)
@@ -173,5 +173,16 @@ export const dkimHeaderOf = async (db: Db, emailId: string) =>
 export const rawMessageOf = (db: Db, emailId: string) =>
   db.selectFrom('emails').innerJoin('email_contents', 'email_contents.email_id', 'emails.id').select(['email_contents.mime', 'emails.dkim_header']).where('emails.id', '=', emailId).executeTakeFirst()
 
-export const deliveriesOf = (db: Db, emailId: string) =>
-  db.selectFrom('deliveries').selectAll().where('email_id', '=', emailId).orderBy('id').execute()
+/** The From addresses of the project's sandbox mail not yet settled (waiting, held or being attempted). */
+export const sandboxSendersInFlight = async (db: Db, projectId: number) =>
+  (
+    await db
+      .selectFrom(deliveryRows(db).as('deliveries'))
+      .innerJoin('emails', 'emails.id', 'deliveries.email_id')
+      .select('emails.from_address')
+      .distinct()
+      .where('deliveries.project_id', '=', projectId)
+      .where('deliveries.sandbox', '=', 1)
+      .where('deliveries.state', 'in', ['queued', 'deferred', 'scheduled', 'paused', 'sending'])
+      .execute()
+  ).map((row) => row.from_address)

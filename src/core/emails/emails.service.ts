@@ -2,9 +2,9 @@ import type { Db, EmailEventTable, EmailStatus, EmailTable } from '../../db/sche
 import { isoTime } from '../../lib/clock.ts'
 import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { addEmailEvent } from './email-events.ts'
-import { sandboxSendersInFlight, setDeliveriesOf } from '../queue/index.ts'
+import { deliveriesOf, setDeliveriesOf } from '../queue/index.ts'
 import { getDomain } from '../domains/domains.service.ts'
-import { countEmails, deliveriesOf, dkimHeaderOf, emailEvents, emailPage, findEmail, rawMessageOf, type EmailFilter } from './emails.repository.ts'
+import { countEmails, dkimHeaderOf, emailEvents, emailPage, findEmail, rawMessageOf, sandboxSendersInFlight, type EmailFilter } from './emails.repository.ts'
 import { deliveryDetail } from './delivery-detail.ts'
 
 type EmailSummary = Omit<EmailTable, 'dkim_header'> & { html: string | null; text: string | null }

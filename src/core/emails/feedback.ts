@@ -5,7 +5,7 @@ import { checkAddress } from '../../lib/address.ts'
 import { domainRows } from '../domains/domain-queries.ts'
 import { returnPathHost } from '../domains/records.ts'
 import { SANDBOX_HOST } from '../projects/sandbox-host.ts'
-import { markBounced } from '../queue/index.ts'
+import { deliveryRows, findDelivery, markBounced } from '../queue/index.ts'
 import { recipientRejected } from '../reactions.ts'
 import { addEmailEvent, addEmailEvents } from './email-events.ts'
 
@@ -23,8 +23,6 @@ export interface ReportFacts {
   /** dsn, plain or arf: what kind of report said it. */
   source?: string
 }
-
-export const findDelivery = (db: Db, id: number) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst()
 
 /** A delivery a report names, with what proves a report is about it. */
 export interface ReportedDelivery {
@@ -59,7 +57,7 @@ const MESSAGE_DELIVERIES = 1000
  */
 export async function deliveriesOfMessage(db: Db, messageId: string, fromDomain: string): Promise<DeliveryRow[]> {
   const rows = await db
-    .selectFrom('deliveries')
+    .selectFrom(deliveryRows(db).as('deliveries'))
     .innerJoin('emails', 'emails.id', 'deliveries.email_id')
     .selectAll('deliveries')
     .select('emails.from_address')

@@ -1,8 +1,6 @@
 import { sql, type SqlBool } from 'kysely'
-import type { Db, DeliveryState } from '../../db/schema.ts'
-
-/** Deliveries in these states still need their email's message: its body is never pruned. */
-const WAITING: readonly DeliveryState[] = ['scheduled', 'queued', 'sending', 'deferred', 'paused']
+import type { Db } from '../../db/schema.ts'
+import { hasPendingDelivery } from '../queue/index.ts'
 
 /** Content rows one read looks at: a bounded statement, so the event loop never waits long. */
 const SCAN_WINDOW = 5000
@@ -31,10 +29,13 @@ export interface PruneOptions {
   stopping?: () => boolean
 }
 
-/** An email created before `cutoff` none of whose deliveries waits: its body has done its work. */
+/**
+ * An email created before `cutoff` none of whose deliveries waits: its body has done its work. A
+ * pending delivery (the queue's PENDING_STATES) still needs its email's message.
+ */
 const prunable = (cutoff: number) =>
   sql<SqlBool>`(SELECT e.created_at FROM emails e WHERE e.id = c.email_id) < ${cutoff}
-    AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.email_id = c.email_id AND d.state IN (${sql.join(WAITING)}))`
+    AND NOT ${hasPendingDelivery('c.email_id')}`
 
 /**
  * Bytes of a body's columns, under `table` (RETURNING names the deleted row's columns bare): the

@@ -23,3 +23,7 @@ export const isSandboxProject = async (db: Db, projectId: number) =>
 /** The project's own send rate (mails a second), null when it keeps the server's, undefined for no such project. */
 export const sendRateOf = async (db: Db, projectId: number): Promise<number | null | undefined> =>
   (await db.selectFrom('projects').select('send_rate_per_second').where('id', '=', projectId).executeTakeFirst())?.send_rate_per_second
+
+/** Whether the project is disabled (false for no such project). */
+export const isProjectDisabled = async (db: Db, projectId: number) =>
+  (await db.selectFrom('projects').select('disabled').where('id', '=', projectId).executeTakeFirst())?.disabled === 1

@@ -3,7 +3,7 @@ import { AppError, invalid, notFound } from '../../lib/errors.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { safeEqual, sha256Hex } from '../../lib/crypto.ts'
 import { requireAddress } from '../../lib/address.ts'
-import { holdProjectMail, releaseProjectMail } from '../queue/index.ts'
+import { projectDisabledChanged } from '../reactions.ts'
 import { generateKey, keyPrefix, keyTypeOf, maskedKey, type KeyType } from './keys.ts'
 import * as repo from './projects.repository.ts'
 
@@ -104,7 +104,7 @@ export const listProjects = async (db: Db) => (await repo.listProjects(db)).map(
  */
 export async function setProjectDisabled(db: Db, id: number, disabled: boolean, now: number) {
   const project = await changeProject(db, id, { disabled: disabled ? 1 : 0 }, now)
-  await (disabled ? holdProjectMail(db, id, now) : releaseProjectMail(db, id, now))
+  await projectDisabledChanged(db, id, disabled, now)
   return project
 }
 

@@ -46,11 +46,19 @@ export const toQueued = (row: DeliveryRow) => ({
   createdAt: isoTime(row.created_at),
 })
 
+/**
+ * Whether an email's message is gone for good, so that its failed delivery has nothing left to
+ * send: messageLost of src/core/campaigns, which knows the emails' bodies and the campaigns' (the
+ * queue sits below both), given by the caller.
+ */
+export type MessageLost = (db: Db, emailId: string) => Promise<boolean>
+
 /** Sends a deferred or failed delivery (or every deferred one in scope) at the next round. */
-export async function retryDeliveries(db: Db, target: number | 'all-deferred', now: number, scope: QueueScope = {}) {
+export async function retryDeliveries(db: Db, target: number | 'all-deferred', now: number, messageLost: MessageLost, scope: QueueScope = {}) {
   if (target !== 'all-deferred') {
-    if (!(await findDeliveryIn(db, target, scope))) throw notFound(`Delivery ${target}`)
-    await refusePruned(db, target)
+    const delivery = await findDeliveryIn(db, target, scope)
+    if (!delivery) throw notFound(`Delivery ${target}`)
+    await refusePruned(db, delivery, messageLost)
   }
   const result = await requeueDeliveries(db, target, now, scope)
   if (target !== 'all-deferred' && result.numUpdatedRows === 0n) await explainNoChange(db, target, scope, 'retried', ['deferred', 'failed'])
@@ -58,20 +66,12 @@ export async function retryDeliveries(db: Db, target: number | 'all-deferred', n
 }
 
 /**
- * A settled delivery's email may have lost its body to retention (retentionDays): it has nothing
+ * A failed delivery's email may have lost its body to retention (retentionDays): it has nothing
  * left to send, unless it is a campaign's, whose message is built again from the campaign.
  */
-async function refusePruned(db: Db, id: number): Promise<void> {
-  const row = await db
-    .selectFrom('deliveries as d')
-    .leftJoin('email_contents as c', 'c.email_id', 'd.email_id')
-    .leftJoin('campaign_recipients as r', 'r.email_id', 'd.email_id')
-    .select(['c.email_id as content', 'r.campaign_id as campaign'])
-    .where('d.id', '=', id)
-    .where('d.state', '=', 'failed')
-    .executeTakeFirst()
-  if (row && row.content === null && row.campaign === null) {
-    throw new AppError(409, 'CONFLICT', `Delivery ${id} cannot be retried: its email's body was deleted by retention (MAILSTEAD_RETENTION_DAYS)`)
+async function refusePruned(db: Db, delivery: { id: number; state: DeliveryState; email_id: string }, messageLost: MessageLost): Promise<void> {
+  if (delivery.state === 'failed' && (await messageLost(db, delivery.email_id))) {
+    throw new AppError(409, 'CONFLICT', `Delivery ${delivery.id} cannot be retried: its email's body was deleted by retention (MAILSTEAD_RETENTION_DAYS)`)
   }
 }
 

@@ -5,12 +5,12 @@
  *   releasing, moving a campaign's or a project's mail, retrying, cancelling);
  * - settle.ts: what an attempt's outcome writes;
  * - admin.ts: the queue as operators see it (counted, listed, retried, cancelled);
- * - read-models.ts: what shaping, forecasts and metrics read of it.
+ * - read-models.ts: what shaping, forecasts and metrics read of it;
+ * - delivery-queries.ts: the fragments and lookups other entities' queries read deliveries with.
  */
 
-export { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued, type QueueScope } from './admin.ts'
+export { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued, type MessageLost, type QueueScope } from './admin.ts'
 export {
-  campaignDeliveries,
   claimDue,
   holdDeliveries,
   holdProjectMail,
@@ -20,10 +20,11 @@ export {
   moveCampaignDeliveries,
   PROJECT_DISABLED_HOLD,
   releaseProjectMail,
-  sandboxSendersInFlight,
   setDeliveriesOf,
+  type CampaignEmails,
   type DeliveryRow,
   type NewDelivery,
 } from './queue.repository.ts'
+export { deliveriesOf, deliveryRows, deliveryTimesOf, findDelivery, hasCampaignDeliveries, hasPendingDelivery, hasSandboxDelivery } from './delivery-queries.ts'
 export { countPendingDeliveries, pendingByDomain, waitingDomains, type EmailIds } from './read-models.ts'
 export { settle, type AttemptRecord, type Delivery, type MtaStsOutcome, type Settlement, type TlsDetails } from './settle.ts'

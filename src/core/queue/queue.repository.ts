@@ -1,8 +1,9 @@
-import { sql, type Insertable, type Selectable } from 'kysely'
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
 import { claim, UNCLAIMED, type Claimant } from '../../db/claims.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { Db, DeliveryState, DeliveryTable } from '../../db/schema.ts'
+import { isProjectDisabled } from '../projects/index.ts'
 
 /*
  * The statements of the `deliveries` table: every one that inserts, updates or deletes its rows
@@ -143,20 +144,6 @@ export const PROJECT_DISABLED_HOLD = 'Held: the project is disabled; it is sent 
 const WAITING_FOR_ATTEMPT = sql<boolean>`state IN ('queued', 'deferred', 'scheduled') AND state IN ('queued', 'deferred')`
 const PAUSED = sql<boolean>`state = 'paused'`
 
-/** The From addresses of the project's sandbox mail not yet settled (waiting, held or being attempted). */
-export const sandboxSendersInFlight = async (db: Db, projectId: number) =>
-  (
-    await db
-      .selectFrom('deliveries')
-      .innerJoin('emails', 'emails.id', 'deliveries.email_id')
-      .select('emails.from_address')
-      .distinct()
-      .where('deliveries.project_id', '=', projectId)
-      .where('deliveries.sandbox', '=', 1)
-      .where('deliveries.state', 'in', ['queued', 'deferred', 'scheduled', 'paused', 'sending'])
-      .execute()
-  ).map((row) => row.from_address)
-
 /**
  * Holds the project's mail that waits for an attempt: `paused`, out of the delivery loop's sight,
  * with the reason as its last response. Scheduled mail stays scheduled (it can still be
@@ -194,8 +181,7 @@ export const releaseProjectMail = (db: Db, projectId: number, now: number) =>
  * to the queue instead, so that nothing is left held with no one to release it.
  */
 export async function holdClaimedDelivery(db: Db, delivery: { id: number; project_id: number; claimed_by: string | null }, now: number) {
-  const project = await db.selectFrom('projects').select('disabled').where('id', '=', delivery.project_id).executeTakeFirst()
-  const held = project?.disabled === 1
+  const held = await isProjectDisabled(db, delivery.project_id)
   await db
     .updateTable('deliveries')
     .set((eb) => ({
@@ -216,13 +202,19 @@ export const setDeliveriesOf = (db: Db, emailId: string, from: DeliveryState, ch
   db.updateTable('deliveries').set({ ...changes, updated_at: now }).where('email_id', '=', emailId).where('state', '=', from).execute()
 
 /**
+ * The emails of one campaign, as a condition on a column of email ids (such as
+ * 'deliveries.email_id') that its module writes: sentForCampaign of src/core/campaigns.
+ */
+export type CampaignEmails = (emailId: string) => RawBuilder<boolean>
+
+/**
  * The campaign's deliveries in `from`, found through partial indexes (the waiting ones, or the
  * paused ones), never by walking all its recipients: a pause or a round of the sender costs what
  * is in the queue, not what the campaign has sent.
  */
-export function campaignDeliveries(campaignId: string, from: 'queued' | 'paused') {
+export function campaignDeliveries(ofCampaign: CampaignEmails, from: 'queued' | 'paused') {
   const indexed = from === 'queued' ? sql`state IN ('queued', 'deferred', 'scheduled') AND state = 'queued'` : sql`state = 'paused'`
-  return sql<boolean>`${indexed} AND EXISTS (SELECT 1 FROM campaign_recipients r WHERE r.email_id = deliveries.email_id AND r.campaign_id = ${campaignId})`
+  return sql<boolean>`${indexed} AND ${ofCampaign('deliveries.email_id')}`
 }
 
 /**
@@ -231,7 +223,7 @@ export function campaignDeliveries(campaignId: string, from: 'queued' | 'paused'
  */
 export function moveCampaignDeliveries(
   db: Db,
-  campaignId: string,
+  ofCampaign: CampaignEmails,
   from: 'queued' | 'paused',
   to: DeliveryState,
   changes: { next_attempt_at?: number; expires_at?: number },
@@ -240,7 +232,7 @@ export function moveCampaignDeliveries(
   return db
     .updateTable('deliveries')
     .set({ state: to, ...changes, updated_at: now })
-    .where(campaignDeliveries(campaignId, from))
+    .where(campaignDeliveries(ofCampaign, from))
     .returning(['email_id', 'recipient'])
     .execute()
 }
@@ -297,9 +289,9 @@ export function listDeliveries(db: Db, states: readonly DeliveryState[], scope: 
   return query.orderBy('next_attempt_at').orderBy('id').limit(limit).execute()
 }
 
-/** The delivery's project and state, if it is in scope. */
+/** The delivery's state and email, if it is in scope. */
 export const findDeliveryIn = (db: Db, id: number, scope: QueueScope) =>
-  inScope(db.selectFrom('deliveries').select(['id', 'state']), scope).where('id', '=', id).executeTakeFirst()
+  inScope(db.selectFrom('deliveries').select(['id', 'state', 'email_id']), scope).where('id', '=', id).executeTakeFirst()
 
 /** A delivery a report says bounced after the fact, with what the report said as its last response. */
 export const markBounced = (db: Db, id: number, lastResponse: string | null, now: number) =>

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued } from '../../core/queue/index.ts'
+import { messageLost } from '../../core/campaigns/index.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
 import { authErrors, ErrorSchema, intQuery, numericId, oneOf, strictObject } from '../schemas.ts'
@@ -60,7 +61,7 @@ export const queueRoutes = (deps: HttpDeps) =>
     )
     .post(
       '/deliveries/:id/retry',
-      async ({ params, caller }) => ({ retried: await deps.writer.run((trx) => retryDeliveries(trx, params.id, deps.clock.now(), { projectId: caller.project.id })) }),
+      async ({ params, caller }) => ({ retried: await deps.writer.run((trx) => retryDeliveries(trx, params.id, deps.clock.now(), messageLost, { projectId: caller.project.id })) }),
       {
         params: IdParams,
         response: { 200: t.Object({ retried: t.Integer() }), ...withNotFound },
@@ -82,7 +83,7 @@ export const queueRoutes = (deps: HttpDeps) =>
     .post(
       '/retry',
       async ({ body, caller }) => ({
-        retried: await deps.writer.run((trx) => retryDeliveries(trx, 'all-deferred', deps.clock.now(), { projectId: caller.project.id, domain: body?.domain })),
+        retried: await deps.writer.run((trx) => retryDeliveries(trx, 'all-deferred', deps.clock.now(), messageLost, { projectId: caller.project.id, domain: body?.domain })),
       }),
       {
         body: t.Optional(strictObject({ domain: t.Optional(DomainField) })),

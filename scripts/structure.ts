@@ -5,16 +5,20 @@
 //   attempt_files, attempt_delivery_core_edges: the same for the delivery alone (send minus accept),
 //     and how many import edges between those files cross from src/delivery (or src/workers) into
 //     src/core: how often one attempt crosses the line between what runs and what decides;
-//   core_cycle_group: the largest set of src/core folders that import each other in a circle, and
-//     core_folder_cycles the elementary cycles between core folders (type-only imports do not count;
-//     src/core/reactions.ts is a node of its own, the place where entities may meet);
+//   core_cycle_group: the largest set of src/core entity folders that import each other in a circle,
+//     and core_folder_cycles the elementary cycles between them (type-only imports do not count);
+//     the same _with_reactions counts src/core/reactions.ts as a node too, the one place where
+//     entities may meet, so loops through it are allowed;
 //   cross_entity_repository_imports: files of one core entity importing another's *.repository.ts;
+//   foreign_table_access: per table, the files that read or write it outside its owner (src/db/owners.ts);
 //   longest_functions: the five longest functions and methods of src (console excluded).
 //   bun scripts/structure.ts [--no-probe]
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { parseSync } from '@swc/core'
+import { ownedBy, TABLE_OWNERS, WHOLE_DATABASE_CODE, type OwnedTable } from '../src/db/owners.ts'
+import { tableAccess } from './table-access.ts'
 
 const root = resolve(import.meta.dir, '..')
 
@@ -95,8 +99,18 @@ function coreShape() {
     }
   }
   const nodes = [...new Set(files.map(coreNode).filter((n): n is string => n !== null))]
-  const groups = components(nodes, edges).filter((group) => group.length > 1).sort((a, b) => b.length - a.length)
-  return { core_nodes: nodes.length, core_cycle_group: groups[0]?.length ?? 0, core_folder_cycles: countCycles(nodes, edges) }
+  const largestGroup = (among: string[], by: Map<string, Set<string>>) => Math.max(0, ...components(among, by).filter((g) => g.length > 1).map((g) => g.length))
+  // The rule (.dependency-cruiser.cjs): entities may meet only in reactions.ts, so without it no loop should remain.
+  const REACTIONS = 'src/core/reactions.ts'
+  const entities = nodes.filter((node) => node !== REACTIONS)
+  const entityEdges = new Map([...edges].filter(([from]) => from !== REACTIONS).map(([from, to]) => [from, new Set([...to].filter((n) => n !== REACTIONS))]))
+  return {
+    core_nodes: nodes.length,
+    core_cycle_group: largestGroup(entities, entityEdges),
+    core_folder_cycles: countCycles(entities, entityEdges),
+    core_cycle_group_with_reactions: largestGroup(nodes, edges),
+    core_folder_cycles_with_reactions: countCycles(nodes, edges),
+  }
 }
 
 function crossEntityRepositoryImports(): number {
@@ -192,10 +206,24 @@ async function sendShape() {
   }
 }
 
+/** Files that read or write a table outside its declared owner (src/db/owners.ts), per table. */
+function foreignAccess(): Record<string, number> {
+  const per: Record<string, number> = {}
+  for (const { file, reads, writes } of tableAccess(root)) {
+    if (WHOLE_DATABASE_CODE.includes(file)) continue
+    for (const table of new Set([...reads, ...writes])) {
+      const owner = TABLE_OWNERS[table as OwnedTable]
+      if (owner && !ownedBy(file, owner)) per[table] = (per[table] ?? 0) + 1
+    }
+  }
+  return per
+}
+
 const line = {
   ...(process.argv.includes('--no-probe') ? {} : await sendShape()),
   ...coreShape(),
   cross_entity_repository_imports: crossEntityRepositoryImports(),
+  foreign_table_access: foreignAccess(),
   source_files: files.length,
   longest_functions: longestFunctions(),
 }

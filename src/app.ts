@@ -1,7 +1,7 @@
 import type { Server } from 'bun'
 import { migrationsFor } from '../migrations/index.ts'
 import type { Config, Role } from './config/schema.ts'
-import { joinCluster, processClaimant } from './cluster/membership.ts'
+import { joinCluster, processClaimant, type Wakers } from './cluster/membership.ts'
 import { createRateLimits } from './cluster/rate-limits.ts'
 import { healthOnly, serveHttp, stopHttp } from './http/serving.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
@@ -15,7 +15,7 @@ import { createWorkflowEngine } from './core/workflows/engine.ts'
 import { createWebhookCaller } from './core/workflows/webhook-caller.ts'
 import { signingSecretOf } from './core/workflows/workflows.service.ts'
 import { createDeliveryCaller } from './core/webhooks/caller.ts'
-import { createWebhookDispatcher } from './core/webhooks/dispatcher.ts'
+import { createWebhookDispatcher } from './workers/webhook-dispatcher.ts'
 import { createVerifier } from './core/verify/verify.service.ts'
 import { createBodyPruner } from './core/emails/pruner.ts'
 import { guardrailSettingsOf } from './core/guardrails/guard.ts'
@@ -86,7 +86,10 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const database = await openDatabase(databaseTarget(config))
   const applied = await migrate(database.db, migrationsFor(database.dialect), () => clock.now())
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
-  const writer = createWriter(database.db)
+  /** What wakes a loop of this process when rows of its work table wait; filled once the loops exist. */
+  const wakers: Wakers = {}
+  // A write that committed rows that wait wakes their table's loop (src/db/writer.ts, rowsWait).
+  const writer = createWriter(database.db, { wake: (table) => wakers[table]?.() })
   /** This process, as its claims of work rows and its singleton leases name it. */
   // Claims and leases are written on their own, never behind a batch of other work that waits on locks.
   const claimant = processClaimant(database.db, writer.run, config.leaseSeconds)
@@ -258,18 +261,19 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   // Singletons run in one process of those sharing the database, the one holding their lease.
   // Loops are woken when rows of their work table wait: queued by another process, or given back
   // after a lease ran out.
+  Object.assign(wakers, {
+    ...(runs('delivery') && { deliveries: () => deliveries.queued() }),
+    ...(runs('scheduler') && {
+      webhook_deliveries: () => webhooks.wake(),
+      workflow_executions: () => workflows.wake(),
+      contact_imports: () => imports.queued(),
+      campaigns: () => campaigns.wake(),
+    }),
+  })
   const cluster = joinCluster(
     { databaseUrl: config.databaseUrl, db: database.db, clock, logger, claimant },
     { 'domain-checker': checker, 'membership-tracker': memberships, 'body-pruner': pruner, 'guardrail-monitor': guardrails },
-    {
-      ...(runs('delivery') && { deliveries: () => deliveries.queued() }),
-      ...(runs('scheduler') && {
-        webhook_deliveries: () => webhooks.wake(),
-        workflow_executions: () => workflows.wake(),
-        contact_imports: () => imports.queued(),
-        campaigns: () => campaigns.wake(),
-      }),
-    },
+    wakers,
   )
   const { singletons, keeper } = cluster
   /** The loops the scheduler role runs (started in this order; delivery and its MTA-STS cache are the delivery role's). */

@@ -5,7 +5,7 @@ import { joinCluster, processClaimant, type Wakers } from './cluster/membership.
 import { createRateLimits } from './cluster/rate-limits.ts'
 import { healthOnly, serveHttp, stopHttp } from './http/serving.ts'
 import { composeCampaignEmail } from './core/campaigns/message.ts'
-import { createCampaignSender } from './core/campaigns/sender.ts'
+import { createCampaignSender } from './workers/campaign-sender.ts'
 import { announceSetup } from './core/accounts/setup.ts'
 import { createImportRunner } from './core/contacts/import-runner.ts'
 import { createAuthenticator } from './core/projects/authenticator.ts'

@@ -39,8 +39,11 @@ export interface WorkerSpec {
   failed: string
   /** One round of its work; answers whether another should follow at once. */
   round: () => Promise<boolean>
-  /** How often a round runs unasked: work that came due, a wake-up that never came. */
-  pollMs: number
+  /**
+   * How often a round runs unasked: work that came due, a wake-up that never came. Without it,
+   * rounds run only when woken (a worker whose rows wait only when someone writes them).
+   */
+  pollMs?: number
   /** Whether `start` runs a round at once (the default), or leaves the first to the timer. */
   roundAtStart?: boolean
   timers?: readonly WorkerTimer[]
@@ -108,7 +111,7 @@ export function createWorker(spec: WorkerSpec, deps: WorkerDeps) {
       started = true
       taking = true
       const every = (ms: number, run: () => void) => setInterval(run, ms)
-      timers = [every(spec.pollMs, pump.wake)]
+      timers = spec.pollMs === undefined ? [] : [every(spec.pollMs, pump.wake)]
       for (const timer of spec.timers ?? []) {
         timers.push(every(timer.everyMs, timer.run))
         if (timer.firstAfterMs !== undefined) timers.push(setTimeout(timer.run, timer.firstAfterMs))

@@ -47,6 +47,8 @@ export interface WorkerSpec {
   /** Whether `start` runs a round at once (the default), or leaves the first to the timer. */
   roundAtStart?: boolean
   timers?: readonly WorkerTimer[]
+  /** What its stop writes once the work in flight has settled, before what it holds is given back. */
+  finish?: () => Promise<void>
   /** The rows it claims, if it claims any: the table, and this process as claims name it. */
   claims?: {
     table: WorkTable
@@ -126,6 +128,7 @@ export function createWorker(spec: WorkerSpec, deps: WorkerDeps) {
       for (const timer of timers) clearTimeout(timer)
       await pump.stop()
       await settle()
+      await spec.finish?.()
       if (!claims || claims.givesBack === false) return
       await deps.write((trx) => giveBack(trx, claims.table, claims.claimant.owner, clock.now())).finally(() => claims.claimant.held.clear(claims.table))
     },
@@ -133,6 +136,10 @@ export function createWorker(spec: WorkerSpec, deps: WorkerDeps) {
     idle: pump.idle,
     track,
     settle,
+    /** Whether work is in flight now. */
+    get busy(): boolean {
+      return inFlight.size > 0
+    },
     /** `once` called from anywhere, never two at once, tracked, and nothing once stopped (src/lib/coalesce.ts). */
     coalesced(once: () => Promise<number>) {
       const call = coalesce(once, () => !taking)

@@ -9,7 +9,7 @@ import { guardrailPauseMessage, guardrailVerdict, verdictFacts, type GuardrailSe
 import { campaignSent } from '../core/reactions.ts'
 import type { CampaignRow } from '../core/campaigns/campaign.ts'
 import { holdCampaign } from '../core/campaigns/campaign-actions.ts'
-import { activeCampaigns, campaignForStep, claimCampaigns, hasWaitingDeliveries, unclaimCampaigns, updateCampaignRow } from '../core/campaigns/campaigns.repository.ts'
+import { activeCampaigns, campaignForStep, startDueCampaigns, claimCampaigns, hasWaitingDeliveries, unclaimCampaigns, updateCampaignRow } from '../core/campaigns/campaigns.repository.ts'
 import { handChunk } from '../core/campaigns/handoff.ts'
 import { listChunk } from '../core/campaigns/listing.ts'
 
@@ -148,11 +148,7 @@ export function createCampaignSender(deps: SenderDeps) {
     const now = clock.now()
     const active = await activeCampaigns(deps.db)
     const due = active.filter((c) => c.status === 'SCHEDULED' && c.scheduled_at! <= now).map((c) => c.id)
-    if (due.length > 0) {
-      await deps.write((trx) =>
-        trx.updateTable('campaigns').set({ status: 'SENDING', started_at: now, updated_at: now }).where('id', 'in', due).where('status', '=', 'SCHEDULED').execute(),
-      )
-    }
+    if (due.length > 0) await deps.write((trx) => startDueCampaigns(trx, due, now))
     const free = [...active.filter((c) => c.status === 'SENDING' && c.claimed_by === null).map((c) => c.id), ...due]
     if (free.length > 0) await worker.claim((trx, claimant) => claimCampaigns(trx, claimant, free, now), (id) => id)
     let busy = false

@@ -23,6 +23,10 @@ const ACTIVE = sql<boolean>`status IN ('SCHEDULED', 'SENDING')`
 /** Campaigns scheduled or being sent, with who holds each (a sending campaign is claimed by the process that sends it). */
 export const activeCampaigns = (db: Db) => db.selectFrom('campaigns').select(['id', 'status', 'scheduled_at', 'claimed_by']).where(ACTIVE).execute()
 
+/** Moves the scheduled campaigns among `ids` to SENDING: their time came. */
+export const startDueCampaigns = (db: Db, ids: readonly string[], now: number) =>
+  db.updateTable('campaigns').set({ status: 'SENDING', started_at: now, updated_at: now }).where('id', 'in', ids).where('status', '=', 'SCHEDULED').execute()
+
 /** Claims those of these campaigns still SENDING and unclaimed (src/db/claims.ts): their ids. */
 export async function claimCampaigns(db: Db, claimant: Claimant, ids: readonly string[], now: number): Promise<string[]> {
   const claimed = await claim(db, 'campaigns', claimant, now, { picked: ids, still: (eb) => eb('status', '=', 'SENDING') }).returning('id').execute()

@@ -16,7 +16,7 @@ const SOURCES: EventSource[] = ['events', 'email_events']
 
 /**
  * The workflow runner: a round reads new events (starting EVENT workflows, waking runs that wait
- * for one) and enters the contacts of SCHEDULE ticks that came; the runner takes due runs on its
+ * for one) and enters the contacts of SCHEDULE ticks that came; due runs are taken on their
  * own as places free up, and at each round. A round repeats at once while a source had more to
  * read, otherwise at the next tick of the timer or when woken (an event was tracked, a workflow
  * triggered by hand). The runs in hand are in workflow-runs.ts.

@@ -51,12 +51,12 @@ const historyOf = (outcome: Outcome): { outcome: string; detail?: Record<string,
   outcome.kind === 'exited' ? { outcome: 'exited' } : outcome.kind === 'fail' ? { outcome: 'failed', detail: { error: outcome.error, ...outcome.detail } } : outcome
 
 /**
- * The runs the workflow runner (workflow-runner.ts) has in hand. Runs whose time has come are taken, up to `concurrency` at once, and moved
- * a step at a time: a step's effects (the email queued, the contact changed) and the run's move
- * are one transaction, written only if the run is still where the step was read, so a crash or a
- * race can never apply a step twice. A restart picks up the runs still due, delays and waits at
- * their times. Only a WEBHOOK's call happens outside the transaction: it may repeat after a
- * crash, with the same id, so receivers can tell.
+ * The runs the workflow runner (workflow-runner.ts) has in hand. Runs whose time has come are
+ * taken, up to `concurrency` at once, and moved a step at a time: a step's effects (the email
+ * queued, the contact changed) and the run's move are one transaction, written only if the run is
+ * still where the step was read, so a crash or a race can never apply a step twice. A restart
+ * picks up the runs still due, delays and waits at their times. Only a WEBHOOK's call happens
+ * outside the transaction: it may repeat after a crash, with the same id, so receivers can tell.
  */
 export function createWorkflowRuns(deps: RunnerDeps, worker: Worker) {
   const { clock, logger } = deps

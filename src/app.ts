@@ -259,8 +259,8 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const runs = (role: Role) => config.role.includes(role)
   let stopping: Promise<void> | undefined
   // Singletons run in one process of those sharing the database, the one holding their lease.
-  // Loops are woken when rows of their work table wait: queued by another process, or given back
-  // after a lease ran out.
+  // Loops are woken when rows of their work table wait: written by this process (once committed),
+  // queued by another process, or given back after a lease ran out.
   Object.assign(wakers, {
     ...(runs('delivery') && { deliveries: () => deliveries.queued() }),
     ...(runs('scheduler') && {

@@ -36,7 +36,7 @@ export interface AppOptions {
 export async function createApp(config: Config, options: AppOptions = {}) {
   const logger = options.logger ?? createLogger(config.logLevel)
   const clock = options.clock ?? systemClock
-  const { database, writer, claimant, rateLimits } = await wireDatabase(config, clock, logger)
+  const { database, writer, wakers, claimant, rateLimits } = await wireDatabase(config, clock, logger)
   const metrics = createRegistry()
   const processGauges = processMetrics(metrics, 'mailstead')
   const resolver = options.resolver ?? createResolver(config.dnsServers, config.dnsTimeoutMs)
@@ -48,7 +48,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const schedulers = wireSchedulers(parts, delivery)
   let smtp: SmtpListeners | undefined
   const http = wireHttp(parts, { writer, authenticator, dns, delivery, schedulers, listeners: () => smtp?.status() ?? {} })
-  const { cluster, schedulerLoops } = wireCluster(parts, dns, delivery, schedulers)
+  const { cluster, schedulerLoops } = wireCluster(parts, wakers, dns, delivery, schedulers)
   let server: Server<undefined> | undefined
   let stopMaintenance = () => {}
   let stopping: Promise<void> | undefined

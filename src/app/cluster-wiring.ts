@@ -1,4 +1,4 @@
-import { joinCluster } from '../cluster/join-cluster.ts'
+import { joinCluster, type Wakers } from '../cluster/join-cluster.ts'
 import type { DeliveryParts } from './delivery-wiring.ts'
 import type { DnsParts } from './dns-wiring.ts'
 import type { SchedulerParts } from './scheduler-wiring.ts'
@@ -6,25 +6,27 @@ import { runs, type SharedParts } from './shared-parts.ts'
 
 /**
  * This process among those sharing the database. Singletons run in one process at a time, the one
- * holding their lease. Loops are woken when rows of their work table wait: queued by another
- * process, or given back after a lease ran out.
+ * holding their lease. Loops are woken when rows of their work table wait: written by this process
+ * (once committed: `wakers` is the writer's, see wireDatabase), queued by another process, or given
+ * back after a lease ran out.
  */
-export function wireCluster(parts: SharedParts, dns: DnsParts, delivery: DeliveryParts, schedulers: SchedulerParts) {
+export function wireCluster(parts: SharedParts, wakers: Wakers, dns: DnsParts, delivery: DeliveryParts, schedulers: SchedulerParts) {
   const { config, db, clock, logger, claimant } = parts
   const { deliveries } = delivery
   const { memberships, pruner, guardrails, webhooks, workflows, imports, campaigns } = schedulers
+  Object.assign(wakers, {
+    ...(runs(config, 'delivery') && { deliveries: () => deliveries.queued() }),
+    ...(runs(config, 'scheduler') && {
+      webhook_deliveries: () => webhooks.wake(),
+      workflow_executions: () => workflows.wake(),
+      contact_imports: () => imports.queued(),
+      campaigns: () => campaigns.wake(),
+    }),
+  })
   const cluster = joinCluster(
     { databaseUrl: config.databaseUrl, db, clock, logger, claimant },
     { 'domain-checker': dns.checker, 'membership-tracker': memberships, 'body-pruner': pruner, 'guardrail-monitor': guardrails },
-    {
-      ...(runs(config, 'delivery') && { deliveries: () => deliveries.queued() }),
-      ...(runs(config, 'scheduler') && {
-        webhook_deliveries: () => webhooks.wake(),
-        workflow_executions: () => workflows.wake(),
-        contact_imports: () => imports.queued(),
-        campaigns: () => campaigns.wake(),
-      }),
-    },
+    wakers,
   )
   const { singletons } = cluster
   /** The loops the scheduler role runs (started in this order; delivery and its MTA-STS cache are the delivery role's). */

@@ -1,6 +1,6 @@
-import { createDomainChecker } from '../dns/checker.ts'
 import { createServerChecks } from '../dns/self-checks.ts'
 import { domainSettingsOf, selfCheckSettingsOf } from '../settings-of.ts'
+import { createDomainChecker } from '../workers/domain-checker.ts'
 import type { SharedParts } from './shared-parts.ts'
 
 /** The DNS checks: the sending domains' records (a singleton loop) and the server's own reputation self-checks. */

@@ -31,7 +31,7 @@ import { campaignEventData, campaignPausedData, type EmailFacts, type PauseFacts
  * - Workflow triggers. The scanner (workflows/scanner.ts) reads `events` and `email_events` and
  *   starts or wakes runs; the segment entries and exits recorded here reach it the same way.
  * - Segment membership that follows mail activity (a condition on delivered, opened, ...). The
- *   membership tracker (segments/tracker.ts) re-evaluates the contacts of emails with new events
+ *   membership tracker (src/workers/membership-tracker.ts) re-evaluates the contacts of emails with new events
  *   on its round: re-evaluating every tracked segment at each delivery outcome would weigh on the
  *   delivery loop. A change to the contact itself (a bounce's or complaint's unsubscription among
  *   them) is re-evaluated here, at once.

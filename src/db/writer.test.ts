@@ -9,7 +9,7 @@ import { freshPostgres, onPostgres, type TestDatabase } from '../../test/helpers
 import type { Database } from './client.ts'
 import { openPostgres } from './postgres.ts'
 import { openSqlite } from './sqlite.ts'
-import { createWriter } from './writer.ts'
+import { createWriter, rowsWait } from './writer.ts'
 
 let path: string
 let made: TestDatabase | undefined
@@ -93,6 +93,20 @@ describe('the group-commit writer', () => {
     await writer.drain()
     const rows = await sql<{ n: number }>`SELECT count(*) AS n FROM items`.execute(database.db)
     expect(rows.rows[0]!.n).toBe(1)
+  })
+
+  test('rows said to wait wake their table\'s worker once the transaction committed, and only then', async () => {
+    const woken: string[] = []
+    const writer = createWriter(database.db, { wake: (table) => void woken.push(table) })
+    await writer.run(async (trx) => {
+      await insert('waiting')(trx)
+      rowsWait(trx, 'webhook_deliveries')
+      expect(woken).toEqual([])
+    })
+    expect(woken).toEqual(['webhook_deliveries'])
+    // Outside the writer nobody listens: nothing happens.
+    rowsWait(database.db, 'webhook_deliveries')
+    expect(woken).toHaveLength(1)
   })
 })
 

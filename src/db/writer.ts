@@ -1,4 +1,5 @@
-import { CompiledQuery } from 'kysely'
+import { CompiledQuery, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely'
+import type { WorkTable } from './claims.ts'
 import { dialectOf } from './client.ts'
 import type { Db } from './schema.ts'
 import { isDeadlock } from './database-error.ts'
@@ -45,7 +46,45 @@ export interface Writer {
   stats(): { batches: number; operations: number }
 }
 
-export function createWriter(db: Db, maxBatch = 1000): Writer {
+export interface WriterOptions {
+  /** Operations per transaction at most. */
+  maxBatch?: number
+  /**
+   * Called once a transaction committed, for each work table whose rows it said wait
+   * (`rowsWait`): the composition root wakes the table's worker.
+   */
+  wake?: (table: WorkTable) => void
+}
+
+/**
+ * Says that rows of `table` wait, written in `trx`: once its transaction committed, the writer
+ * wakes the table's worker (its `wake` option). A worker woken before the commit could look
+ * before the rows are there (PostgreSQL's other connections do not wait for the commit) and find
+ * nothing. Outside the writer's transactions (a command's own) no worker of this process listens:
+ * nothing is done.
+ */
+export function rowsWait(trx: Db, table: WorkTable): void {
+  for (const plugin of trx.getExecutor().plugins) if (plugin instanceof Waiting) plugin.tables.add(table)
+}
+
+/**
+ * What a batch's operations said wait, carried on the batch's handle as a plugin that changes
+ * no query: operations deep in services are given only the handle, and the writer reads it back
+ * after the commit. Nothing is kept outside the batch.
+ */
+class Waiting implements KyselyPlugin {
+  readonly tables = new Set<WorkTable>()
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result
+  }
+}
+
+export function createWriter(db: Db, options: WriterOptions = {}): Writer {
+  const maxBatch = options.maxBatch ?? 1000
+
   const queue: Pending[] = []
   const counts = { batches: 0, operations: 0 }
   let flushing: Promise<void> | undefined
@@ -69,8 +108,10 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
   const flush = async () => {
     const batch = queue.splice(0, maxBatch)
     const outcomes: Settle[] = []
+    const waiting = new Waiting()
     try {
-      await writeTransaction(db, async (trx) => {
+      await writeTransaction(db, async (connection) => {
+        const trx = connection.withPlugin(waiting)
         const savepoints = savepointsOf(trx)
         for (const item of batch) outcomes.push(await runInSavepoint(trx, item, savepoints))
       })
@@ -82,7 +123,10 @@ export function createWriter(db: Db, maxBatch = 1000): Writer {
     } catch (error) {
       // The commit itself failed: nothing of this batch is durable.
       for (const item of batch) item.reject(error)
+      return
     }
+    // An operation rolled back to its savepoint may have said so too: a wake that finds nothing costs one look.
+    for (const table of waiting.tables) options.wake?.(table)
   }
 
   return {

@@ -30,9 +30,10 @@ export function createPump(round: () => Promise<boolean>, failed: (error: unknow
 
   return {
     wake,
-    start() {
+    /** Takes wakes again; runs a round at once unless `roundNow` is false. */
+    start(roundNow = true) {
       stopped = false
-      wake()
+      if (roundNow) wake()
     },
     /** Takes no more wakes; resolves when the round under way has ended. */
     async stop() {

@@ -14,7 +14,7 @@ afterEach(async () => {
 
 const METRICS_TOKEN = 'cluster-metrics-token-0123456789abcdef'
 const DOMAINS = ['one.example.com', 'two.example.com', 'three.example.com']
-/** The checker's timer (src/dns/checker.ts): a round of checks at most this often. */
+/** The checker's timer (src/workers/domain-checker.ts): a round of checks at most this often. */
 const ROUND_MS = 30_000
 
 /** Domain checks process `node` made since it started, by its metrics. */

@@ -17,6 +17,9 @@ export const insertCampaign = (db: Db, row: Insertable<CampaignTable>) => db.ins
 export const findCampaign = (db: Db, projectId: number, id: string): Promise<CampaignRow | undefined> =>
   db.selectFrom('campaigns').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
 
+/** A campaign by id alone, whatever its project: for the sender, which holds it already. */
+export const campaignById = (db: Db, id: string): Promise<CampaignRow | undefined> => db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst()
+
 export const updateCampaignRow = (db: Db, id: string, changes: Updateable<CampaignTable>) =>
   db.updateTable('campaigns').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
 
@@ -25,6 +28,10 @@ const ACTIVE = sql<boolean>`status IN ('SCHEDULED', 'SENDING')`
 
 /** Campaigns scheduled or being sent, with who holds each (a sending campaign is claimed by the process that sends it). */
 export const activeCampaigns = (db: Db) => db.selectFrom('campaigns').select(['id', 'status', 'scheduled_at', 'claimed_by']).where(ACTIVE).execute()
+
+/** Moves the scheduled campaigns among `ids` to SENDING: their time came. */
+export const startDueCampaigns = (db: Db, ids: readonly string[], now: number) =>
+  db.updateTable('campaigns').set({ status: 'SENDING', started_at: now, updated_at: now }).where('id', 'in', ids).where('status', '=', 'SCHEDULED').execute()
 
 /** Claims those of these campaigns still SENDING and unclaimed (src/db/claims.ts): their ids. */
 export async function claimCampaigns(db: Db, claimant: Claimant, ids: readonly string[], now: number): Promise<string[]> {

@@ -6,6 +6,18 @@ export * from './campaign-test.ts'
 export * from './campaign.ts'
 export * from './campaigns.service.ts'
 export * from './campaign-message.ts'
-export * from './sender.ts'
-export { campaignEmailIds, listedByDomain } from './campaigns.repository.ts'
+export * from './handoff.ts'
+export * from './listing.ts'
+export {
+  activeCampaigns,
+  campaignById,
+  campaignEmailIds,
+  campaignForStep,
+  claimCampaigns,
+  hasWaitingDeliveries,
+  listedByDomain,
+  startDueCampaigns,
+  unclaimCampaigns,
+  updateCampaignRow,
+} from './campaigns.repository.ts'
 export * from './campaign-queries.ts'

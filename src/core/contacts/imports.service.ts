@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import type { Db } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
@@ -5,6 +6,12 @@ import type { ImportProgress, RowError } from './import-file.ts'
 import * as repo from './imports.repository.ts'
 import type { ImportRow } from './imports.repository.ts'
 import { keepUpload } from './import-uploads.repository.ts'
+
+/** The folder of the data directory where uploads are kept until their import ends. */
+export const UPLOADS_DIR = 'imports'
+
+/** Where an import's upload is kept, relative to the data directory. */
+export const uploadPath = (id: string) => join(UPLOADS_DIR, `${id}.csv`)
 
 export const toImportJob = (row: ImportRow) => ({
   id: row.id,

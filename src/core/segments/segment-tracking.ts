@@ -1,10 +1,12 @@
 import { sql } from 'kysely'
 import { dialectOf } from '../../db/client.ts'
+import { commitOrderOf, committedAfter, cursorAt, readingOrder, type EventCursor } from '../../db/event-cursors.ts'
 import type { Db } from '../../db/schema.ts'
 import type { CompileContext } from './compile.ts'
 import { segmentRefs } from './condition.ts'
 import { compileContext, conditionOf, membersOf } from './membership.ts'
 import { textsIn } from '../../db/lists.ts'
+import { emailEventsWithEmail } from '../emails/index.ts'
 import { recordEvents } from '../events/record.ts'
 import { trackedSegments, type SegmentRow } from './segments.repository.ts'
 
@@ -114,4 +116,32 @@ export async function membershipDrift(db: Db, segment: TrackedSegment, context: 
     .where('ms.segment_id', '=', segment.id)
     .where('ms.contact_id', 'not in', members(db, segment, context).select('c.id'))
   return (await entering.unionAll(leaving).execute()).map((row) => row.id)
+}
+
+/** Whether any segment of any project tracks its membership. */
+export const anyTracked = async (db: Db) => (await db.selectFrom('segments').select('id').where('track_membership', '=', 1).limit(1).executeTakeFirst()) !== undefined
+
+/** Every tracked dynamic segment: those whose membership may move with time. */
+export const trackedDynamicSegments = (db: Db) => db.selectFrom('segments').selectAll().where('track_membership', '=', 1).where('type', '=', 'DYNAMIC').execute()
+
+/**
+ * The contacts whose emails got events committed after `after`, by project, up to `limit` events
+ * read: with the cursor of the last event read, and whether more may follow.
+ */
+export async function contactsWithActivity(db: Db, after: EventCursor, limit: number): Promise<{ byProject: Map<number, string[]>; cursor: EventCursor; more: boolean }> {
+  const rows = await emailEventsWithEmail(db)
+    .select(['ev.id', 'em.project_id', 'em.contact_id', commitOrderOf(db, 'ev')])
+    .where(committedAfter(db, 'ev', after))
+    .orderBy(readingOrder(db, 'ev'))
+    .limit(limit)
+    .execute()
+  return { byProject: contactsByProject(rows), cursor: rows.length > 0 ? cursorAt(rows.at(-1)!) : after, more: rows.length === limit }
+}
+
+function contactsByProject(rows: ReadonlyArray<{ project_id: number; contact_id: string | null }>): Map<number, string[]> {
+  const byProject = new Map<number, Set<string>>()
+  for (const row of rows) {
+    if (row.contact_id) (byProject.get(row.project_id) ?? byProject.set(row.project_id, new Set()).get(row.project_id)!).add(row.contact_id)
+  }
+  return new Map([...byProject].map(([projectId, ids]) => [projectId, [...ids]]))
 }

@@ -1,26 +1,11 @@
 import type { Insertable } from 'kysely'
 import type { Db, WebhookDeliveryTable } from '../../db/schema.ts'
+import { rowsWait } from '../../db/writer.ts'
 import { newId } from '../../lib/ids.ts'
 import { insertDeliveries } from './webhook-deliveries.repository.ts'
 import type { WebhookEventType } from './event-types.ts'
 import { payloadOf, type EventData } from './payload.ts'
 import { subscribedWebhooks } from './webhooks.repository.ts'
-
-type Listener = () => void
-const listeners = new Set<Listener>()
-
-/**
- * Calls `listener` whenever deliveries are written; answers how to stop. The events are emitted
- * deep inside services, in their callers' transactions, and carrying a wake-up through every
- * caller would touch every signature on the way: the dispatcher listens here instead. Every
- * dispatcher in the process hears every emit (tests run several apps in one); a wake that finds
- * nothing costs one indexed query. Listeners are called inside the emitting transaction: the
- * dispatcher begins its round once that has committed.
- */
-export function onWebhookEvents(listener: Listener): () => void {
-  listeners.add(listener)
-  return () => listeners.delete(listener)
-}
 
 /**
  * Records `type` events for every enabled webhook of the project that takes the type, in the
@@ -53,11 +38,7 @@ export async function deliverEvents(db: Db, webhookIds: readonly string[], type:
   }
   if (rows.length === 0) return 0
   await insertDeliveries(db, rows)
-  deliveriesWaiting()
+  // The dispatcher looks once this transaction committed, not at its next poll.
+  rowsWait(db, 'webhook_deliveries')
   return rows.length
-}
-
-/** Deliveries were written, or made due again: the dispatchers may look. */
-export function deliveriesWaiting(): void {
-  for (const listener of listeners) listener()
 }

@@ -4,7 +4,7 @@ import { newId, randomToken } from '../../lib/ids.ts'
 import { checkTarget, type TargetOptions } from '../../lib/outbound/target.ts'
 import { seal, unseal } from '../../lib/sealed.ts'
 import { findDelivery, pageDeliveries, pauseDeliveries, replayFinished, resumeDeliveries } from './webhook-deliveries.repository.ts'
-import { deliveriesWaiting } from './emit.ts'
+import { rowsWait } from '../../db/writer.ts'
 import { checkEvents } from './event-types.ts'
 import { toDelivery, toWebhook } from './webhook-view.ts'
 import * as repo from './webhooks.repository.ts'
@@ -136,7 +136,7 @@ export async function replayDelivery(db: Db, projectId: number, webhookId: strin
     if (!row) throw notFound('Delivery')
     throw conflict(`The delivery is ${row.state}: it is called without a replay`)
   }
-  deliveriesWaiting()
+  rowsWait(db, 'webhook_deliveries')
   return toDelivery(replayed)
 }
 

@@ -2,7 +2,6 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Elysia, t } from 'elysia'
 import { readCsvHeader } from '../../core/contacts/import-file.ts'
-import { uploadPath } from '../../core/contacts/import-runner.ts'
 import * as imports from '../../core/contacts/imports.service.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireKey } from '../auth.ts'
@@ -39,7 +38,7 @@ export const contactImportRoutes = (deps: HttpDeps) =>
       '',
       async ({ request, caller, set }) => {
         const id = newId()
-        const stored = join(deps.config.dataDir, uploadPath(id))
+        const stored = join(deps.config.dataDir, imports.uploadPath(id))
         const upload = await receiveCsvUpload(request, stored, IMPORT_BODY_LIMIT)
         try {
           await readCsvHeader(stored)
@@ -48,7 +47,7 @@ export const contactImportRoutes = (deps: HttpDeps) =>
           throw error
         }
         const job = await deps.writer.run((trx) =>
-          imports.createImport(trx, caller.project.id, { id, fileName: upload.fileName, filePath: uploadPath(id), storedAt: stored, bytesTotal: upload.bytes }, deps.clock.now()),
+          imports.createImport(trx, caller.project.id, { id, fileName: upload.fileName, filePath: imports.uploadPath(id), storedAt: stored, bytesTotal: upload.bytes }, deps.clock.now()),
         )
         deps.imports.queued()
         set.status = 202

@@ -1,14 +1,11 @@
-import { unclaim, type Claiming } from '../../db/claims.ts'
-import type { ContactRow, Db } from '../../db/schema.ts'
-import type { Clock } from '../../lib/clock.ts'
-import { coalesce } from '../../lib/coalesce.ts'
-import { AppError } from '../../lib/errors.ts'
-import type { Logger } from '../../lib/logger.ts'
-import { findContact } from '../contacts/index.ts'
-import type { TriggerFacts } from './entry.ts'
-import { claimExecutions, dueExecutions, findExecution, findWorkflowById, moveExecution, recordStep, type ExecutionRow, type Move, type WorkflowRow } from './executions.repository.ts'
-import { runStep, type Outcome, type StepDeps } from './steps.ts'
-import type { Step } from './workflow.ts'
+import type { Worker } from '../cluster/worker.ts'
+import type { Claiming } from '../db/claims.ts'
+import type { ContactRow, Db } from '../db/schema.ts'
+import type { Clock } from '../lib/clock.ts'
+import { AppError } from '../lib/errors.ts'
+import type { Logger } from '../lib/logger.ts'
+import { findContact } from '../core/contacts/index.ts'
+import { claimExecutions, dueExecutions, findExecution, findWorkflowById, moveExecution, recordStep, runStep, type ExecutionRow, type Move, type Outcome, type Step, type StepDeps, type TriggerFacts, type WorkflowRow } from '../core/workflows/index.ts'
 
 export interface RunnerDeps extends StepDeps {
   write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
@@ -51,18 +48,16 @@ const historyOf = (outcome: Outcome): { outcome: string; detail?: Record<string,
   outcome.kind === 'exited' ? { outcome: 'exited' } : outcome.kind === 'fail' ? { outcome: 'failed', detail: { error: outcome.error, ...outcome.detail } } : outcome
 
 /**
- * The workflow runner. Runs whose time has come are taken, up to `concurrency` at once, and moved
- * a step at a time: a step's effects (the email queued, the contact changed) and the run's move
- * are one transaction, written only if the run is still where the step was read, so a crash or a
- * race can never apply a step twice. A restart picks up the runs still due, delays and waits at
- * their times. Only a WEBHOOK's call happens outside the transaction: it may repeat after a
- * crash, with the same id, so receivers can tell.
+ * The runs the workflow runner (workflow-runner.ts) has in hand. Runs whose time has come are
+ * taken, up to `concurrency` at once, and moved a step at a time: a step's effects (the email
+ * queued, the contact changed) and the run's move are one transaction, written only if the run is
+ * still where the step was read, so a crash or a race can never apply a step twice. A restart
+ * picks up the runs still due, delays and waits at their times. Only a WEBHOOK's call happens
+ * outside the transaction: it may repeat after a crash, with the same id, so receivers can tell.
  */
-export function createWorkflowRunner(deps: RunnerDeps) {
+export function createWorkflowRuns(deps: RunnerDeps, worker: Worker) {
   const { clock, logger } = deps
   const busy = new Set<string>()
-  const running = new Set<Promise<void>>()
-  let stopped = false
 
   async function step(execution: ExecutionRow, workflow: WorkflowRow, contact: ContactRow): Promise<Move> {
     const now = clock.now()
@@ -114,8 +109,8 @@ export function createWorkflowRunner(deps: RunnerDeps) {
   /** Clears the claims of the runs this process is done with. */
   async function giveBackRuns(ids: string[]) {
     try {
-      await deps.write((trx) => unclaim(trx, 'workflow_executions', deps.claimant.owner, ids))
-      deps.claimant.held.letGo('workflow_executions', ids)
+      await worker.unclaim(ids)
+      worker.letGo(ids)
       for (const id of ids) toGiveBack.delete(id)
     } catch (error) {
       for (const id of ids) toGiveBack.add(id)
@@ -130,44 +125,27 @@ export function createWorkflowRunner(deps: RunnerDeps) {
       .catch((error) => logger.error('WORKFLOW', 'a run could not be moved on', { executionId: id, error: String((error as Error)?.stack ?? error) }))
       .finally(() => {
         busy.delete(id)
-        running.delete(run)
         // Freed places are taken without waiting for the engine's next round, half a batch at a
         // time: one look for due runs then serves many.
         if (busy.size <= deps.concurrency / 2) void take()
       })
-    running.add(run)
+    worker.track(run)
   }
 
   /** Fills the free places with due runs; a call while one is under way asks it to look again. */
-  const take = coalesce(async () => {
+  const take = worker.coalesced(async () => {
     if (toGiveBack.size > 0) await giveBackRuns([...toGiveBack])
     const room = deps.concurrency - busy.size
     if (room <= 0) return 0
     const due = await dueExecutions(deps.db, clock.now(), room)
     if (due.length === 0) return 0
-    const claimed = await deps.claimant.write((trx) => claimExecutions(trx, deps.claimant, due.map((row) => row.id), clock.now()))
-    deps.claimant.held.hold('workflow_executions', claimed)
+    const claimed = await worker.claim((trx, claimant) => claimExecutions(trx, claimant, due.map((row) => row.id), clock.now()), (id) => id)
     for (const id of claimed) start(id)
     return claimed.length
-  }, () => stopped)
+  })
 
   return {
     /** Takes the runs that are due, as many as there is room for; how many it took. */
     take,
-    /** Resolves when the runs in hand, and those they led to, have settled. */
-    async settle() {
-      for (let taking = take.pending(); running.size > 0 || taking; taking = take.pending()) await Promise.race([...running, ...(taking ? [taking] : [])])
-    },
-    /** Takes nothing more; waits for the runs in hand. */
-    async stop() {
-      stopped = true
-      while (running.size > 0) await Promise.race(running)
-    },
-    /** Lets a stopped runner take runs again (the engine is started, or drained in tests). */
-    resume() {
-      stopped = false
-    },
   }
 }
-
-export type WorkflowRunner = ReturnType<typeof createWorkflowRunner>

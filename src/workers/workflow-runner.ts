@@ -1,8 +1,7 @@
-import type { Logger } from '../../lib/logger.ts'
-import { createPump } from '../../lib/pump.ts'
-import { createWorkflowRunner, type RunnerDeps } from './runner.ts'
-import { hasUnread, scanEvents, type EventSource } from './scanner.ts'
-import { dueTicks, enterTick } from './ticks.ts'
+import { createWorker } from '../cluster/worker.ts'
+import type { Logger } from '../lib/logger.ts'
+import { dueTicks, enterTick, hasUnread, scanEvents, type EventSource } from '../core/workflows/index.ts'
+import { createWorkflowRuns, type RunnerDeps } from './workflow-runs.ts'
 
 export interface EngineDeps extends RunnerDeps {
   logger: Logger
@@ -15,15 +14,24 @@ const CHUNK = 2000
 const SOURCES: EventSource[] = ['events', 'email_events']
 
 /**
- * The workflow engine: a round reads new events (starting EVENT workflows, waking runs that wait
- * for one) and enters the contacts of SCHEDULE ticks that came; the runner takes due runs on its
+ * The workflow runner: a round reads new events (starting EVENT workflows, waking runs that wait
+ * for one) and enters the contacts of SCHEDULE ticks that came; due runs are taken on their
  * own as places free up, and at each round. A round repeats at once while a source had more to
  * read, otherwise at the next tick of the timer or when woken (an event was tracked, a workflow
- * triggered by hand).
+ * triggered by hand). The runs in hand are in workflow-runs.ts.
  */
 export function createWorkflowEngine(deps: EngineDeps) {
-  const runner = createWorkflowRunner(deps)
-  let timer: ReturnType<typeof setInterval> | undefined
+  const worker = createWorker(
+    {
+      tag: 'WORKFLOW',
+      failed: 'engine round failed',
+      round: async () => (await round()).full,
+      pollMs: deps.pollMs,
+      claims: { table: 'workflow_executions', claimant: deps.claimant },
+    },
+    deps,
+  )
+  const runner = createWorkflowRuns(deps, worker)
 
   /** One round; answers how much it did: events read and schedule contacts entered (`full`: there is more). */
   async function round(): Promise<{ did: number; full: boolean }> {
@@ -43,41 +51,24 @@ export function createWorkflowEngine(deps: EngineDeps) {
     return { did, full }
   }
 
-  const pump = createPump(async () => (await round()).full, (error) => deps.logger.error('WORKFLOW', 'engine round failed', { error: String((error as Error)?.stack ?? error) }))
-  let started = false
-
   return {
-    wake: pump.wake,
-    start() {
-      started = true
-      runner.resume()
-      timer = setInterval(pump.wake, deps.pollMs)
-      timer.unref()
-      pump.start()
-    },
-    /** Stops taking work; waits for the steps in hand. */
-    async stop() {
-      started = false
-      clearInterval(timer)
-      await pump.stop()
-      await runner.stop()
-    },
+    wake: worker.wake,
+    start: worker.start,
+    /** Stops taking work; waits for the steps in hand; gives back what it still holds. */
+    stop: worker.stop,
     /**
      * Runs rounds, and the runs they make due, until a round finds nothing and no run is due now,
      * whether or not the engine is started: for tests.
      */
     async drain() {
-      await pump.idle()
-      runner.resume()
-      for (;;) {
-        const { did } = await round()
-        await runner.settle()
-        if (did === 0 && (await runner.take()) === 0) {
-          await runner.settle()
-          if (!started) await runner.stop()
-          return
+      await worker.idle()
+      await worker.open(async () => {
+        for (;;) {
+          const { did } = await round()
+          await worker.settle()
+          if (did === 0 && (await runner.take()) === 0) return worker.settle()
         }
-      }
+      })
     },
   }
 }

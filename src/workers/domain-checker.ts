@@ -1,8 +1,6 @@
-import type { DomainRow } from '../core/domains/index.ts'
-import { dueDomains } from '../core/domains/index.ts'
-import { abandonCheck, beginCheck, finishCheck, type DomainSettings } from '../core/domains/domains.service.ts'
+import { createWorker } from '../cluster/worker.ts'
+import { abandonCheck, beginCheck, dueDomains, expectedRecords, finishCheck, judge, type DomainRow, type DomainSettings, type ExpectedRecord, type RecordKind, type Verdict } from '../core/domains/index.ts'
 import type { Claiming } from '../db/claims.ts'
-import { expectedRecords, judge, type ExpectedRecord, type RecordKind, type Verdict } from '../core/domains/records.ts'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Resolver } from '../lib/dns.ts'
@@ -43,9 +41,6 @@ const FIRST_SERVER_CHECK_MS = 5_000
  */
 export function createDomainChecker(deps: CheckerDeps) {
   const { settings, clock, logger } = deps
-  let timer: ReturnType<typeof setInterval> | undefined
-  let firstServerCheck: ReturnType<typeof setTimeout> | undefined
-  let round: Promise<void> | undefined
   let serverRound: Promise<void> | undefined
   const checks = deps.metrics.counter({
     name: 'mailstead_domain_checks_total',
@@ -63,9 +58,11 @@ export function createDomainChecker(deps: CheckerDeps) {
 
   /** Checks one domain now; undefined when it is gone or already being checked. */
   async function check(id: number): Promise<CheckResult | undefined> {
-    const domain = await deps.claimant.write((trx) => beginCheck(trx, deps.claimant, id, clock.now()))
+    const [domain] = await worker.claim(async (trx, claimant) => {
+      const begun = await beginCheck(trx, claimant, id, clock.now())
+      return begun ? [begun] : []
+    }, () => id)
     if (!domain) return undefined
-    deps.claimant.held.hold('domains', [id])
     try {
       const verdicts = new Map(await Promise.all(expectedRecords(domain, settings.hostname).map(lookup)))
       const checked = await deps.write((trx) => finishCheck(trx, id, verdicts, settings, clock.now()))
@@ -80,7 +77,7 @@ export function createDomainChecker(deps: CheckerDeps) {
       throw error
     } finally {
       // Its end written, or its lease left to run out.
-      deps.claimant.held.letGo('domains', [id])
+      worker.letGo([id])
     }
   }
 
@@ -95,32 +92,44 @@ export function createDomainChecker(deps: CheckerDeps) {
 
   function checkServer() {
     if (!deps.server) return
-    serverRound ??= deps.server
-      .runIfDue()
-      .then(
-        () => {},
-        (error) => logger.error('SELFCHECK', 'server self-checks failed', { error: String(error) }),
-      )
-      .finally(() => (serverRound = undefined))
+    // The stop waits for it.
+    serverRound ??= worker.track(
+      deps.server
+        .runIfDue()
+        .then(
+          () => {},
+          (error) => logger.error('SELFCHECK', 'server self-checks failed', { error: String(error) }),
+        )
+        .finally(() => (serverRound = undefined)),
+    )
   }
+
+  const worker = createWorker(
+    {
+      tag: 'DOMAIN',
+      failed: 'check failed',
+      round: async () => {
+        await checkDue()
+        return false
+      },
+      pollMs: TICK_MS,
+      // The first round comes with the timer, not with the start.
+      roundAtStart: false,
+      timers: [{ everyMs: TICK_MS, firstAfterMs: FIRST_SERVER_CHECK_MS, run: checkServer }],
+      // Checks asked for by a request (check) run outside the rounds: a stop leaves them to finish.
+      claims: { table: 'domains', claimant: deps.claimant, givesBack: false },
+    },
+    deps,
+  )
 
   return {
     check,
     checkDue,
     async start() {
-      timer = setInterval(() => {
-        round ??= checkDue().finally(() => (round = undefined))
-        checkServer()
-      }, TICK_MS)
-      timer.unref()
-      firstServerCheck = setTimeout(checkServer, FIRST_SERVER_CHECK_MS)
-      firstServerCheck.unref()
+      worker.start()
     },
-    async stop() {
-      clearInterval(timer)
-      clearTimeout(firstServerCheck)
-      await Promise.all([round, serverRound])
-    },
+    /** Takes no more rounds; waits for the round and the server's checks under way. */
+    stop: worker.stop,
   }
 }
 

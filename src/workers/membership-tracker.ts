@@ -1,11 +1,10 @@
-import { commitOrderOf, committedAfter, cursorAt, readingOrder, type EventCursor } from '../../db/event-cursors.ts'
-import type { Db } from '../../db/schema.ts'
-import type { Clock } from '../../lib/clock.ts'
-import type { Logger } from '../../lib/logger.ts'
-import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
-import { isTimeBased, type CompileContext } from './compile.ts'
-import { compileContext, conditionOf } from './membership.ts'
-import { membershipDrift, refreshMemberships, refreshSegmentContacts } from './segment-tracking.ts'
+import { createWorker } from '../cluster/worker.ts'
+import type { EventCursor } from '../db/event-cursors.ts'
+import type { Db } from '../db/schema.ts'
+import type { Clock } from '../lib/clock.ts'
+import type { Logger } from '../lib/logger.ts'
+import { lastSettledEmailEvent } from '../core/emails/index.ts'
+import { anyTracked, compileContext, conditionOf, contactsWithActivity, isTimeBased, membershipDrift, refreshMemberships, refreshSegmentContacts, trackedDynamicSegments, type CompileContext } from '../core/segments/index.ts'
 
 export interface TrackerDeps {
   db: Db
@@ -33,36 +32,29 @@ async function inChunks(ids: readonly string[], work: (chunk: string[]) => Promi
  */
 export function createMembershipTracker(deps: TrackerDeps) {
   const { db, write, clock, logger } = deps
-  let timer: ReturnType<typeof setInterval> | undefined
   let round: Promise<void> | undefined
   /** The last email event applied; later ones are activity the segments have not seen. */
   let applied: EventCursor | undefined
 
   const lastEmailEvent = () => lastSettledEmailEvent(db)
-  const anyTracked = async () => (await db.selectFrom('segments').select('id').where('track_membership', '=', 1).limit(1).executeTakeFirst()) !== undefined
 
   /** Re-evaluates the contacts whose emails got events since the last round. */
   async function applyActivity(now: number): Promise<void> {
-    if (applied === undefined || !(await anyTracked())) {
+    if (applied === undefined || !(await anyTracked(db))) {
       applied = await lastEmailEvent()
       return
     }
     for (let more = true; more; ) {
-      const rows = await emailEventsWithEmail(db)
-        .select(['ev.id', 'em.project_id', 'em.contact_id', commitOrderOf(db, 'ev')])
-        .where(committedAfter(db, 'ev', applied))
-        .orderBy(readingOrder(db, 'ev'))
-        .limit(ACTIVITY_PER_READ)
-        .execute()
-      for (const [projectId, ids] of contactsByProject(rows)) await inChunks(ids, (chunk) => write((trx) => refreshMemberships(trx, projectId, chunk, now)))
-      applied = rows.length > 0 ? cursorAt(rows.at(-1)!) : applied
-      more = rows.length === ACTIVITY_PER_READ
+      const activity = await contactsWithActivity(db, applied, ACTIVITY_PER_READ)
+      for (const [projectId, ids] of activity.byProject) await inChunks(ids, (chunk) => write((trx) => refreshMemberships(trx, projectId, chunk, now)))
+      applied = activity.cursor
+      more = activity.more
     }
   }
 
   /** Brings every tracked segment whose membership moves with time up to `now`. */
   async function refreshTimeBased(now: number): Promise<void> {
-    const tracked = await db.selectFrom('segments').selectAll().where('track_membership', '=', 1).where('type', '=', 'DYNAMIC').execute()
+    const tracked = await trackedDynamicSegments(db)
     const contexts = new Map<number, CompileContext>()
     for (const segment of tracked) {
       const context = contexts.get(segment.project_id) ?? (await compileContext(db, segment.project_id, now))
@@ -79,36 +71,42 @@ export function createMembershipTracker(deps: TrackerDeps) {
     }
   }
 
-  /** One round, activity first and then time; a round asked for while one runs is that one. */
+  /** One round, activity first and then time; a round asked for while one runs is that one. A stop waits for it. */
   function tick(): Promise<void> {
-    round ??= (async () => {
-      const now = clock.now()
-      await applyActivity(now)
-      await refreshTimeBased(now)
-    })().finally(() => (round = undefined))
+    round ??= worker.track(
+      (async () => {
+        const now = clock.now()
+        await applyActivity(now)
+        await refreshTimeBased(now)
+      })().finally(() => (round = undefined)),
+    )
     return round
   }
+
+  const worker = createWorker(
+    {
+      tag: 'SEGMENTS',
+      failed: 'membership round failed',
+      round: async () => {
+        await tick()
+        return false
+      },
+      pollMs: deps.intervalMs ?? INTERVAL_MS,
+      // The first round comes with the timer: the start only marks where activity begins.
+      roundAtStart: false,
+    },
+    deps,
+  )
 
   return {
     tick,
     async start() {
       applied = await lastEmailEvent()
-      timer = setInterval(() => tick().catch((error) => logger.error('SEGMENTS', 'membership round failed', { error: String(error) })), deps.intervalMs ?? INTERVAL_MS)
-      timer.unref()
+      worker.start()
     },
-    async stop() {
-      clearInterval(timer)
-      await round?.catch(() => {})
-    },
+    /** Takes no more rounds; waits for the round under way. */
+    stop: worker.stop,
   }
 }
 
 export type MembershipTracker = ReturnType<typeof createMembershipTracker>
-
-function contactsByProject(rows: ReadonlyArray<{ project_id: number; contact_id: string | null }>): Map<number, string[]> {
-  const byProject = new Map<number, Set<string>>()
-  for (const row of rows) {
-    if (row.contact_id) (byProject.get(row.project_id) ?? byProject.set(row.project_id, new Set()).get(row.project_id)!).add(row.contact_id)
-  }
-  return new Map([...byProject].map(([projectId, ids]) => [projectId, [...ids]]))
-}

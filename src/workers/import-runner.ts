@@ -1,15 +1,13 @@
 import { mkdir, readdir, rm } from 'node:fs/promises'
-import { PRIVATE_DIR } from '../../lib/files.ts'
 import { join } from 'node:path'
-import { giveBack, type Claiming } from '../../db/claims.ts'
-import type { Db } from '../../db/schema.ts'
-import type { Clock } from '../../lib/clock.ts'
-import { AppError } from '../../lib/errors.ts'
-import type { Logger } from '../../lib/logger.ts'
-import { importCsvFile, type Write } from './import-file.ts'
-import { claimImport, finishImport, saveProgress, waitingImportIds, type ImportRow } from './imports.repository.ts'
-import { progressOf } from './imports.service.ts'
-import { dropUpload, fetchUpload } from './import-uploads.repository.ts'
+import { createWorker } from '../cluster/worker.ts'
+import type { Claiming } from '../db/claims.ts'
+import type { Db } from '../db/schema.ts'
+import type { Clock } from '../lib/clock.ts'
+import { AppError } from '../lib/errors.ts'
+import { PRIVATE_DIR } from '../lib/files.ts'
+import type { Logger } from '../lib/logger.ts'
+import { claimImport, dropUpload, fetchUpload, finishImport, importCsvFile, progressOf, saveProgress, UPLOADS_DIR, waitingImportIds, type ImportRow, type Write } from '../core/contacts/index.ts'
 
 export interface ImportRunnerDeps {
   db: Db
@@ -23,11 +21,6 @@ export interface ImportRunnerDeps {
   claimant: Claiming
 }
 
-const UPLOADS = 'imports'
-
-/** Where an import's upload is kept, relative to the data directory. */
-export const uploadPath = (id: string) => join(UPLOADS, `${id}.csv`)
-
 /**
  * Runs contact imports one after another in the background. Their state is in the database: an
  * import a stopped process was running is given back (at its stop, or once its claim's lease ran
@@ -35,34 +28,24 @@ export const uploadPath = (id: string) => join(UPLOADS, `${id}.csv`)
  */
 export function createImportRunner(deps: ImportRunnerDeps) {
   const { clock, logger } = deps
-  let stopped = true
-  let running: Promise<void> | undefined
-  let again = false
   let abort = new AbortController()
 
-  const kick = () => {
-    if (stopped) return
-    if (running) {
-      again = true
-      return
-    }
-    again = false
-    running = runWaiting()
-      .catch((error) => logger.error('IMPORT', 'claiming imports failed', { error: String(error) }))
-      .finally(() => {
-        running = undefined
-        if (again) kick()
-      })
+  /** Claims the next waiting import and runs it; answers whether there was one (another may wait). */
+  async function runNext(): Promise<boolean> {
+    const [job] = await worker.claim(async (trx, claimant) => {
+      const claimed = await claimImport(trx, claimant, clock.now())
+      return claimed ? [claimed] : []
+    }, (row) => row.id)
+    if (!job) return false
+    // Settled or not: an import whose end could not be written is given back once its lease runs out.
+    await run(job).finally(() => worker.letGo([job.id]))
+    return true
   }
 
-  async function runWaiting(): Promise<void> {
-    let job: ImportRow | undefined
-    while (!stopped && (job = await deps.claimant.write((trx) => claimImport(trx, deps.claimant, clock.now())))) {
-      deps.claimant.held.hold('contact_imports', [job.id])
-      // Settled or not: an import whose end could not be written is given back once its lease runs out.
-      await run(job).finally(() => deps.claimant.held.letGo('contact_imports', [job!.id]))
-    }
-  }
+  const worker = createWorker(
+    { tag: 'IMPORT', failed: 'claiming imports failed', round: runNext, claims: { table: 'contact_imports', claimant: deps.claimant } },
+    deps,
+  )
 
   async function run(job: ImportRow): Promise<void> {
     const fields = { importId: job.id, projectId: job.project_id }
@@ -96,7 +79,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
 
   /** Uploads whose import is over (or never began) are removed: the server stopped before it could. */
   async function removeLeftovers(): Promise<void> {
-    const dir = join(deps.dataDir, UPLOADS)
+    const dir = join(deps.dataDir, UPLOADS_DIR)
     await mkdir(dir, { recursive: true, mode: PRIVATE_DIR })
     const keep = new Set((await waitingImportIds(deps.db)).map((id) => `${id}.csv`))
     for (const name of await readdir(dir)) if (!keep.has(name)) await rm(join(dir, name), { force: true })
@@ -104,22 +87,18 @@ export function createImportRunner(deps: ImportRunnerDeps) {
 
   return {
     async start() {
-      stopped = false
       abort = new AbortController()
       await removeLeftovers()
-      kick()
+      worker.start()
     },
     /** A new import is waiting. */
-    queued: kick,
+    queued: worker.wake,
     /** Resolves when no import is running. */
-    async drain() {
-      while (running) await running
-    },
+    drain: worker.idle,
+    /** Cuts the import under way short (it goes on from its last chunk, here or elsewhere); gives back what it holds. */
     async stop() {
-      stopped = true
       abort.abort()
-      while (running) await running
-      await deps.write((trx) => giveBack(trx, 'contact_imports', deps.claimant.owner, clock.now())).finally(() => deps.claimant.held.clear('contact_imports'))
+      await worker.stop()
     },
   }
 }

@@ -1,17 +1,9 @@
-import { giveBack, unclaim, type Claiming } from '../../db/claims.ts'
-import type { Db } from '../../db/schema.ts'
-import type { Clock } from '../../lib/clock.ts'
-import type { Logger } from '../../lib/logger.ts'
-import { coalesce } from '../../lib/coalesce.ts'
-import { createPump } from '../../lib/pump.ts'
-import { recordAttempt } from './attempts.ts'
-import type { CallWebhook } from './caller.ts'
-import { claimDeliveries, dueWork, pauseDelivery, type Claimed } from './webhook-deliveries.repository.ts'
-import { onWebhookEvents } from './emit.ts'
-import { pickDeliveries, type Caps } from './pick.ts'
-import { pruneFinished } from './prune.ts'
-import { findCallTargets, type CallTarget } from './webhooks.repository.ts'
-import { signingSecrets } from './webhooks.service.ts'
+import { createWorker } from '../cluster/worker.ts'
+import type { Claiming } from '../db/claims.ts'
+import type { Db } from '../db/schema.ts'
+import type { Clock } from '../lib/clock.ts'
+import type { Logger } from '../lib/logger.ts'
+import { claimDeliveries, dueWork, findCallTargets, pauseDelivery, pickDeliveries, pruneFinished, recordAttempt, signingSecrets, type CallTarget, type CallWebhook, type Caps, type Claimed } from '../core/webhooks/index.ts'
 
 export interface DispatcherSettings extends Caps {
   /** Calls under way at once, in all. */
@@ -56,9 +48,8 @@ const FIRST_PRUNE_MS = 60_000
 export function createWebhookDispatcher(deps: DispatcherDeps) {
   const { clock, logger, settings } = deps
   const underWay = new Map<string, number>()
-  const running = new Set<Promise<void>>()
-  let stopped = true
-  let started = false
+  let pruning: Promise<number> | undefined
+  let halting = false
 
   async function attempt(delivery: Claimed, target: CallTarget | undefined): Promise<void> {
     // A deleted webhook's deliveries went with it.
@@ -84,63 +75,54 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       .catch(async (error) => {
         logger.error('WEBHOOK', 'a delivery could not be made or recorded; it is made again', { deliveryId: delivery.id, error: describe(error) })
         // Due again, the call repeats with the same id; if even this write fails, the claim's lease runs out.
-        await deps.write((trx) => unclaim(trx, 'webhook_deliveries', deps.claimant.owner, [delivery.id])).catch(() => {})
+        await worker.unclaim([delivery.id]).catch(() => {})
       })
       .finally(() => {
-        deps.claimant.held.letGo('webhook_deliveries', [delivery.id])
+        worker.letGo([delivery.id])
         const left = underWay.get(webhook)! - 1
         if (left === 0) underWay.delete(webhook)
         else underWay.set(webhook, left)
-        running.delete(run)
         void take().catch(failed)
       })
-    running.add(run)
+    worker.track(run)
   }
 
+  /** How many calls are under way now, in all. */
+  const callsUnderWay = () => [...underWay.values()].reduce((sum, count) => sum + count, 0)
+
+  const failed = (error: unknown) => logger.error('WEBHOOK', 'dispatcher round failed', { error: describe(error) })
+
+  const worker = createWorker(
+    {
+      tag: 'WEBHOOK',
+      failed: 'dispatcher round failed',
+      // Each round takes all it may; freed places call take themselves, so a round never asks for another.
+      round: async () => {
+        await take()
+        return false
+      },
+      pollMs: settings.pollMs,
+      timers: [{ everyMs: PRUNE_EVERY_MS, firstAfterMs: FIRST_PRUNE_MS, run: () => pruneNow() }],
+      claims: { table: 'webhook_deliveries', claimant: deps.claimant },
+    },
+    deps,
+  )
+
   /** Takes the deliveries that may be called now; a call while one is under way asks it to look again. */
-  const take = coalesce(async () => {
-    const room = settings.concurrency - running.size
+  const take = worker.coalesced(async () => {
+    const room = settings.concurrency - callsUnderWay()
     if (room <= 0) return 0
     const now = clock.now()
     const picked = pickDeliveries(await dueWork(deps.db, now, settings.perWebhook), underWay, room, settings)
     if (picked.length === 0) return 0
-    const claimed = await deps.claimant.write((trx) => claimDeliveries(trx, deps.claimant, picked, now))
-    deps.claimant.held.hold('webhook_deliveries', claimed.map((delivery) => delivery.id))
+    const claimed = await worker.claim((trx, claimant) => claimDeliveries(trx, claimant, picked, now), (delivery) => delivery.id)
     // The calls start in the order picked (a webhook's deliveries in the order they were made),
     // each at once: their targets are read together first, so that none waits on a read of its
     // own, which several connections (PostgreSQL's) would answer in any order.
     const targets = await findCallTargets(deps.db, [...new Set(claimed.map((delivery) => delivery.webhook_id))])
     for (const delivery of inOrder(claimed, picked)) start(delivery, targets.get(delivery.webhook_id))
     return claimed.length
-  }, () => stopped)
-
-  const failed = (error: unknown) => logger.error('WEBHOOK', 'dispatcher round failed', { error: describe(error) })
-  // Each round takes all it may; freed places call take themselves, so a round never asks for another.
-  const pump = createPump(async () => {
-    await take()
-    return false
-  }, failed)
-  let timers: Array<ReturnType<typeof setTimeout>> = []
-  let unsubscribe = () => {}
-  let committed: Promise<void> | undefined
-
-  /**
-   * An emit happens inside the transaction that writes its deliveries: a round begun at once may
-   * look before that commits (on a database whose other connections do not wait for it, as
-   * PostgreSQL's do not) and find nothing. A write queued now commits after it, so the round
-   * waits for that one; emits close together share it.
-   */
-  const wakeAfterCommit = () => {
-    committed ??= deps
-      .write(async () => {})
-      .catch(() => {})
-      .finally(() => {
-        committed = undefined
-        pump.wake()
-      })
-  }
-  let pruning: Promise<number> | undefined
-  let halting = false
+  })
 
   /** Deletes finished deliveries older than they are kept; a call while one runs is that one. */
   function prune(): Promise<number> {
@@ -152,34 +134,17 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       .then((deleted) => deleted > 0 && logger.info('WEBHOOK', `${deleted} finished deliveries deleted`, { keptDays: settings.keepFinishedMs / 86_400_000 }))
       .catch((error) => logger.error('WEBHOOK', 'pruning deliveries failed', { error: describe(error) }))
 
-  /** Resolves when the calls under way, and those they led to, have been made and recorded. */
-  async function settle() {
-    for (let taking = take.pending(); running.size > 0 || taking; taking = take.pending()) await Promise.race([...running, ...(taking ? [taking] : [])])
-  }
-
   return {
-    /** Something was emitted: look for due deliveries now. */
-    wake: pump.wake,
+    /** Deliveries wait (written, or due again): look for them now. */
+    wake: worker.wake,
     start() {
-      started = true
-      stopped = false
       halting = false
-      unsubscribe = onWebhookEvents(wakeAfterCommit)
-      timers = [setInterval(pump.wake, settings.pollMs), setTimeout(pruneNow, FIRST_PRUNE_MS), setInterval(pruneNow, PRUNE_EVERY_MS)]
-      for (const timer of timers) timer.unref()
-      pump.start()
+      worker.start()
     },
-    /** Takes nothing more; waits for the calls under way (each ends by its deadline). */
+    /** Takes nothing more; waits for the calls under way (each ends by its deadline); gives back what it holds. */
     async stop() {
-      started = false
-      stopped = true
       halting = true
-      for (const timer of timers) clearTimeout(timer)
-      unsubscribe()
-      await committed
-      await pump.stop()
-      await settle()
-      await deps.write((trx) => giveBack(trx, 'webhook_deliveries', deps.claimant.owner, clock.now())).finally(() => deps.claimant.held.clear('webhook_deliveries'))
+      await worker.stop()
       await pruning?.catch(() => {})
     },
     /** Deletes the finished deliveries older than they are kept (hourly once started); answers how many. */
@@ -189,17 +154,14 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
      * dispatcher is started: for tests.
      */
     async drain() {
-      await pump.idle()
-      stopped = false
-      try {
+      await worker.idle()
+      await worker.open(async () => {
         for (;;) {
           const taken = await take()
-          await settle()
-          if (taken === 0 && running.size === 0) return
+          await worker.settle()
+          if (taken === 0 && callsUnderWay() === 0) return
         }
-      } finally {
-        if (!started) stopped = true
-      }
+      })
     },
   }
 }

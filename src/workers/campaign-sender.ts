@@ -1,17 +1,26 @@
-import { giveBack, type Claiming } from '../../db/claims.ts'
-import type { Db } from '../../db/schema.ts'
-import type { Clock } from '../../lib/clock.ts'
-import { AppError } from '../../lib/errors.ts'
-import type { Logger } from '../../lib/logger.ts'
-import { createPump } from '../../lib/pump.ts'
-import { senderDomain } from '../emails/send.ts'
-import { guardrailPauseMessage, guardrailVerdict, verdictFacts, type GuardrailSettings, type Verdict } from '../guardrails/guard.ts'
-import { campaignSent } from '../reactions.ts'
-import type { CampaignRow } from './campaign.ts'
-import { holdCampaign } from './campaign-actions.ts'
-import { activeCampaigns, campaignForStep, claimCampaigns, hasWaitingDeliveries, unclaimCampaigns, updateCampaignRow } from './campaigns.repository.ts'
-import { handChunk } from './handoff.ts'
-import { listChunk } from './listing.ts'
+import { createWorker } from '../cluster/worker.ts'
+import type { Claiming } from '../db/claims.ts'
+import type { Db } from '../db/schema.ts'
+import type { Clock } from '../lib/clock.ts'
+import { AppError } from '../lib/errors.ts'
+import type { Logger } from '../lib/logger.ts'
+import { senderDomain } from '../core/emails/index.ts'
+import { guardrailPauseMessage, guardrailVerdict, verdictFacts, type GuardrailSettings, type Verdict } from '../core/guardrails/index.ts'
+import { campaignSent } from '../core/reactions.ts'
+import {
+  activeCampaigns,
+  campaignById,
+  campaignForStep,
+  claimCampaigns,
+  handChunk,
+  hasWaitingDeliveries,
+  holdCampaign,
+  listChunk,
+  startDueCampaigns,
+  unclaimCampaigns,
+  updateCampaignRow,
+  type CampaignRow,
+} from '../core/campaigns/index.ts'
 
 export interface SenderSettings {
   /** How often to look for campaigns that came due or may hand their next batch. */
@@ -63,7 +72,6 @@ const DONE: Progress = { next: 'done', handed: 0 }
  */
 export function createCampaignSender(deps: SenderDeps) {
   const { clock, logger, settings } = deps
-  let timer: ReturnType<typeof setInterval> | undefined
 
   /** A batch may start: the window since the last has passed and the last has left the queue. */
   async function mayStartBatch(trx: Db, campaign: CampaignRow, now: number) {
@@ -103,7 +111,7 @@ export function createCampaignSender(deps: SenderDeps) {
     const progress = await deps.write(async (trx): Promise<Progress> => {
       const campaign = await campaignForStep(trx, id)
       // Finished, paused, cancelled or deleted; or this process's lease ran out and another took it over.
-      if (campaign?.status !== 'SENDING' || campaign.claimed_by !== deps.claimant.owner) return DONE
+      if (campaign?.status !== 'SENDING' || campaign.claimed_by !== worker.owner) return DONE
       const now = clock.now()
       if (campaign.listed === 1) return hand(trx, campaign, now)
       await listChunk(trx, campaign, settings.listChunk, now)
@@ -130,7 +138,7 @@ export function createCampaignSender(deps: SenderDeps) {
       if (!(error instanceof AppError)) throw error
       // Paused as its user would pause it: what it queued and was not tried yet is held too.
       await deps.write(async (trx) => {
-        const row = await trx.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst()
+        const row = await campaignById(trx, id)
         if (row) await holdCampaign(trx, row, { reason: 'error', message: error.message }, clock.now())
       })
       logger.warn('CAMPAIGN', 'paused: it cannot go on', { campaignId: id, error: error.message })
@@ -139,7 +147,7 @@ export function createCampaignSender(deps: SenderDeps) {
   }
 
   /** The campaigns this process sends: claimed, and held until they leave SENDING. */
-  const inHand = () => deps.claimant.held.ids('campaigns') as string[]
+  const inHand = () => worker.held() as string[]
 
   /**
    * Starts what came due, claims the sending campaigns no process sends yet, then advances each
@@ -149,16 +157,9 @@ export function createCampaignSender(deps: SenderDeps) {
     const now = clock.now()
     const active = await activeCampaigns(deps.db)
     const due = active.filter((c) => c.status === 'SCHEDULED' && c.scheduled_at! <= now).map((c) => c.id)
-    if (due.length > 0) {
-      await deps.write((trx) =>
-        trx.updateTable('campaigns').set({ status: 'SENDING', started_at: now, updated_at: now }).where('id', 'in', due).where('status', '=', 'SCHEDULED').execute(),
-      )
-    }
+    if (due.length > 0) await deps.write((trx) => startDueCampaigns(trx, due, now))
     const free = [...active.filter((c) => c.status === 'SENDING' && c.claimed_by === null).map((c) => c.id), ...due]
-    if (free.length > 0) {
-      const claimed = await deps.claimant.write((trx) => claimCampaigns(trx, deps.claimant, free, now))
-      deps.claimant.held.hold('campaigns', claimed)
-    }
+    if (free.length > 0) await worker.claim((trx, claimant) => claimCampaigns(trx, claimant, free, now), (id) => id)
     let busy = false
     const done: string[] = []
     for (const id of inHand()) {
@@ -167,30 +168,26 @@ export function createCampaignSender(deps: SenderDeps) {
       if (next === 'done') done.push(id)
     }
     if (done.length > 0) {
-      await deps.write((trx) => unclaimCampaigns(trx, deps.claimant.owner, done))
-      deps.claimant.held.letGo('campaigns', done)
+      await deps.write((trx) => unclaimCampaigns(trx, worker.owner, done))
+      worker.letGo(done)
     }
     return busy
   }
 
-  const pump = createPump(round, (error) => logger.error('CAMPAIGN', 'sending round failed', { error: String((error as Error)?.stack ?? error) }))
+  const worker = createWorker(
+    { tag: 'CAMPAIGN', failed: 'sending round failed', round, pollMs: settings.pollMs, claims: { table: 'campaigns', claimant: deps.claimant } },
+    deps,
+  )
 
   return {
     /** A campaign was sent, scheduled or resumed: look now rather than at the next tick. */
-    wake: pump.wake,
-    start() {
-      timer = setInterval(pump.wake, settings.pollMs)
-      timer.unref()
-      pump.start()
-    },
-    async stop() {
-      clearInterval(timer)
-      await pump.stop()
-      await deps.write((trx) => giveBack(trx, 'campaigns', deps.claimant.owner, clock.now())).finally(() => deps.claimant.held.clear('campaigns'))
-    },
+    wake: worker.wake,
+    start: worker.start,
+    /** Takes nothing more; waits for the round under way; gives back the campaigns it sends. */
+    stop: worker.stop,
     /** Runs rounds until none has more to do, whether or not the sender is started: for tests. */
     async drain() {
-      await pump.idle()
+      await worker.idle()
       while (await round()) {}
     },
   }

@@ -3,19 +3,19 @@ import type { WriteOptions } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Registry } from '../lib/metrics.ts'
-import { createPump } from '../lib/pump.ts'
 import { TtlCache } from '../lib/ttl-cache.ts'
-import { deliveryMetrics, queueDepthMetric } from './delivery-metrics.ts'
-import { giveBack, type Claiming } from '../db/claims.ts'
-import { createOutcomeRecorder } from './outcomes.ts'
+import { deliveryMetrics, queueDepthMetric } from '../delivery/delivery-metrics.ts'
+import type { Claiming } from '../db/claims.ts'
+import { createWorker } from '../cluster/worker.ts'
+import { createOutcomeRecorder } from '../delivery/outcomes.ts'
 import { claimDue, holdDeliveries } from '../core/queue/index.ts'
 import { sendRateOf } from '../core/projects/index.ts'
-import type { Delivery, Settlement } from './attempt.ts'
-import type { Shaper } from './sites/shaper.ts'
-import type { SiteResolver } from './sites/site-resolver.ts'
-import { SANDBOX_SITE } from './sites/site-of.ts'
-import type { SiteLimits } from './sites/rules.ts'
-import { loadSites as loadSitesOf, mapDomains, saveSites } from './sites/sites.repository.ts'
+import type { Delivery, Settlement } from '../delivery/attempt.ts'
+import type { Shaper } from '../delivery/sites/shaper.ts'
+import type { SiteResolver } from '../delivery/sites/site-resolver.ts'
+import { SANDBOX_SITE } from '../delivery/sites/site-of.ts'
+import type { SiteLimits } from '../delivery/sites/rules.ts'
+import { loadSites as loadSitesOf, mapDomains, saveSites } from '../delivery/sites/sites.repository.ts'
 
 export interface LoopSettings {
   /** Attempts in flight at once, in all. */
@@ -87,12 +87,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
   /** Domains whose site was found since the last flush. */
   const foundDomains: Array<{ domain: string; site: string }> = []
   const rates = new TtlCache<number>(clock, 30_000)
-  const running = new Set<Promise<void>>()
   let activeCount = 0
   let waitingCount = 0
-  let timer: ReturnType<typeof setInterval> | undefined
-  let flushTimer: ReturnType<typeof setInterval> | undefined
-  let stopped = true
   /** New mail or passing time may have made rows due that the last claim could not see. */
   let fresh = true
   /** The limits under which the last claim found nothing: claiming again under them finds nothing. */
@@ -103,8 +99,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
   /** The projects whose mail was queued since that claim, when every caller said (null: unknown). */
   let queuedFor: Set<number> | null = new Set()
   let retry: ReturnType<typeof setTimeout> | undefined
-  const held = deps.claimant.held
-  const outcomes = createOutcomeRecorder({ write: deps.write, clock, logger, metrics: deliveryMetrics(deps.metrics), letGo: (ids) => held.letGo('deliveries', ids) })
+  const outcomes = createOutcomeRecorder({ write: deps.write, clock, logger, metrics: deliveryMetrics(deps.metrics), letGo: (ids) => worker.letGo(ids) })
   // Claimed rows are `sending` until settled, whether still buffered or in flight.
   queueDepthMetric(deps.metrics, deps.db, () => waitingCount + activeCount)
 
@@ -131,7 +126,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
   /** Claims what the buffer has room for; answers whether it filled it (there may be more). */
   async function fill(): Promise<boolean> {
     const free = BUFFER_TOTAL - waitingCount
-    if (free <= 0 || stopped) return false
+    if (free <= 0 || !worker.taking) return false
     const starved = deps.sendRate.starved()
     const skip = { domains: [...stockedDomains(), ...heldNow()], projects: starved }
     const limits = JSON.stringify(skip)
@@ -149,8 +144,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
     fresh = false
     queuedSince = false
     queuedFor = new Set()
-    const claimed = await deps.claimant.write((trx) => claimDue(trx, deps.claimant, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip))
-    held.hold('deliveries', claimed.map((delivery) => delivery.id))
+    const claimed = await worker.claim((trx, claimant) => claimDue(trx, claimant, clock.now(), free, settings.perDomain * BUFFER_PER_DOMAIN, skip), (delivery) => delivery.id)
     emptyUnder = claimed.length === 0 ? limits : undefined
     emptyAt = Date.now()
     waitingCount += claimed.length
@@ -175,8 +169,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
       unplaced.delete(domain)
       wake()
     })
-    running.add(lookup)
-    lookup.finally(() => running.delete(lookup))
+    worker.track(lookup)
   }
 
   function ready(site: string, delivery: Delivery) {
@@ -237,9 +230,8 @@ export function createDeliveryLoop(deps: LoopDeps) {
       .then(() => logger.info(`DEFERRED[${hold.category}]`, `${deliveries.length} messages wait until ${new Date(hold.until).toISOString()}: ${hold.reason}`))
       .catch((error) => logger.error('QUEUE', 'could not hold deliveries back', { error: String(error) }))
       // Held back, or not: if the write failed, their leases run out and they wait again.
-      .finally(() => held.letGo('deliveries', ids))
-    running.add(writing)
-    writing.finally(() => running.delete(writing))
+      .finally(() => worker.letGo(ids))
+    worker.track(writing)
   }
 
   /** Destination domains whose site holds its mail until a time still to come: a claim skips them. */
@@ -265,11 +257,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
       else active.set(site, left)
       wake()
     }
-    const run = deliver(delivery, site, limits, release).finally(() => {
-      release()
-      running.delete(run)
-    })
-    running.add(run)
+    worker.track(deliver(delivery, site, limits, release).finally(release))
   }
 
   async function deliver(delivery: Delivery, site: string, limits: SiteLimits, release: () => void) {
@@ -326,7 +314,21 @@ export function createDeliveryLoop(deps: LoopDeps) {
     }
   }
 
-  const pump = createPump(round, (error) => logger.error('QUEUE', 'delivery round failed', { error: String(error) }))
+  const worker = createWorker(
+    {
+      tag: 'QUEUE',
+      failed: 'delivery round failed',
+      round,
+      timers: [
+        // Passing time may have made deliveries due that no one woke the loop for.
+        { everyMs: settings.pollMs, run: () => wake({ fresh: true }) },
+        { everyMs: FLUSH_SITES_MS, run: () => void flushSites() },
+      ],
+      finish: () => outcomes.recordLeftovers().catch((error) => logger.error('QUEUE', 'outcomes left unrecorded at stop', { error: String(error) })),
+      claims: { table: 'deliveries', claimant: deps.claimant },
+    },
+    deps,
+  )
 
   /**
    * Runs a round; a wake during a round asks for another. `fresh` says that new mail was queued
@@ -334,7 +336,7 @@ export function createDeliveryLoop(deps: LoopDeps) {
    */
   function wake(options: { fresh?: boolean } = {}) {
     if (options.fresh) fresh = true
-    pump.wake()
+    worker.wake()
   }
 
   return {
@@ -350,24 +352,13 @@ export function createDeliveryLoop(deps: LoopDeps) {
     flushSites,
     async start() {
       shaper.restore(await loadSitesOf(deps.db))
-      stopped = false
       fresh = true
-      timer = setInterval(() => wake({ fresh: true }), settings.pollMs)
-      timer.unref()
-      flushTimer = setInterval(() => void flushSites(), FLUSH_SITES_MS)
-      flushTimer.unref()
-      pump.start()
+      worker.start()
     },
     /** Stops claiming; waits for attempts in flight; hands the claimed ones not started back to the queue. */
     async stop() {
-      stopped = true
-      clearInterval(timer)
-      clearInterval(flushTimer)
       clearTimeout(retry)
-      await pump.stop()
-      while (running.size > 0) await Promise.all(running)
-      await outcomes.recordLeftovers().catch((error) => logger.error('QUEUE', 'outcomes left unrecorded at stop', { error: String(error) }))
-      await deps.write((trx) => giveBack(trx, 'deliveries', deps.claimant.owner, clock.now())).finally(() => held.clear('deliveries'))
+      await worker.stop()
       await flushSites()
       waiting.clear()
       unplaced.clear()
@@ -378,9 +369,9 @@ export function createDeliveryLoop(deps: LoopDeps) {
     async drain() {
       for (;;) {
         wake({ fresh: true })
-        await pump.idle()
-        if (running.size === 0) return flushSites()
-        await Promise.all(running)
+        await worker.idle()
+        if (!worker.busy) return flushSites()
+        await worker.settle()
       }
     },
   }

@@ -5,7 +5,7 @@
 // a protocol or a page says `// @database-incidental: why` instead and runs on SQLite alone.
 // test/integration/postgres-tags.test.ts fails when a file that makes a database through the test
 // helpers carries neither, so no file is left out by accident. docs/operations/postgresql.md says
-// the rule and how many files each pass runs.
+// the rule.
 //   bun scripts/test-postgres.ts [bun test options]   runs the pass
 //   bun scripts/test-postgres.ts --list               prints the tagged files
 import { existsSync, readdirSync, readFileSync } from 'node:fs'

@@ -31,7 +31,8 @@ header form { display: flex; gap: .5rem; margin-left: auto; }
 input, button { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .25rem .625rem; }
 button { cursor: pointer; }
 .layout { display: flex; align-items: flex-start; }
-nav { flex: 0 0 16rem; padding: 1rem 1.5rem; font-size: .9rem; border-right: 1px solid var(--line); }
+/* The page comes first (on a phone, before the list of pages); on a wide screen the list stands at its left. */
+nav { order: -1; flex: 0 0 16rem; padding: 1rem 1.5rem; font-size: .9rem; border-right: 1px solid var(--line); }
 nav h2 { font-size: .8rem; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); margin: 1rem 0 .25rem; }
 nav ul { list-style: none; margin: 0; padding: 0; }
 nav li { margin: .125rem 0; }
@@ -50,7 +51,7 @@ blockquote { margin: 0; padding: 0 1rem; color: var(--muted); border-left: 4px s
 mark { background: var(--mark); color: inherit; }
 .results li { margin: 0 0 1rem; }
 .results ol { list-style: none; padding-left: 1rem; font-size: .9rem; }
-@media (max-width: 48rem) { .layout { display: block; } nav { border-right: 0; border-bottom: 1px solid var(--line); } main { padding: 1rem; } }
+@media (max-width: 48rem) { .layout { display: block; } nav { border-right: 0; border-top: 1px solid var(--line); } main { padding: 1rem; } }
 `
 
 /** The nav of every page, the current one marked. */
@@ -83,12 +84,12 @@ export function frame(options: { title: string; route: string; body: string; que
 </form>
 </header>
 <div class="layout">
-<nav aria-label="Pages">
-${nav(options.route)}
-</nav>
 <main>
 ${options.body}
 </main>
+<nav aria-label="Pages">
+${nav(options.route)}
+</nav>
 </div>
 </body>
 </html>

@@ -82,3 +82,30 @@ export async function insertEmail(db: Db, projectId: number, contactId: string, 
   for (const [status, at] of events) await db.insertInto('email_events').values({ email_id: id, status, data: null, created_at: at }).execute()
   return id
 }
+
+/** A segment condition of one filter. */
+export const oneFilter = (filter: object) => ({ logic: 'AND', groups: [{ filters: [filter] }] })
+
+/** The segment events recorded for a segment, as `<entry|exit> <email>` in order. */
+export async function segmentChanges(db: Db, segmentId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('events as e')
+    .innerJoin('contacts as c', 'c.id', 'e.contact_id')
+    .select(['e.name', 'c.email'])
+    .where('e.name', 'like', `segment.${segmentId}.%`)
+    .orderBy('e.id')
+    .execute()
+  return rows.map((row) => `${row.name.slice(`segment.${segmentId}.`.length)} ${row.email}`)
+}
+
+/** The addresses of the contacts recorded as a tracked segment's members, in order. */
+export const recordedMembers = async (db: Db, segmentId: string): Promise<string[]> =>
+  (
+    await db
+      .selectFrom('segment_memberships as ms')
+      .innerJoin('contacts as c', 'c.id', 'ms.contact_id')
+      .select('c.email')
+      .where('ms.segment_id', '=', segmentId)
+      .orderBy('c.email')
+      .execute()
+  ).map((row) => row.email)

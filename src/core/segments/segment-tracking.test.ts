@@ -1,6 +1,6 @@
 // @database
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { HOUR, insertContacts, NOW, openProjectDb, setContactData } from '../../../test/helpers/segments.ts'
+import { HOUR, insertContacts, NOW, openProjectDb, oneFilter, recordedMembers, segmentChanges, setContactData } from '../../../test/helpers/segments.ts'
 import type { Database } from '../../db/client.ts'
 import type { Db } from '../../db/schema.ts'
 import { addMembers } from './segment-members.service.ts'
@@ -18,34 +18,13 @@ beforeEach(async () => {
 
 afterEach(() => database.close())
 
-const one = (filter: object) => ({ logic: 'AND', groups: [{ filters: [filter] }] })
+const one = oneFilter
 const pro = one({ field: 'data.plan', operator: 'equals', value: 'pro' })
 
 /** The contacts of these tests hold a plan and nothing else. */
 const setPlan = (id: string, plan: string) => setContactData(db, { plan }, id)
-
-/** The segment events recorded, as `<entry|exit> <email>` in order. */
-async function changes(segmentId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('events as e')
-    .innerJoin('contacts as c', 'c.id', 'e.contact_id')
-    .select(['e.name', 'c.email'])
-    .where('e.name', 'like', `segment.${segmentId}.%`)
-    .orderBy('e.id')
-    .execute()
-  return rows.map((row) => `${row.name.slice(`segment.${segmentId}.`.length)} ${row.email}`)
-}
-
-const recorded = async (segmentId: string) =>
-  (
-    await db
-      .selectFrom('segment_memberships as ms')
-      .innerJoin('contacts as c', 'c.id', 'ms.contact_id')
-      .select('c.email')
-      .where('ms.segment_id', '=', segmentId)
-      .orderBy('c.email')
-      .execute()
-  ).map((row) => row.email)
+const changes = (segmentId: string) => segmentChanges(db, segmentId)
+const recorded = (segmentId: string) => recordedMembers(db, segmentId)
 
 const tracked = (condition: unknown, name = 'Pros') => createSegment(db, projectId, { name, condition, trackMembership: true }, NOW)
 

@@ -35,6 +35,10 @@ import * as sandboxProjects from './0034_sandbox_projects.ts'
 import * as sandboxCounters from './0035_sandbox_counters.ts'
 import * as trackingStreams from './0036_tracking_streams.ts'
 import * as relayBounceNotices from './0037_relay_bounce_notices.ts'
+import * as keyScopes from './0038_key_scopes.ts'
+import * as recoveryCodes from './0039_recovery_codes.ts'
+import * as reportProjects from './0040_report_projects.ts'
+import * as bookOptIns from './0041_book_opt_ins.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -77,6 +81,10 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0035_sandbox_counters', ...sandboxCounters },
   { name: '0036_tracking_streams', ...trackingStreams },
   { name: '0037_relay_bounce_notices', ...relayBounceNotices },
+  { name: '0038_key_scopes', ...keyScopes },
+  { name: '0039_recovery_codes', ...recoveryCodes },
+  { name: '0040_report_projects', ...reportProjects },
+  { name: '0041_book_opt_ins', ...bookOptIns },
 ]
 
 /**

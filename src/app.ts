@@ -44,7 +44,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
   const dns = wireDns(parts)
   const delivery = await wireDelivery(parts)
   const { deliveries, mtaSts } = delivery
-  const authenticator = createAuthenticator(database.db, clock, rateLimits.loginFailures)
+  const authenticator = createAuthenticator(database.db, clock, rateLimits.loginFailures, writer.run)
   const schedulers = wireSchedulers(parts, delivery)
   let smtp: SmtpListeners | undefined
   const http = wireHttp(parts, { writer, authenticator, dns, delivery, schedulers, listeners: () => smtp?.status() ?? {} })
@@ -94,7 +94,7 @@ export async function createApp(config: Config, options: AppOptions = {}) {
       }
       if (runs(config, 'scheduler')) for (const loop of schedulerLoops) await loop.start()
       cluster.start()
-      if (runs(config, 'smtp')) smtp = await startSmtp(parts, authenticator, delivery, options.smtpPortFallbacks)
+      if (runs(config, 'smtp')) smtp = await startSmtp(parts, authenticator, options.smtpPortFallbacks)
       logger.info('HTTP', `listening on http://${server.hostname}:${server.port}`, { roles: config.role.join(',') })
       if (runs(config, 'http')) await announceSetup(database.db, config.secret, config.publicUrl, logger, clock.now())
     },

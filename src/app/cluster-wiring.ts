@@ -14,15 +14,16 @@ export function wireCluster(parts: SharedParts, wakers: Wakers, dns: DnsParts, d
   const { config, db, clock, logger, claimant } = parts
   const { deliveries } = delivery
   const { memberships, pruner, guardrails, webhooks, workflows, imports, campaigns } = schedulers
-  Object.assign(wakers, {
-    ...(runs(config, 'delivery') && { deliveries: () => deliveries.queued() }),
+  const own: Wakers = {
+    ...(runs(config, 'delivery') && { deliveries: (projects) => deliveries.queued(projects) }),
     ...(runs(config, 'scheduler') && {
       webhook_deliveries: () => webhooks.wake(),
       workflow_executions: () => workflows.wake(),
       contact_imports: () => imports.queued(),
       campaigns: () => campaigns.wake(),
     }),
-  })
+  }
+  Object.assign(wakers, own)
   const cluster = joinCluster(
     { databaseUrl: config.databaseUrl, db, clock, logger, claimant },
     { 'domain-checker': dns.checker, 'membership-tracker': memberships, 'body-pruner': pruner, 'guardrail-monitor': guardrails },

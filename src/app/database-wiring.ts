@@ -19,7 +19,7 @@ export async function wireDatabase(config: Config, clock: Clock, logger: Logger)
   const applied = await migrate(database.db, migrationsFor(database.dialect), () => clock.now())
   if (applied.length > 0) logger.info('MIGRATE', `applied ${applied.join(', ')}`)
   const wakers: Wakers = {}
-  const writer = createWriter(database.db, { wake: (table) => wakers[table]?.() })
+  const writer = createWriter(database.db, { wake: (table, projects) => wakers[table]?.(projects) })
   // Claims and leases are written on their own, never behind a batch of other work that waits on locks.
   const claimant = processClaimant(database.db, writer.run, config.leaseSeconds)
   const rateLimits = createRateLimits({ db: database.db, write: writer.run, clock, logger })

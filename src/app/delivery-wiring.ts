@@ -15,6 +15,7 @@ import { createShaper } from '../delivery/sites/shaper.ts'
 import { createSiteResolver } from '../delivery/sites/site-resolver.ts'
 import { warmupIsOn } from '../delivery/sites/warmup.ts'
 import { createSmtpPool } from '../delivery/smtp-client.ts'
+import { createSystemMail } from '../delivery/system-mail.ts'
 import { createTransfer } from '../delivery/transfer.ts'
 import { trustedCas } from '../lib/outbound/trust.ts'
 import { caFileOf, deliverySettingsOf, linkSettingsOf } from '../settings-of.ts'
@@ -112,7 +113,9 @@ export async function wireDelivery(parts: SharedParts) {
     claimant,
     sendRate: rateLimits.sendRate,
   })
-  return { pool, work, shaping, mtaSts, deliveries }
+  // The server's own mail (invitations): the same transfer, once, within one attempt's time.
+  const systemMail = createSystemMail({ transfer, work, logger, sender: config.systemSender, timeoutMs: config.deliveryAttemptTimeoutSeconds * 1000 })
+  return { pool, work, shaping, mtaSts, deliveries, systemMail }
 }
 
 export type DeliveryParts = Awaited<ReturnType<typeof wireDelivery>>

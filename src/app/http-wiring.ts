@@ -43,8 +43,8 @@ export interface HttpWiring {
 /** The HTTP API over every part: routes, its rate limits, and what the console's pages read. */
 export function wireHttp(parts: SharedParts, wiring: HttpWiring): HttpApp {
   const { config, db, resolver, clock, logger, metrics, rateLimits } = parts
-  const { shaping, deliveries, work } = wiring.delivery
-  const { imports, campaigns, workflows, webhooks, webhookTargets } = wiring.schedulers
+  const { shaping, work } = wiring.delivery
+  const { webhookTargets } = wiring.schedulers
   return createHttpApp({
     config,
     db,
@@ -65,16 +65,13 @@ export function wireHttp(parts: SharedParts, wiring: HttpWiring): HttpApp {
     serverChecks: wiring.dns.serverChecks,
     sendSettings: sendSettingsOf(config),
     build: work.build,
-    deliveries,
-    imports,
-    campaigns,
-    workflows,
     links: linkSettingsOf(config),
-    webhooks: { targets: webhookTargets, wake: webhooks.wake },
+    webhooks: { targets: webhookTargets },
     metrics,
     serverIps: () => serverIps(config.publicIps),
     sites: (projectId) => siteReports(db, shaping, clock.now(), projectId),
     warmupFinish: (campaignId) => warmupFinishOf(db, shaping, campaignId, clock.now()),
+    systemMail: wiring.delivery.systemMail,
     listeners: wiring.listeners,
   })
 }

@@ -42,7 +42,7 @@ const WEBHOOK_TUNING = { concurrency: 32, perWebhook: 8, perFailingWebhook: 2, p
  */
 export function wireSchedulers(parts: SharedParts, delivery: DeliveryParts) {
   const { config, db, write, resolver, clock, logger, claimant } = parts
-  const { deliveries, work } = delivery
+  const { work } = delivery
   const sendSettings = sendSettingsOf(config)
   const guardrailSettings = guardrailSettingsOf(config)
   const webhookTargets = { allowPrivate: config.webhookAllowPrivateTargets, resolve: hostAddresses(resolver) }
@@ -52,7 +52,6 @@ export function wireSchedulers(parts: SharedParts, delivery: DeliveryParts) {
     write,
     clock,
     logger,
-    queued: (projectId) => deliveries.queued(projectId),
     settings: { ...CAMPAIGN_TUNING, maxAgeMs: sendSettings.maxAgeMs, guardrails: guardrailSettings },
     claimant,
   })
@@ -66,7 +65,6 @@ export function wireSchedulers(parts: SharedParts, delivery: DeliveryParts) {
     sendSettings,
     call: createWebhookCaller({ allowPrivate: config.webhookAllowPrivateTargets, resolve: hostAddresses(resolver) }),
     signingSecret: (workflow) => signingSecretOf(config.secret, workflow),
-    queued: (projectId) => deliveries.queued(projectId),
     ...WORKFLOW_TUNING,
     claimant,
   })

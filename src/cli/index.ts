@@ -11,23 +11,23 @@ import { CliError } from './cli-error.ts'
 import { idArg } from './command.ts'
 import { buildProgram, CommanderError, type Invocation } from './program.ts'
 import type { Command, Context, Io } from './command.ts'
-import { backupCommand } from './commands/backup.ts'
-import { configShowCommand } from './commands/config.ts'
-import { contactsExportCommand, contactsImportCommand } from './commands/contacts.ts'
+import { backupCommand } from './commands/backup.command.ts'
+import { configShowCommand } from './commands/config.command.ts'
+import { contactsExportCommand, contactsImportCommand } from './commands/contacts.command.ts'
 import {
   domainAddCommand,
   domainListCommand,
   domainRecordsCommand,
   domainRemoveCommand,
   domainVerifyCommand,
-} from './commands/domain.ts'
-import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './commands/key.ts'
-import { healthCommand } from './commands/health.ts'
-import { inboundReportsCommand, inboundShowCommand } from './commands/inbound.ts'
-import { doctorCommand } from './commands/doctor.ts'
-import { migrateCommand } from './commands/migrate.ts'
-import { pruneCommand } from './commands/prune.ts'
-import { restoreCommand } from './commands/restore.ts'
+} from './commands/domain.command.ts'
+import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './commands/key.command.ts'
+import { healthCommand } from './commands/health.command.ts'
+import { inboundReportsCommand, inboundShowCommand } from './commands/inbound.command.ts'
+import { doctorCommand } from './commands/doctor.command.ts'
+import { migrateCommand } from './commands/migrate.command.ts'
+import { pruneCommand } from './commands/prune.command.ts'
+import { restoreCommand } from './commands/restore.command.ts'
 import {
   projectCreateCommand,
   projectDisableCommand,
@@ -37,14 +37,14 @@ import {
   projectSendRateCommand,
   projectSetSenderCommand,
   projectSetSandboxCommand,
-} from './commands/project.ts'
-import { queueCancelCommand, queueListCommand, queueRetryCommand, queueSitesCommand, queueStatsCommand } from './commands/queue.ts'
-import { suppressionAddCommand, suppressionListCommand, suppressionRemoveCommand } from './commands/suppression.ts'
-import { serveCommand } from './commands/serve.ts'
-import { sendCommand } from './commands/send.ts'
-import { completionCommand } from './commands/completion.ts'
-import { webhookAddCommand, webhookListCommand, webhookRemoveCommand } from './commands/webhook.ts'
-import { userCreateCommand, userDisableCommand, userEnableCommand, userListCommand, userResetPasswordCommand } from './commands/user.ts'
+} from './commands/project.command.ts'
+import { queueCancelCommand, queueListCommand, queueRetryCommand, queueSitesCommand, queueStatsCommand } from './commands/queue.command.ts'
+import { suppressionAddCommand, suppressionListCommand, suppressionRemoveCommand } from './commands/suppression.command.ts'
+import { serveCommand } from './commands/serve.command.ts'
+import { sendCommand } from './commands/send.command.ts'
+import { completionCommand } from './commands/completion.command.ts'
+import { webhookAddCommand, webhookListCommand, webhookRemoveCommand } from './commands/webhook.command.ts'
+import { userCreateCommand, userDisableCommand, userEnableCommand, userListCommand, userResetPasswordCommand, userSetInstanceOwnerCommand } from './commands/user.command.ts'
 
 /** The version of package.json, built into the binary: what --version prints. */
 export const VERSION = packageJson.version
@@ -71,6 +71,7 @@ export const COMMANDS: readonly Command[] = [
   userResetPasswordCommand,
   userDisableCommand,
   userEnableCommand,
+  userSetInstanceOwnerCommand,
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,

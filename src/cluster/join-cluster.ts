@@ -30,8 +30,12 @@ export interface ClusterDeps {
   claimant: Claiming
 }
 
-/** What wakes a loop of this process when rows of its work table are waiting. */
-export type Wakers = Partial<Record<WorkTable, () => void>>
+/**
+ * What wakes a loop of this process when rows of its work table are waiting: given the projects
+ * whose rows wait when the write that made them said so (the writer's `wake`), nothing when it is
+ * not known (another process's announcement, a lease that ran out).
+ */
+export type Wakers = Partial<Record<WorkTable, (projects?: ReadonlySet<number> | null) => void>>
 
 /**
  * Joins the cluster: `singletons` wraps the parts that run in one process at a time; `start` (once

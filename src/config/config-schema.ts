@@ -60,6 +60,7 @@ export interface Config {
   readonly smtpHost: string
   readonly mxPort: number | null
   readonly fblAddress: string
+  readonly systemSender: string
   readonly fblSenders: readonly string[]
   readonly relayPort: number | null
   readonly relayTlsPort: number | null

@@ -28,6 +28,14 @@ export const SMTP_SETTINGS = [
     shownDefault: '`fbl@<hostname>`',
   }),
   setting({
+    key: 'systemSender',
+    description: "Address the server's own mail comes from (invitations to projects); also its envelope sender",
+    allowed: 'an email address',
+    parse: (text) => (/^[^\s@<>"]+@[^\s@<>"]+$/.test(text) ? text.toLowerCase() : undefined),
+    fallback: (c) => `mailstead@${c.hostname}`,
+    shownDefault: '`mailstead@<hostname>`',
+  }),
+  setting({
     key: 'fblSenders',
     description:
       'Feedback-loop senders whose complaints at fblAddress count without a token of this server: comma-separated domains (a DKIM signature by one of them, or a name under it, must pass; off: none)',

@@ -26,6 +26,7 @@ export const PAGES: PageEntry[] = [
   { path: '/emails', label: 'Emails', section: 'Sending', Page: lazy(() => import('./pages/Emails.tsx')), nested: true },
   { path: '/domains', label: 'Domains', section: 'Sending', Page: lazy(() => import('./pages/Domains.tsx')), nested: true },
   { path: '/suppressions', label: 'Suppressions', section: 'Sending', Page: lazy(() => import('./pages/Suppressions.tsx')) },
+  { path: '/reports', label: 'Reports', section: 'Sending', Page: lazy(() => import('./pages/Reports.tsx')), nested: true },
   { path: '/queue', label: 'Queue', section: 'Sending', Page: lazy(() => import('./pages/Queue.tsx')) },
   { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: lazy(() => import('./pages/Webhooks.tsx')), nested: true },
   { path: '/api-keys', label: 'API keys', section: 'Connect', Page: lazy(() => import('./pages/ApiKeys.tsx')) },

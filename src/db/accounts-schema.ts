@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely'
+
 /** Someone who signs in to the console. Emails compare by `email_key` (lower-cased, ASCII domain). */
 export interface AccountTable {
   id: string
@@ -6,6 +8,8 @@ export interface AccountTable {
   /** argon2id (Bun.password), PHC string; null until set through a one-time link. */
   password_hash: string | null
   disabled: number
+  /** 1 for the server's operator, who sees every project: the first account, or one the CLI made so. */
+  instance_owner: Generated<number>
   created_at: number
   updated_at: number
 }
@@ -56,5 +60,14 @@ export interface AccountTotpTable {
   confirmed_at: number | null
   /** The time step of the last code accepted: a code is accepted once. */
   last_counter: number | null
+  created_at: number
+}
+
+export interface AccountRecoveryCodeTable {
+  account_id: string
+  /** SHA-256 of the code as shown, without its dash, in lower case. */
+  code_hash: string
+  /** When it signed in: a code is used once. */
+  used_at: number | null
   created_at: number
 }

@@ -31,6 +31,22 @@ export interface SegmentMemberTable {
   created_at: number
 }
 
+/** A contact waiting to confirm its place in a contact book, and once it has, its consent. */
+export interface BookOptInTable {
+  id: string
+  project_id: number
+  segment_id: string
+  contact_id: string
+  email_id: string | null
+  requested_at: number
+  confirmed_at: number | null
+  method: string | null
+  client_ip: string | null
+  user_agent: string | null
+  /** JSON: {book, subject} */
+  agreed_to: string | null
+}
+
 /** Who was in a tracked segment (DYNAMIC or STATIC) at its last evaluation. */
 export interface SegmentMembershipTable {
   segment_id: string

@@ -31,3 +31,9 @@ export interface ReceivedReportTable {
   raw: Uint8Array
   raw_size: number
 }
+
+/** A received report's link to a project whose delivery it named (migration 0040). */
+export interface ReceivedReportProjectTable {
+  project_id: number
+  report_id: number
+}

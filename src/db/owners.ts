@@ -6,10 +6,12 @@
 // docs/architecture.md is made from it (scripts/table-owners.ts).
 
 export const TABLE_OWNERS = {
+  account_recovery_codes: 'src/core/accounts/',
   account_sessions: 'src/core/accounts/',
   account_totp: 'src/core/accounts/',
   accounts: 'src/core/accounts/',
   api_keys: 'src/core/projects/',
+  book_opt_ins: 'src/core/segments/',
   campaign_recipients: 'src/core/campaigns/',
   campaigns: 'src/core/campaigns/',
   contact_import_parts: 'src/core/contacts/',
@@ -34,6 +36,7 @@ export const TABLE_OWNERS = {
   project_members: 'src/core/accounts/',
   projects: 'src/core/projects/',
   rate_limits: 'src/cluster/rate-limits.repository.ts',
+  received_report_projects: 'src/core/inbound/',
   received_reports: 'src/core/inbound/',
   relay_bounce_notices: 'src/core/emails/',
   sandbox_counters: 'src/core/analytics/',

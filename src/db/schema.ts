@@ -2,6 +2,7 @@ import type { Generated, Kysely } from 'kysely'
 import type {
   SegmentTable,
   SegmentMemberTable,
+  BookOptInTable,
   SegmentMembershipTable,
   CampaignTable,
   CampaignRecipientTable,
@@ -14,10 +15,10 @@ import type {
   WebhookTable,
   WebhookDeliveryTable,
 } from './automation-schema.ts'
-import type { AccountSessionTable, AccountTable, AccountTotpTable, ProjectInvitationTable, ProjectMemberTable } from './accounts-schema.ts'
+import type { AccountRecoveryCodeTable, AccountSessionTable, AccountTable, AccountTotpTable, ProjectInvitationTable, ProjectMemberTable } from './accounts-schema.ts'
 import type { Claimable, LeaseTable, RateLimitTable } from './cluster-schema.ts'
 import type { DmarcReportTable, DmarcRowTable } from './dmarc-schema.ts'
-import type { ReceivedReportTable } from './inbound-schema.ts'
+import type { ReceivedReportProjectTable, ReceivedReportTable } from './inbound-schema.ts'
 
 import type { DeliverySiteDomainTable, DeliverySiteTable, ServerSettingTable } from './delivery-schema.ts'
 
@@ -58,6 +59,14 @@ export interface ApiKeyTable {
   hash: string
   created_at: number
   revoked_at: number | null
+  /** Given on creation; keys made before names had one are named after their type. */
+  name: Generated<string>
+  /** What the key may do (src/http/key-scopes.ts): full, sending or read. */
+  scope: Generated<'full' | 'sending' | 'read'>
+  /** Refused from then on; null for never. */
+  expires_at: number | null
+  /** Written at most once a minute per key and process, not at every request. */
+  last_used_at: number | null
 }
 
 export interface ContactTable {
@@ -317,6 +326,7 @@ export interface DB {
   segments: SegmentTable
   segment_members: SegmentMemberTable
   segment_memberships: SegmentMembershipTable
+  book_opt_ins: BookOptInTable
   campaigns: CampaignTable
   campaign_recipients: CampaignRecipientTable
   contact_imports: ContactImportTable
@@ -344,6 +354,8 @@ export interface DB {
   project_members: ProjectMemberTable
   project_invitations: ProjectInvitationTable
   account_totp: AccountTotpTable
+  account_recovery_codes: AccountRecoveryCodeTable
+  received_report_projects: ReceivedReportProjectTable
 }
 
 /** A database handle: the whole database, or one transaction of it. Services take this first. */

@@ -108,6 +108,20 @@ describe('the group-commit writer', () => {
     rowsWait(database.db, 'webhook_deliveries')
     expect(woken).toHaveLength(1)
   })
+
+  test('the wake names the projects whose rows wait when every operation said, and none when one did not', async () => {
+    const woken: Array<[string, number[] | null]> = []
+    const writer = createWriter(database.db, { wake: (table, projects) => void woken.push([table, projects && [...projects].sort()]) })
+    const waits = (table: 'deliveries' | 'campaigns', projectId?: number) => async (trx: typeof database.db) => rowsWait(trx, table, projectId)
+    await Promise.all([writer.run(waits('deliveries', 2)), writer.run(waits('deliveries', 1)), writer.run(waits('deliveries', 2)), writer.run(waits('campaigns'))])
+    expect(woken).toEqual([
+      ['deliveries', [1, 2]],
+      ['campaigns', null],
+    ])
+    woken.length = 0
+    await Promise.all([writer.run(waits('deliveries', 1)), writer.run(waits('deliveries')), writer.run(waits('deliveries', 3))])
+    expect(woken).toEqual([['deliveries', null]])
+  })
 })
 
 describe.skipIf(!onPostgres)('two processes\' writers on PostgreSQL', () => {

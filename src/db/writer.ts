@@ -51,20 +51,21 @@ export interface WriterOptions {
   maxBatch?: number
   /**
    * Called once a transaction committed, for each work table whose rows it said wait
-   * (`rowsWait`): the composition root wakes the table's worker.
+   * (`rowsWait`): the composition root wakes the table's worker. `projects` are the projects whose
+   * rows wait, when every operation that said so named its project; null when one did not.
    */
-  wake?: (table: WorkTable) => void
+  wake?: (table: WorkTable, projects: ReadonlySet<number> | null) => void
 }
 
 /**
- * Says that rows of `table` wait, written in `trx`: once its transaction committed, the writer
- * wakes the table's worker (its `wake` option). A worker woken before the commit could look
- * before the rows are there (PostgreSQL's other connections do not wait for the commit) and find
- * nothing. Outside the writer's transactions (a command's own) no worker of this process listens:
- * nothing is done.
+ * Says that rows of `table` wait, written in `trx` (of `projectId`, when the worker cares whose
+ * they are): once its transaction committed, the writer wakes the table's worker (its `wake`
+ * option). A worker woken before the commit could look before the rows are there (PostgreSQL's
+ * other connections do not wait for the commit) and find nothing. Outside the writer's
+ * transactions (a command's own) no worker of this process listens: nothing is done.
  */
-export function rowsWait(trx: Db, table: WorkTable): void {
-  for (const plugin of trx.getExecutor().plugins) if (plugin instanceof Waiting) plugin.tables.add(table)
+export function rowsWait(trx: Db, table: WorkTable, projectId?: number): void {
+  for (const plugin of trx.getExecutor().plugins) if (plugin instanceof Waiting) plugin.add(table, projectId)
 }
 
 /**
@@ -73,7 +74,13 @@ export function rowsWait(trx: Db, table: WorkTable): void {
  * after the commit. Nothing is kept outside the batch.
  */
 class Waiting implements KyselyPlugin {
-  readonly tables = new Set<WorkTable>()
+  /** Each table said to wait, and its projects (null: one operation did not say whose). */
+  readonly tables = new Map<WorkTable, Set<number> | null>()
+  add(table: WorkTable, projectId: number | undefined): void {
+    const projects = this.tables.has(table) ? this.tables.get(table)! : new Set<number>()
+    if (projects !== null && projectId !== undefined) projects.add(projectId)
+    this.tables.set(table, projectId === undefined ? null : projects)
+  }
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     return args.node
   }
@@ -126,7 +133,7 @@ export function createWriter(db: Db, options: WriterOptions = {}): Writer {
       return
     }
     // An operation rolled back to its savepoint may have said so too: a wake that finds nothing costs one look.
-    for (const table of waiting.tables) options.wake?.(table)
+    for (const [table, projects] of waiting.tables) options.wake?.(table, projects)
   }
 
   return {

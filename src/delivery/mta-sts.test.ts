@@ -320,8 +320,7 @@ describe('bad input: a failure with a clear reason, never a crash', () => {
     expect(await firstLook('big.test', { policy: big })).toEqual({ status: 'failed', kind: 'policy', reason: 'the policy is larger than 65536 bytes' })
   })
 
-  test('an endless policy is cut off at 64 KB, well within the deadline', async () => {
-    const started = performance.now()
+  test('an endless policy is cut off at 64 KB, before the fetch deadline (which would say "timed out")', async () => {
     const result = await firstLook('endless.test', {
       respond: (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/plain' })
@@ -330,7 +329,6 @@ describe('bad input: a failure with a clear reason, never a crash', () => {
       },
     })
     expect(result).toEqual({ status: 'failed', kind: 'policy', reason: 'the policy is larger than 65536 bytes' })
-    expect(performance.now() - started).toBeLessThan(2000)
   })
 
   test('a Content-Type that is not text/plain, or none', async () => {
@@ -386,10 +384,8 @@ describe('bad input: a failure with a clear reason, never a crash', () => {
   })
 
   test('a policy host that never answers is cut off at the fetch deadline', async () => {
-    const started = performance.now()
     const result = await firstLook('hang.test', { respond: () => {} }, { fetchTimeoutMs: 400 })
     expect(result).toEqual({ status: 'failed', kind: 'fetch', reason: 'timed out after 400 ms' })
-    expect(performance.now() - started).toBeLessThan(1500)
   })
 
   test('a policy host without an address', async () => {
@@ -440,9 +436,7 @@ describe('bad input: a failure with a clear reason, never a crash', () => {
     dns.failing(`_mta-sts.${domain}`, 'TXT', failure)
     const clock = new ManualClock()
     const sts = mtaSts(host.port, clock)
-    const started = performance.now()
     const result = await sts.policyFor(domain)
-    expect(performance.now() - started).toBeLessThan(DNS_TIMEOUT_MS * 3)
     expect(result).toMatchObject({ status: 'failed', kind: 'dns' })
     expect((result as { reason: string }).reason).toStartWith(reason)
     expect(host.hits).toHaveLength(0)

@@ -4,7 +4,7 @@ import type { WriteOptions } from '../db/writer.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { DeliveryMetrics } from './delivery-metrics.ts'
-import { settle } from '../core/queue/index.ts'
+import { holdDeliveries, settle } from '../core/queue/index.ts'
 import type { Delivery, Settlement } from './attempt.ts'
 
 const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
@@ -14,6 +14,13 @@ const LOG_TAGS: Record<Settlement['kind'], (s: Settlement) => string> = {
   failed: () => 'FAILED',
   suppressed: () => 'SUPPRESSED',
   held: () => 'HELD[project-disabled]',
+}
+
+/** Why a site's mail waits, and until when (the shaper's `hold`). */
+export interface SiteHold {
+  until: number
+  category: string
+  reason: string
 }
 
 /** How long a delivery's outcome waits for others to commit with it (real time). */
@@ -100,5 +107,21 @@ export function createOutcomeRecorder(deps: OutcomeDeps) {
     return { kind: 'failed', data, reason: 'Internal error' }
   }
 
-  return { record, recordLeftovers, unattempted }
+  /**
+   * Deliveries whose site holds its mail back (suspended, or at its warm-up cap), never attempted:
+   * to the queue again until `hold.until`, and let go. If the write fails, their leases run out
+   * and they wait again all the same.
+   */
+  function holdBack(owner: string, deliveries: readonly Delivery[], hold: SiteHold): Promise<void> {
+    const ids = deliveries.map((delivery) => delivery.id)
+    const now = clock.now()
+    return deps
+      .write((trx) => holdDeliveries(trx, owner, ids, hold.until, hold.reason, now))
+      .then(() => logger.info(`DEFERRED[${hold.category}]`, `${deliveries.length} messages wait until ${new Date(hold.until).toISOString()}: ${hold.reason}`))
+      .catch((error) => logger.error('QUEUE', 'could not hold deliveries back', { error: String(error) }))
+      .finally(() => deps.letGo(ids))
+  }
+
+  return { record, recordLeftovers, unattempted, holdBack }
 }
+export type OutcomeRecorder = ReturnType<typeof createOutcomeRecorder>

@@ -1,12 +1,13 @@
 import { Elysia } from 'elysia'
 import { membershipOf } from '../core/accounts/members.service.ts'
 import type { ProjectRole } from '../core/accounts/roles.ts'
-import type { KeyType } from '../core/projects/keys.ts'
+import type { KeyScope, KeyType } from '../core/projects/keys.ts'
 import type { Caller } from '../core/projects/projects.service.ts'
 import { AppError } from '../lib/errors.ts'
 import { clientKey } from '../lib/ip.ts'
 import { clientAddress, type ServerLike } from './client-address.ts'
 import type { HttpDeps } from './deps.ts'
+import { authorizeScope } from './key-scopes.ts'
 import { authorize } from './permissions.ts'
 import { rateLimitHeaders, type RateLimitState } from './rate-limit.ts'
 import { authenticateSession, sessionToken } from './session.ts'
@@ -18,6 +19,8 @@ export interface RequestCaller {
   role: ProjectRole
   /** The signed-in account; null for a key. */
   accountId: string | null
+  /** A key's scope (src/http/key-scopes.ts); a session's is full, its role deciding. */
+  scope: KeyScope
 }
 
 type Headers = Record<string, string | undefined>
@@ -30,7 +33,7 @@ export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exe
  * others slowed after failed logins from the address) and counts it against its budget, or,
  * without an Authorization header, the session cookie and its X-Project-Id (sessionCaller); then
  * refuses what the caller's role may not write (permissions.ts). Routes of a file that uses this
- * see `caller`; `publicKey: true` admits public keys too. `projectQuery: true` lets a session name
+ * see `caller`; a key's scope is checked there too (key-scopes.ts); `publicKey: true` admits public keys too. `projectQuery: true` lets a session name
  * its project in the projectId query parameter instead (a document the console frames, which
  * cannot send headers: GET /api/v1/emails/{emailId}/preview only).
  *
@@ -48,6 +51,8 @@ export const requireKey = (deps: HttpDeps, options: { publicKey?: boolean; proje
     const project = headers['x-project-id'] ?? (options.projectQuery && typeof query.projectId === 'string' ? query.projectId : undefined)
     const caller = token === undefined ? await keyCaller(deps, options, parts, headers, set) : await sessionCaller(deps, parts, token, project, set)
     // The route the router matched, never the path: /api/v1/project/ reaches the same handler as /api/v1/project.
+    // A key's scope first: a read key's write is refused for its scope, whatever its role would allow.
+    authorizeScope(caller.scope, request.method, route)
     authorize(caller.role, request.method, route)
     return { caller }
   })
@@ -65,7 +70,7 @@ async function keyCaller(deps: HttpDeps, options: { publicKey?: boolean }, parts
     })
   }
   Object.assign(set.headers, rateLimitHeaders(await spend(deps, caller, address)))
-  return { keyType: caller.keyType, project: caller.project, role: 'admin', accountId: null }
+  return { keyType: caller.keyType, project: caller.project, role: 'admin', accountId: null, scope: caller.scope }
 }
 
 /**
@@ -80,7 +85,7 @@ async function sessionCaller(deps: HttpDeps, parts: { request: Request; server: 
       suggestion: 'Send X-Project-Id: <project id>, one of GET /api/v1/account/projects.',
     })
   }
-  const membership = await membershipOf(deps.db, session.accountId, Number(header))
+  const membership = await membershipOf(deps.db, session.accountId, Number(header), session.instanceOwner)
   if (!membership) throw new AppError(403, 'FORBIDDEN', `You are not a member of project ${header}`, { suggestion: 'Pick one of GET /api/v1/account/projects.' })
   if (membership.disabled === 1) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled')
   return {
@@ -88,6 +93,7 @@ async function sessionCaller(deps: HttpDeps, parts: { request: Request; server: 
     project: { id: membership.id, name: membership.name, rateLimitPerMinute: membership.rate_limit_per_minute },
     role: membership.role,
     accountId: session.accountId,
+    scope: 'full',
   }
 }
 

@@ -1,4 +1,5 @@
 import type { SiteReport } from '../delivery/sites/site-report.ts'
+import type { SendSystemMail } from '../delivery/system-mail.ts'
 import type { LinkSettings } from '../core/tracking/links.ts'
 import type { BlockList } from 'node:net'
 import type { Config } from '../config/config-schema.ts'
@@ -37,18 +38,10 @@ export interface HttpDeps {
   sendSettings: SendSettings
   /** Builds a message, off the main thread. */
   build: (parts: MessageParts) => Promise<Uint8Array>
-  /** Tells the delivery loop that mail was queued. */
-  deliveries: { queued(projectId?: number): void }
-  /** Tells the import runner that a contact import is waiting. */
-  imports: { queued(): void }
-  /** Tells the campaign sender that a campaign was sent, scheduled or resumed. */
-  campaigns: { wake(): void }
-  /** Tells the workflow engine that events were recorded or runs started. */
-  workflows: { wake(): void }
   /** What links in mail are made of (tracking, unsubscribe). */
   links: LinkSettings
-  /** How webhook URLs are checked, and the dispatcher to wake when held deliveries are due again. */
-  webhooks: { targets: TargetOptions; wake(): void }
+  /** How webhook URLs are checked. */
+  webhooks: { targets: TargetOptions }
   /** The process's metrics: the HTTP layer records its own and serves them all at /metrics. */
   metrics: Registry
   /** The public addresses this server sends from (configured, else its interfaces'): DMARC summaries tell its mail from others'. */
@@ -57,6 +50,8 @@ export interface HttpDeps {
   sites: (projectId: number) => Promise<SiteReport[]>
   /** When a campaign's last message may go under the warm-up caps; null when none holds it back. */
   warmupFinish: (campaignId: string) => Promise<string | null>
+  /** Sends the server's own mail (invitations) from MAILSTEAD_SYSTEM_SENDER, at once. */
+  systemMail: SendSystemMail
   /** The SMTP listeners' state, for /health. */
   listeners: () => Record<string, ListenerStatus>
 }

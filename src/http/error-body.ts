@@ -2,6 +2,7 @@ import { isUnstorableText } from '../db/text.ts'
 import { AppError, type FieldError } from '../lib/errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import { defaultSuggestion, issueCode } from './error-codes.ts'
+import { asSentence, issueSentence } from './field-sentences.ts'
 
 const MAX_MESSAGE = 1000
 const MAX_ERRORS = 20
@@ -21,7 +22,8 @@ export function errorBody(requestId: string, error: AppError) {
   const message = cut(error.message, MAX_MESSAGE)
   const errors = error.details.errors
     ?.slice(0, MAX_ERRORS)
-    .map((e) => ({ field: cut(e.field, MAX_FIELD), message: cut(e.message, MAX_MESSAGE), code: e.code ?? 'invalid_value' }))
+    // Each field's message is a sentence about it, whoever wrote it (a schema, or a rule of core).
+    .map((e) => ({ field: cut(e.field, MAX_FIELD), message: cut(asSentence(e.field, e.message), MAX_MESSAGE), code: e.code ?? 'invalid_value' }))
   return {
     success: false,
     code: error.code,
@@ -39,7 +41,7 @@ interface ValidationIssue {
   message: string
   /** TypeBox's ValueErrorType. */
   type?: number
-  schema?: { error?: unknown; 'x-field'?: string; enum?: unknown }
+  schema?: { error?: unknown; 'x-field'?: string; enum?: unknown; [keyword: string]: unknown }
 }
 
 /** Elysia's validation error as our field list, one message per field: `/data/plan` is `data.plan`. */
@@ -49,19 +51,12 @@ export function fieldErrors(on: string, issues: ValidationIssue[]): FieldError[]
     const path = issue.path.split('/').filter(Boolean).join('.') || issue.schema?.['x-field'] || on
     const field = cut(path, MAX_SCHEMA_PATH)
     const custom = issue.schema?.error
-    if (!byField.has(field)) byField.set(field, { field, message: typeof custom === 'string' ? custom : inWords(issue.message), code: Array.isArray(issue.schema?.enum) ? 'invalid_enum_value' : issueCode(issue.type) })
+    const isEnum = Array.isArray(issue.schema?.enum)
+    // A choice names its choices; else the schema's own words for its rule, else the rule said in words.
+    const message = !isEnum && typeof custom === 'string' ? asSentence(field, custom) : issueSentence(field, issue)
+    if (!byField.has(field)) byField.set(field, { field, message, code: isEnum ? 'invalid_enum_value' : issueCode(issue.type) })
   }
   return [...byField.values()]
-}
-
-/** TypeBox's messages, said the way the rest of the API says things. */
-function inWords(message: string): string {
-  if (message === 'Unexpected property') return 'is not a known field'
-  if (message === 'Expected required property') return 'is required'
-  if (message === 'Expected union value') return 'has the wrong type'
-  const type = /^Expected (string|boolean|number|integer|object|array)$/.exec(message)?.[1]
-  if (type) return type === 'boolean' ? 'must be true or false' : `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`
-  return message.replace(/^Expected /, 'must be ')
 }
 
 /**
@@ -95,7 +90,7 @@ export function toAppError(code: string | number, error: unknown, request: Reque
     const validation = error as { type: string; all: ValidationIssue[] }
     const on = validation.type === 'query' ? 'query' : validation.type === 'params' ? 'path' : 'body'
     const errors = fieldErrors(on, validation.all)
-    return new AppError(422, 'VALIDATION_ERROR', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors })
+    return new AppError(422, 'VALIDATION_ERROR', errors.map((e) => e.message).join(' '), { errors })
   }
   if (isUnstorableText(error)) {
     return new AppError(422, 'VALIDATION_ERROR', 'Text holds a character that PostgreSQL cannot store, a NUL (U+0000)')

@@ -48,7 +48,6 @@ export async function acceptEmails<T>(
       ? queue(trx)
       : once(trx, projectId, call.idempotencyKey, requestHash(call.route, call.body), now, () => queue(trx)),
   )
-  deps.deliveries.queued(projectId)
   return result
 }
 

@@ -1,4 +1,5 @@
 import { recordReport, type Verdict } from '../core/inbound/index.ts'
+import { deliveriesByIds } from '../core/queue/index.ts'
 import type { Db, ReceivedOutcome } from '../db/schema.ts'
 import { parseReturnPath } from '../delivery/verp.ts'
 import type { Clock } from '../lib/clock.ts'
@@ -63,7 +64,9 @@ export function createReportHandler(deps: ReportDeps, settings: FeedbackSettings
       const verdicts: Verdict[] =
         report.kind === 'other' ? [{ deliveryId: null, result: 'ignored', reason: report.reason }] : await judge(trx, report, claims, atFeedbackAddress, sender, now)
       const { remoteAddress, mailFrom, recipients: rcptTo, size } = arrival
-      await recordReport(trx, { ...headersOf(raw), ...summary(verdicts), receivedAt: now, remoteAddress, mailFrom, rcptTo, kind: report.kind, verdicts, raw, size })
+      const named = verdicts.flatMap((v) => (v.deliveryId === null ? [] : [v.deliveryId]))
+      const projectIds = (await deliveriesByIds(trx, [...new Set(named)])).map((d) => d.project_id)
+      await recordReport(trx, { ...headersOf(raw), ...summary(verdicts), receivedAt: now, remoteAddress, mailFrom, rcptTo, kind: report.kind, verdicts, raw, size, projectIds })
       return verdicts
     })
     const { outcome, reason } = summary(verdicts)

@@ -1,6 +1,7 @@
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server'
 import type { Authenticator } from '../core/projects/authenticator.ts'
-import type { Caller } from '../core/projects/projects.service.ts'
+import { scopeAllows } from '../core/projects/keys.ts'
+import { isKeyExpiry, type Caller } from '../core/projects/projects.service.ts'
 import { keepBounceNotice } from '../core/emails/bounce-notice.ts'
 import { prepareRelayed } from '../core/emails/relayed.ts'
 import { enqueueEmail, senderDomain, type SendSettings } from '../core/emails/send.ts'
@@ -24,8 +25,6 @@ export interface RelayDeps {
   sendSettings: SendSettings
   /** What tracking links are made of; absent: relayed mail is never tracked. */
   links?: LinkSettings
-  /** Tells the delivery loop that mail was queued. */
-  queued(): void
   clock: Clock
   logger: Logger
 }
@@ -107,10 +106,13 @@ export function createRelay(deps: RelayDeps, settings: RelaySettings, guards: Re
         .logIn(auth.password ?? undefined, clientKey(session.remoteAddress))
         .then((caller) => {
           if (caller.keyType !== 'secret') throw new Error('public key')
+          // Relaying is sending: a read-only key is refused here, at AUTH, and says why.
+          if (!scopeAllows(caller.scope, 'send')) return callback(smtpError(535, `5.7.8 This API key's scope is ${caller.scope}: it cannot send. Relay with a key whose scope is sending or full`))
           callback(null, { user: caller as never })
         })
         .catch((error) => {
           if (error instanceof AppError && error.status === 429) return callback(smtpError(454, `4.7.0 ${error.message}`))
+          if (isKeyExpiry(error)) return callback(smtpError(535, `5.7.8 ${error.message}`))
           callback(smtpError(535, '5.7.8 Authentication credentials invalid: the password is a secret API key (sk_...)'))
         })
     },
@@ -163,7 +165,7 @@ async function queueRelayed(deps: RelayDeps, settings: RelaySettings, session: S
     if (settings.bounceNotices) await keepBounceNotice(trx, queued.emailId, message.envelopeFrom)
     return queued
   })
-  deps.queued()
+  // The queue's insert said its deliveries wait: the writer woke the delivery loop once they committed.
   deps.logger.debug('QUEUED', `relayed ${emailId}`, { projectId: caller.project.id, recipients: message.envelopeTo.length })
   return `2.0.0 Queued as ${emailId}`
 }

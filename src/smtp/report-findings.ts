@@ -64,6 +64,23 @@ function classifyFailure(status: string | null | undefined, diagnostic: string |
   return classifyReply({ code: status?.startsWith('4.') ? 450 : 550, enhanced, text })
 }
 
+/** The longest line kept of what a report said: a plain bounce's notice can run on. */
+const SAID_MAX = 300
+
+/**
+ * What a finding's report said, in one line for the project's list of reports: a bounce's status
+ * and diagnostic (its "smtp;" type left out), a complaint's feedback type and who reported it.
+ */
+export function saidOf(facts: ReportFacts): string | undefined {
+  const line = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, SAID_MAX)
+  if (facts.source === 'arf') return line(`Feedback type ${facts.feedbackType ?? 'unknown'}${facts.reportingMta ? `, reported by ${facts.reportingMta}` : ''}`)
+  const diagnostic = facts.diagnostic?.replace(/^\s*[a-z-]+\s*;\s*/i, '')
+  const status = facts.status ?? undefined
+  if (diagnostic && status && !diagnostic.includes(status)) return line(`${status}: ${diagnostic}`)
+  const said = diagnostic || status
+  return said ? line(said) : undefined
+}
+
 const effectOf = (outcome: Exclude<Outcome, { kind: 'delivered' }>): Effect => (outcome.kind === 'deferred' ? 'delay' : outcome.hard ? 'hard-bounce' : 'bounce')
 
 /**

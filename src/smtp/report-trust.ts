@@ -4,7 +4,7 @@ import type { Verdict } from '../core/inbound/index.ts'
 import type { Db } from '../db/schema.ts'
 import { LEGACY_TOKEN_DAYS, type ReturnPathToken } from '../delivery/verp.ts'
 import type { OriginalMessage } from './original.ts'
-import { fingerprintOf, type Finding } from './report-findings.ts'
+import { fingerprintOf, saidOf, type Finding } from './report-findings.ts'
 import { namedAddresses, namesRecipient } from './report-names.ts'
 
 /** A signed return-path token a report came with, and where: its envelope recipient, or the original it returns. */
@@ -65,14 +65,15 @@ async function applyFindings(db: Db, delivery: DeliveryRow, findings: Finding[],
   if (findings.length === 0) return [{ deliveryId: delivery.id, result: 'ignored', reason: 'the report says nothing to act on (delivered, relayed or expanded)' }]
   const verdicts: Verdict[] = []
   for (const finding of findings) {
+    const said = saidOf(finding.facts)
     const refusal = namesRefusal(finding, delivery.recipient)
     if (refusal) {
-      verdicts.push({ ...untrusted(delivery.id, refusal), effect: finding.effect })
+      verdicts.push({ ...untrusted(delivery.id, refusal), effect: finding.effect, ...(said && { said }) })
       continue
     }
     const first = await firstSighting(db, fingerprintOf(delivery.id, finding), now)
     if (first) await apply(db, delivery, finding, now)
-    verdicts.push({ deliveryId: delivery.id, effect: finding.effect, result: first ? 'applied' : 'duplicate' })
+    verdicts.push({ deliveryId: delivery.id, effect: finding.effect, result: first ? 'applied' : 'duplicate', ...(said && { said }) })
   }
   return verdicts
 }

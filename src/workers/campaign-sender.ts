@@ -40,8 +40,6 @@ export interface SenderDeps {
   write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
   clock: Clock
   logger: Logger
-  /** Tells the delivery loop that mail was queued for a project. */
-  queued: (projectId: number) => void
   settings: SenderSettings
   /** This process, as its claims of the campaigns it sends name them. */
   claimant: Claiming
@@ -117,7 +115,6 @@ export function createCampaignSender(deps: SenderDeps) {
       await listChunk(trx, campaign, settings.listChunk, now)
       return { next: 'more', handed: 0 }
     })
-    if (progress.handed > 0) deps.queued(progress.projectId!)
     if (progress.guarded) {
       const { campaign, verdict } = progress.guarded
       logger.warn('GUARDRAIL', `campaign ${campaign.name} paused: ${verdict.message}`, {

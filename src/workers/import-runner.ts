@@ -22,6 +22,13 @@ export interface ImportRunnerDeps {
 }
 
 /**
+ * How often the runner looks for waiting imports without being told. Wake-ups after commit (and, on
+ * PostgreSQL, another process's NOTIFY) start an import at once; this finds one whose wake-up was
+ * lost, e.g. a notification dropped while the listening connection was down.
+ */
+const IMPORT_POLL_MS = 5_000
+
+/**
  * Runs contact imports one after another in the background. Their state is in the database: an
  * import a stopped process was running is given back (at its stop, or once its claim's lease ran
  * out) and goes on from its last committed chunk.
@@ -43,7 +50,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
   }
 
   const worker = createWorker(
-    { tag: 'IMPORT', failed: 'claiming imports failed', round: runNext, claims: { table: 'contact_imports', claimant: deps.claimant } },
+    { tag: 'IMPORT', failed: 'claiming imports failed', round: runNext, pollMs: IMPORT_POLL_MS, claims: { table: 'contact_imports', claimant: deps.claimant } },
     deps,
   )
 

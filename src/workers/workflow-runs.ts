@@ -11,8 +11,6 @@ export interface RunnerDeps extends StepDeps {
   write: <T>(work: (trx: Db) => Promise<T>) => Promise<T>
   clock: Clock
   logger: Logger
-  /** Tells the delivery loop that mail was queued for a project. */
-  queued: (projectId: number) => void
   /** Runs in hand at once. */
   concurrency: number
   /** This process, as its claims of runs name it. */
@@ -77,7 +75,6 @@ export function createWorkflowRuns(deps: RunnerDeps, worker: Worker) {
       if (!(await moveExecution(trx, execution, move, now))) throw new Moved()
       await recordStep(trx, execution.id, execution.current_step ?? '', current?.type ?? 'UNKNOWN', said, { ...detail, ...written }, now)
     })
-    if (current?.type === 'SEND_EMAIL' && said === 'sent') deps.queued(workflow.project_id)
     if (move.state === 'FAILED') logger.warn('WORKFLOW[failed]', move.error ?? '', { executionId: execution.id, workflowId: workflow.id })
     return move
   }

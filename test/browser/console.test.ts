@@ -39,4 +39,29 @@ describeInBrowser('the console in Chromium', () => {
     w.problems.length = 0
     await page.context().close()
   })
+
+  test('before its scripts arrive the page shows its shell, light or dark as the system is, with nothing refused; the app then replaces it', async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      const page = await w.open('desktop', 'about:blank')
+      await page.emulateMedia({ colorScheme: scheme })
+      // The scripts are held back until the shell has been looked at.
+      let release!: () => void
+      const held = new Promise<void>((resolve) => (release = resolve))
+      await page.route('**/console/assets/*.js', async (route) => {
+        await held
+        await route.continue()
+      })
+      await page.goto('/console/', { waitUntil: 'commit' })
+      await page.getByRole('status').filter({ hasText: 'Loading the console…' }).waitFor()
+      expect(await page.locator('.boot-brand').textContent()).toBe('Mailstead')
+      const background = await page.evaluate(`getComputedStyle(document.querySelector('.boot')).backgroundColor`)
+      expect(background).toBe(scheme === 'dark' ? 'rgb(15, 17, 21)' : 'rgb(245, 246, 248)')
+      await screenshot(page, `first-paint-${scheme}`)
+      release()
+      await page.getByRole('heading', { name: 'Set up Mailstead' }).waitFor()
+      expect(await page.locator('[data-shell]').count()).toBe(0)
+      await page.context().close()
+    }
+    expect(w.problems).toEqual([])
+  })
 })

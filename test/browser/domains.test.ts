@@ -9,6 +9,7 @@ import { makeAccount } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
 import { FakeDns } from '../helpers/fake-dns.ts'
 import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
+import { until } from '../helpers/until.ts'
 
 const HOST = 'mail.example.test'
 const LONG = 'a-rather-long-subdomain-label-to-see-wrapping.and-another-long-label-here.example.org'
@@ -41,14 +42,8 @@ const PURPOSES = [
 const card = (page: Page, purpose: string, type = 'TXT') => page.getByRole('region', { name: `${purpose} ${type} record`, exact: true })
 
 /** Waits until `read` gives `expected` (as toEqual sees it), 5 s at most. */
-async function until(read: () => Promise<unknown>, expected: unknown) {
-  const end = Date.now() + 5000
-  let value = await read()
-  while (!Bun.deepEquals(value, expected) && Date.now() < end) {
-    await Bun.sleep(100)
-    value = await read()
-  }
-  expect(value).toEqual(expected)
+async function eventually(read: () => Promise<unknown>, expected: unknown) {
+  expect(await until(read, (value) => Bun.deepEquals(value, expected), 5000, 100)).toEqual(expected)
 }
 
 /** The page is no wider than its window: nothing long pushes it sideways. */
@@ -90,7 +85,7 @@ describeInBrowser('the Domains page in Chromium', () => {
     await page.getByLabel('Domain name').fill('example.com')
     await page.getByLabel('Region').fill('mars-north-1')
     await page.getByRole('button', { name: 'Add domain' }).click()
-    await page.getByText('must be one of us-east-1').waitFor()
+    await page.getByText('Choose one of these for region: us-east-1').waitFor()
     await expect(page.getByLabel('Region').getAttribute('aria-invalid')).resolves.toBe('true')
     await expect(page.getByLabel('Domain name').getAttribute('aria-invalid')).resolves.toBe(null)
     await page.getByLabel('Region').fill('us-east-1')
@@ -172,8 +167,8 @@ describeInBrowser('the Domains page in Chromium', () => {
     await expect(opens.isChecked()).resolves.toBe(false)
     await expect(clicks.isChecked()).resolves.toBe(false)
     await page.getByText('Open tracking').click()
-    await until(() => opens.isChecked(), true)
-    await until(async () => (await api('GET', `/api/v1/domains/${domain.id}`)).body.openTracking, true)
+    await eventually(() => opens.isChecked(), true)
+    await eventually(async () => (await api('GET', `/api/v1/domains/${domain.id}`)).body.openTracking, true)
     await page.reload()
     await page.getByRole('heading', { name: 'tracked.example.com', level: 1 }).waitFor()
     await expect(page.getByRole('switch', { name: 'Open tracking' }).isChecked()).resolves.toBe(true)
@@ -181,10 +176,10 @@ describeInBrowser('the Domains page in Chromium', () => {
     // From the keyboard: focus the switch, Space toggles it.
     await page.getByRole('switch', { name: 'Click tracking' }).focus()
     await page.keyboard.press('Space')
-    await until(async () => (await api('GET', `/api/v1/domains/${domain.id}`)).body.clickTracking, true)
+    await eventually(async () => (await api('GET', `/api/v1/domains/${domain.id}`)).body.clickTracking, true)
     await page.getByRole('switch', { name: 'Open tracking' }).focus()
     await page.keyboard.press('Space')
-    await until(async () => (await api('GET', `/api/v1/domains/${domain.id}`)).body.openTracking, false)
+    await eventually(async () => (await api('GET', `/api/v1/domains/${domain.id}`)).body.openTracking, false)
     await page.reload()
     await page.getByRole('heading', { name: 'tracked.example.com', level: 1 }).waitFor()
     await expect(page.getByRole('switch', { name: 'Open tracking' }).isChecked()).resolves.toBe(false)
@@ -199,14 +194,14 @@ describeInBrowser('the Domains page in Chromium', () => {
     await api('POST', '/api/v1/domains', { name: 'kept.example.com', region: 'us-east-1' })
     const domain = (await api('POST', '/api/v1/domains', { name: 'gone.example.com', region: 'us-east-1' })).body
     const page = await w.signedInAt('desktop', `/console/domains/${domain.id}`)
-    await page.getByRole('button', { name: 'Delete gone.example.com' }).click()
+    await page.getByRole('button', { name: 'Delete domain gone.example.com' }).click()
     const dialog = page.getByRole('alertdialog', { name: 'Delete gone.example.com?' })
     await dialog.waitFor()
     await screenshot(page, 'domains-delete')
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     await dialog.waitFor({ state: 'detached' })
     expect((await api('GET', `/api/v1/domains/${domain.id}`)).status).toBe(200)
-    await page.getByRole('button', { name: 'Delete gone.example.com' }).click()
+    await page.getByRole('button', { name: 'Delete domain gone.example.com' }).click()
     await dialog.getByRole('button', { name: 'Delete domain' }).click()
     await page.getByRole('heading', { name: 'Domains', level: 1 }).waitFor()
     expect(new URL(page.url()).pathname).toBe('/console/domains')

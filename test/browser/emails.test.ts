@@ -2,12 +2,15 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
-import { createOwnedProject } from '../../src/core/accounts/members.service.ts'
+import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { makeAccount } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
-import { FakeMx } from '../helpers/fake-mx.ts'
+import type { FakeDns } from '../helpers/fake-dns.ts'
+import type { FakeMx } from '../helpers/fake-mx.ts'
+import { startRecipients } from '../helpers/recipients.ts'
+import { axeViolations } from './axe.ts'
 import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
+import { waitFor } from '../helpers/until.ts'
 
 /*
  * The Emails pages in Chromium, against a server that really delivers: its DNS is a fake one that
@@ -18,6 +21,14 @@ let w: ConsoleWorld
 let dns: FakeDns
 let mx: FakeMx
 let key: string
+/** Messages to these recipients get no answer from the fake MX until `release` is called: the test sees them on their way. */
+const held = new Set<string>()
+let release: () => void = () => {}
+let gate: Promise<void> = Promise.resolve()
+function hold(recipient: string) {
+  held.add(recipient)
+  gate = new Promise<void>((resolve) => (release = resolve))
+}
 /** A web server on 127.0.0.1 that counts what the email's HTML makes a browser ask it for. */
 let images: ReturnType<typeof Bun.serve>
 const asked: string[] = []
@@ -32,36 +43,29 @@ async function send(body: Record<string, unknown>): Promise<string> {
 }
 
 /** Waits until the email's status is `status` (the server delivers on its own). */
-async function until(id: string, status: string) {
-  for (let i = 0; i < 200; i++) {
-    const email = (await w.t.request('GET', `/api/v1/emails/${id}`, { key })).body
-    if (email.status === status) return email
-    await Bun.sleep(50)
-  }
-  throw new Error(`${id} never became ${status}`)
-}
+const statusBecomes = (id: string, status: string) =>
+  waitFor(async () => (await w.t.request('GET', `/api/v1/emails/${id}`, { key })).body.status === status, `${id} to become ${status}`, 10_000, 50)
 
 /** Nothing on the page is wider than the window. */
 const noSideways = async (page: Page) => (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) as boolean
 
 describeInBrowser('the Emails pages in Chromium', () => {
   beforeAll(async () => {
-    dns = await new FakeDns().start()
-    mx = await new FakeMx().start('127.0.0.2')
-    dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 })
-    dns.records('mx.example.net', { type: 'A', address: '127.0.0.2' })
+    const recipients = await startRecipients({ beforeAnswer: (message) => (message.to.some((to) => held.has(to)) ? gate : undefined) })
+    dns = recipients.dns
+    mx = recipients.mx
     w = await startConsoleWorld({
       hostname: 'mail.example.test',
-      'dns-servers': dns.address,
-      'dns-timeout-ms': '300',
-      'delivery-port': String(mx.port),
-      'delivery-allow-private-targets': 'true',
-      'smtp-timeout-seconds': '1',
-      'delivery-attempt-timeout-seconds': '5',
+      ...recipients.settings,
+      // Room for a message held at the fake MX while the page is looked at.
+      'smtp-timeout-seconds': '20',
+      'delivery-attempt-timeout-seconds': '30',
       'send-rate-per-second': '10000',
     })
     const owner = await makeAccount(w.t, 'owner@example.com')
     const project = await w.t.app.writer.run((trx) => createOwnedProject(trx, owner.id, 'Shop', Date.now()))
+    const viewer = await makeAccount(w.t, 'viewer@example.com')
+    await w.t.app.writer.run((trx) => addMember(trx, project.id, viewer.id, 'viewer', Date.now()))
     key = project.secretKey
     const domain = await w.t.request('POST', '/api/v1/domains', { key, body: { name: 'sender.example.com', region: 'us-east-1' } })
     publishRecords(dns, domain.body.dnsRecords)
@@ -85,7 +89,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
 
   test('sending a test email and seeing it DELIVERED in the log with its timeline', async () => {
     const id = await send({ to: 'jane@example.net', subject: 'Welcome aboard', html: '<h1>Welcome</h1><p>Glad to have you.</p>', text: 'Welcome. Glad to have you.' })
-    await until(id, 'DELIVERED')
+    await statusBecomes(id, 'DELIVERED')
     expect(mx.received.some((m) => m.to.includes('jane@example.net'))).toBe(true)
 
     const page = await w.signedInAt('desktop', '/console/emails')
@@ -119,9 +123,6 @@ describeInBrowser('the Emails pages in Chromium', () => {
     const raw = readFileSync((await download.path())!, 'utf8')
     expect(raw).toStartWith('DKIM-Signature:')
     expect(raw).toContain('Subject: Welcome aboard')
-    // A frame of another origin below the window is painted once scrolled to (as a reader would).
-    await page.getByTitle('The email’s HTML').scrollIntoViewIfNeeded()
-    await page.evaluate('window.scrollTo(0, 0)')
     await screenshot(page, 'email')
     await page.context().close()
 
@@ -133,8 +134,6 @@ describeInBrowser('the Emails pages in Chromium', () => {
       await phone.getByRole('table').first().getByText('Delivered').first().waitFor()
       if (name === 'email') {
         await phone.frameLocator('iframe[title="The email’s HTML"]').getByRole('heading', { name: 'Welcome' }).waitFor()
-        await phone.getByTitle('The email’s HTML').scrollIntoViewIfNeeded()
-        await phone.evaluate('window.scrollTo(0, 0)')
       }
       expect(await noSideways(phone)).toBe(true)
       await screenshot(phone, name)
@@ -142,6 +141,113 @@ describeInBrowser('the Emails pages in Chromium', () => {
     }
     expect(w.problems).toEqual([])
   })
+
+  test('a test email sent from the console appears in the log and goes from queued to delivered there, and on its page, with no reload', async () => {
+    const page = await w.signedInAt('desktop', '/console/emails')
+    await page.getByRole('heading', { name: 'Emails', level: 1 }).waitFor()
+    // A mark on the window: a reload would lose it.
+    await page.evaluate('window.notReloaded = true')
+    await page.getByRole('button', { name: 'Send test email' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Send a test email' })
+    // To the signed-in person by default, from hello@ a verified domain, with a subject and a body.
+    await expect(dialog.getByLabel('To').inputValue()).resolves.toBe('owner@example.com')
+    await expect(dialog.getByLabel('From').inputValue()).resolves.toBe('hello')
+    await expect(dialog.getByLabel('Domain').inputValue()).resolves.toBe('sender.example.com')
+    await expect(dialog.getByLabel('Subject').inputValue()).resolves.toBe('Test email from Mailstead')
+    await expect(dialog.getByLabel('Message').inputValue()).resolves.toContain('sent from the Mailstead console')
+    await screenshot(page, 'email-send-test')
+
+    // What is wrong is said beside its field, in a sentence: first the form's own check, then the server's.
+    await dialog.getByLabel('To').fill('jane')
+    await dialog.getByRole('button', { name: 'Send test email' }).click()
+    await dialog.getByText('Enter one email address, such as jane@example.com.').waitFor()
+    await expect(dialog.getByLabel('To').getAttribute('aria-invalid')).resolves.toBe('true')
+    await dialog.getByLabel('To').fill('jane@-bad-.example..net')
+    await dialog.getByRole('button', { name: 'Send test email' }).click()
+    const serverSaid = dialog.locator('.field-error').filter({ hasText: /\w/ }).first()
+    await serverSaid.waitFor()
+    expect(await serverSaid.textContent()).toMatch(/^[A-Z].*\.$/)
+    expect(await serverSaid.textContent()).not.toMatch(/to\[0\]|Expected/)
+    await screenshot(page, 'email-send-test-error')
+    expect(await axeViolations(page)).toEqual([])
+
+    // Sent: its answer is held at the fake MX until the log has shown it queued.
+    const to = 'console.test@example.net'
+    hold(to)
+    await dialog.getByLabel('To').fill(to)
+    await dialog.getByRole('button', { name: 'Send test email' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await page.getByText('Test email sent').waitFor()
+    const table = page.getByRole('table', { name: 'Emails' })
+    const row = table.getByRole('row').filter({ hasText: to })
+    await row.getByText('Queued').waitFor()
+    release()
+    await row.getByText('Delivered').waitFor({ timeout: 15_000 })
+    expect(await page.evaluate('window.notReloaded')).toBe(true)
+    const got = mx.received.find((m) => m.to.includes(to))!
+    expect(got.from).toContain('sender.example.com')
+    expect(got.raw.toString()).toContain('From: hello@sender.example.com')
+    expect(got.raw.toString()).toContain('Subject: Test email from Mailstead')
+
+    // A second one, opened while it waits at the MX: its page shows it queued, then delivered, with no reload.
+    const second = 'console.again@example.net'
+    hold(second)
+    await page.getByRole('button', { name: 'Send test email' }).click()
+    await dialog.getByLabel('To').fill(second)
+    await dialog.getByRole('button', { name: 'Send test email' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    const secondRow = table.getByRole('row').filter({ hasText: second })
+    await secondRow.getByText('Queued').waitFor()
+    await secondRow.getByRole('link', { name: 'Test email from Mailstead' }).click()
+    await page.getByRole('heading', { name: 'Test email from Mailstead', level: 1 }).waitFor()
+    const timeline = page.getByRole('list', { name: 'Events, oldest first' })
+    await timeline.getByText('Queued').waitFor()
+    expect(await timeline.getByText('Delivered').count()).toBe(0)
+    release()
+    await timeline.getByText('Delivered').waitFor({ timeout: 15_000 })
+    expect(await page.evaluate('window.notReloaded')).toBe(true)
+
+    // The timeline in words: labels a person reads, no raw keys, no ISO times (each time has its UTC instant on hover).
+    const delivered = timeline.getByRole('listitem').filter({ hasText: 'Delivered' })
+    const labels = await delivered.locator('dt').allTextContents()
+    expect(labels).toEqual(expect.arrayContaining(['Recipient', 'Attempt', 'Remote server', 'Response', 'Encryption']))
+    for (const label of labels) expect(label).toMatch(/^[A-Z][a-zA-Z -]*$/)
+    for (const raw of ['mx', 'smtpCode', 'enhancedCode', 'nextAttemptAt', 'tls', 'mtaSts', 'recipient']) expect(labels).not.toContain(raw)
+    const words = String(await timeline.textContent())
+    expect(words).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/)
+    expect(words).not.toContain('{')
+    for (const title of await timeline.locator('time').evaluateAll((times) => times.map((t) => (t as unknown as { title: string }).title))) expect(title).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)
+    await screenshot(page, 'email-timeline')
+    expect(await axeViolations(page)).toEqual([])
+    await page.context().close()
+
+    // On a phone, the dialog fits; in the dark theme too.
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const width of ['desktop', 'phone'] as const) {
+        const other = await w.signedInAt(width, '/console/emails', 'owner@example.com', { colorScheme: scheme })
+        await other.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' })
+        await other.getByRole('table', { name: 'Emails' }).waitFor()
+        await other.getByRole('button', { name: 'Send test email' }).click()
+        await other.getByRole('dialog', { name: 'Send a test email' }).getByLabel('Subject').waitFor()
+        expect(await noSideways(other)).toBe(true)
+        await screenshot(other, 'email-send-test')
+        await other.keyboard.press('Escape')
+        const link = other.getByRole('link', { name: 'Test email from Mailstead' }).first()
+        await link.click()
+        await other.getByRole('list', { name: 'Events, oldest first' }).getByText('Delivered').waitFor()
+        expect(await noSideways(other)).toBe(true)
+        await screenshot(other, 'email-timeline')
+        await other.context().close()
+      }
+    }
+
+    // A viewer may not send: no button.
+    const viewer = await w.signedInAt('desktop', '/console/emails', 'viewer@example.com')
+    await viewer.getByRole('table', { name: 'Emails' }).waitFor()
+    expect(await viewer.getByRole('button', { name: 'Send test email' }).count()).toBe(0)
+    await viewer.context().close()
+    expect(w.problems).toEqual([])
+  }, 90_000)
 
   test('an HTML email runs no script, submits no form and loads its remote image only when asked; a long subject keeps the table in bounds', async () => {
     const base = `http://127.0.0.1:${images.port}`
@@ -156,7 +262,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
     ].join('')
     const to = ['first', 'second', 'third', 'fourth', 'fifth'].map((n) => `${n}.recipient.with.a.long.name@example.net`)
     const id = await send({ to, subject, html, text: 'Plain' })
-    await until(id, 'DELIVERED')
+    await statusBecomes(id, 'DELIVERED')
 
     for (const width of ['desktop', 'phone'] as const) {
       const list = await w.signedInAt(width, '/console/emails')
@@ -175,7 +281,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
     const frame = page.frameLocator('iframe[title="The email’s HTML"]')
     await frame.getByText('Nothing ran').waitFor()
     await frame.getByRole('button', { name: 'Submit the form' }).click()
-    await Bun.sleep(300)
+    await Bun.sleep(300) // a submission would be asked for within milliseconds; none may come
     await frame.getByText('Nothing ran').waitFor()
     expect(asked).toEqual([])
     // The document is in an origin of its own, not the console's.
@@ -186,7 +292,7 @@ describeInBrowser('the Emails pages in Chromium', () => {
     await page.getByRole('button', { name: 'Load remote images' }).click()
     await page.getByText('Remote images are shown.').waitFor()
     await page.frameLocator('iframe[title="The email’s HTML"]').getByRole('img', { name: 'Remote pixel' }).waitFor()
-    for (let i = 0; i < 100 && !asked.includes('/pixel.png'); i++) await Bun.sleep(50)
+    await waitFor(() => asked.includes('/pixel.png'), 'the remote pixel to be asked for')
     expect(asked).toEqual(['/pixel.png'])
     await page.frameLocator('iframe[title="The email’s HTML"]').getByText('Nothing ran').waitFor()
     expect(await noSideways(page)).toBe(true)
@@ -208,6 +314,9 @@ describeInBrowser('the Emails pages in Chromium', () => {
     const page = await w.signedInAt('desktop', '/console/emails')
     const table = page.getByRole('table', { name: 'Emails' })
     await table.getByText('For beta').waitFor()
+    // The filters are folded behind one button until one is on.
+    expect(await page.getByLabel('Recipient').isVisible()).toBe(false)
+    await page.getByText('Filters', { exact: true }).click()
     await page.getByLabel('Recipient').fill('ALPHA@')
     await page.getByRole('button', { name: 'Apply filters' }).click()
     const filtered = page.getByRole('table', { name: 'Emails matching the filters' })

@@ -4,8 +4,10 @@ import type { Page } from 'playwright-core'
 import { createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { makeAccount, signIn } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
-import { FakeMx } from '../helpers/fake-mx.ts'
+import type { FakeDns } from '../helpers/fake-dns.ts'
+import type { FakeMx } from '../helpers/fake-mx.ts'
+import { startRecipients } from '../helpers/recipients.ts'
+import { waitFor } from '../helpers/until.ts'
 import { axeViolations } from './axe.ts'
 import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld, type Width } from './harness.ts'
 
@@ -38,13 +40,8 @@ async function send(apiKey: string, body: Record<string, unknown>): Promise<stri
   return answer.emailId
 }
 
-async function until(apiKey: string, id: string, status: string) {
-  for (let i = 0; i < 200; i++) {
-    if ((await w.t.request('GET', `/api/v1/emails/${id}`, { key: apiKey })).body.status === status) return
-    await Bun.sleep(50)
-  }
-  throw new Error(`${id} never became ${status}`)
-}
+const statusBecomes = (apiKey: string, id: string, status: string) =>
+  waitFor(async () => (await w.t.request('GET', `/api/v1/emails/${id}`, { key: apiKey })).body.status === status, `${id} to become ${status}`, 10_000, 50)
 
 /** A signed-in page of that width showing `path`. */
 async function signedInPage(width: Width, path: string, email = 'owner@example.com'): Promise<Page> {
@@ -54,18 +51,8 @@ async function signedInPage(width: Width, path: string, email = 'owner@example.c
   return page
 }
 
-/**
- * Waits for a heading in the email's frame. Now and then Playwright never attaches to the frame's
- * process (its own origin) though the document loaded (the page's resource timing lists it): the
- * frame is then loaded again, once, as a reader's reload would.
- */
-async function framedHeading(page: Page, name: string) {
-  const heading = () => page.frameLocator('iframe[title="The email’s HTML"]').getByRole('heading', { name }).waitFor({ timeout: 5_000 })
-  await heading().catch(async () => {
-    await page.evaluate('document.querySelector("iframe.preview-frame").src += ""')
-    await heading()
-  })
-}
+/** Waits for a heading in the email's frame. */
+const framedHeading = (page: Page, name: string) => page.frameLocator('iframe[title="The email’s HTML"]').getByRole('heading', { name }).waitFor()
 
 const close = (page: Page) => page.context().close()
 
@@ -73,17 +60,13 @@ const noSideways = async (page: Page) => (await page.evaluate('document.document
 
 describeInBrowser('a sandbox project’s inbox in Chromium', () => {
   beforeAll(async () => {
-    dns = await new FakeDns().start()
-    mx = await new FakeMx().start('127.0.0.2')
     // The recipients' domain has an MX, the fake one: were sandbox mail to leave, it would land there.
-    dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 })
-    dns.records('mx.example.net', { type: 'A', address: '127.0.0.2' })
+    const recipients = await startRecipients()
+    dns = recipients.dns
+    mx = recipients.mx
     w = await startConsoleWorld({
       hostname: 'mail.example.test',
-      'dns-servers': dns.address,
-      'dns-timeout-ms': '300',
-      'delivery-port': String(mx.port),
-      'delivery-allow-private-targets': 'true',
+      ...recipients.settings,
       'smtp-timeout-seconds': '1',
       'delivery-attempt-timeout-seconds': '5',
       'send-rate-per-second': '10000',
@@ -114,16 +97,16 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
     })
     returned = await send(key, { from: SANDBOX_FROM, to: 'bounce@example.net', subject: 'Your parcel is on its way', text: 'It left the warehouse.' })
     gone = await send(key, { from: SANDBOX_FROM, to: 'old@example.net', subject: 'An old receipt', text: 'Thanks for your order.' })
-    await until(key, welcome, 'DELIVERED')
-    await until(key, returned, 'BOUNCED')
-    await until(key, gone, 'DELIVERED')
+    await statusBecomes(key, welcome, 'DELIVERED')
+    await statusBecomes(key, returned, 'BOUNCED')
+    await statusBecomes(key, gone, 'DELIVERED')
     // The sandbox asked DNS nothing: no MX of its recipients, no key of its sender.
     expect(dns.queries.slice(queriesBefore)).toEqual([])
     // Retention took this one's message: its headers and checks cannot be read any more.
     await w.t.app.db.deleteFrom('email_contents').where('email_id', '=', gone).execute()
 
     shipped = await send(realKey, { from: 'Shop <shop@sender.example.com>', to: 'jane@example.net', subject: 'Your order shipped', html: '<p>It is on its way.</p>', text: 'It is on its way.' })
-    await until(realKey, shipped, 'DELIVERED')
+    await statusBecomes(realKey, shipped, 'DELIVERED')
   })
 
   afterAll(async () => {
@@ -188,9 +171,6 @@ describeInBrowser('a sandbox project’s inbox in Chromium', () => {
       const tabs = page.getByRole('tablist', { name: 'The message' })
       await expect(tabs.getByRole('tab', { name: 'Message' }).getAttribute('aria-selected')).resolves.toBe('true')
       await framedHeading(page, 'Welcome')
-      // A frame of another origin below the window is painted once scrolled to (as a reader would).
-      await page.getByTitle('The email’s HTML').scrollIntoViewIfNeeded()
-      await page.evaluate('window.scrollTo(0, 0)')
       await page.getByRole('region', { name: 'Text' }).getByText('Start at https://shop.example/start').waitFor()
       expect(await axeViolations(page)).toEqual([])
       await screenshot(page, 'inbox-message')

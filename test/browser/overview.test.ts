@@ -4,8 +4,10 @@ import type { Page } from 'playwright-core'
 import { createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { makeAccount } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
-import { FakeMx } from '../helpers/fake-mx.ts'
+import type { FakeDns } from '../helpers/fake-dns.ts'
+import type { FakeMx } from '../helpers/fake-mx.ts'
+import { startRecipients } from '../helpers/recipients.ts'
+import { axeViolations } from './axe.ts'
 import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 /*
@@ -17,6 +19,7 @@ import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } f
 let w: ConsoleWorld
 let dns: FakeDns
 let mx: FakeMx
+let ownerKey: string
 
 /** The numbers of a table row: its cells after the first. */
 const numbersOf = async (page: Page, table: string, row: string) =>
@@ -24,23 +27,22 @@ const numbersOf = async (page: Page, table: string, row: string) =>
 
 describeInBrowser('the Overview page in Chromium', () => {
   beforeAll(async () => {
-    dns = await new FakeDns().start()
-    mx = await new FakeMx({ onRcpt: (to) => (to.startsWith('gone') ? { code: 550, message: '5.1.1 No such user' } : to.startsWith('busy') ? { code: 451, message: '4.2.1 Try again later' } : undefined) }).start('127.0.0.2')
-    dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 })
-    dns.records('mx.example.net', { type: 'A', address: '127.0.0.2' })
+    const recipients = await startRecipients({ onRcpt: (to) => (to.startsWith('gone') ? { code: 550, message: '5.1.1 No such user' } : to.startsWith('busy') ? { code: 451, message: '4.2.1 Try again later' } : undefined) })
+    dns = recipients.dns
+    mx = recipients.mx
+    dns.records('hooks.example.net', { type: 'A', address: '127.0.0.3' })
     w = await startConsoleWorld({
-      'dns-servers': dns.address,
-      'dns-timeout-ms': '300',
+      ...recipients.settings,
       hostname: 'mx.mailstead.test',
       'public-ips': '192.0.2.25',
-      'delivery-port': String(mx.port),
-      'delivery-allow-private-targets': 'true',
       'smtp-timeout-seconds': '1',
       'delivery-attempt-timeout-seconds': '5',
       'send-rate-per-second': '10000',
+      'webhook-allow-private-targets': 'true',
     })
     const owner = await makeAccount(w.t, 'owner@example.com')
     const project = await w.t.app.writer.run((trx) => createOwnedProject(trx, owner.id, 'Shop', Date.now()))
+    ownerKey = project.secretKey
     const request = (method: string, path: string, body?: unknown) => w.t.request(method, path, { key: project.secretKey, body })
     const domain = await request('POST', '/api/v1/domains', { name: 'sender.example.com', region: 'us-east-1' })
     publishRecords(dns, domain.body.dnsRecords)
@@ -116,11 +118,83 @@ describeInBrowser('the Overview page in Chromium', () => {
     await page.getByRole('img', { name: /^Line chart of mail by hour/ }).locator('canvas').waitFor()
     expect((await scripts()).some((name) => /LineChart/.test(name))).toBe(true)
     // The chart fits the phone's width.
-    const box = await page.getByRole('img', { name: /^Line chart/ }).boundingBox()
+    const box = await page.getByRole('img', { name: /^Line chart of mail/ }).boundingBox()
     expect(box!.x + box!.width).toBeLessThanOrEqual(390)
     expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
     await screenshot(page, 'overview')
     await page.context().close()
     expect(w.problems).toEqual([])
   })
+
+  test('Get started: each step as the project stands, a test email from the checklist ticks its step, dismissed for good; gone once all are done', async () => {
+    // A new project with no domain: its key is made with it; no domain, email or webhook yet.
+    const fresh = await makeAccount(w.t, 'fresh@example.com')
+    await w.t.app.writer.run((trx) => createOwnedProject(trx, fresh.id, 'Fresh', Date.now()))
+    const stepsOf = async (page: Page) => (await page.getByRole('list', { name: 'Steps' }).getByRole('listitem').locator('.step-title').allTextContents())
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const width of ['desktop', 'phone'] as const) {
+        const page = await w.signedInAt(width, '/console/', 'fresh@example.com', { colorScheme: scheme })
+        await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' })
+        const card = page.getByRole('region', { name: 'Get started' })
+        await card.getByText('1 of 4 done.', { exact: false }).waitFor()
+        expect(await stepsOf(page)).toEqual(['Verify a sending domain: to do', 'Create an API key: done', 'Send your first email: to do', 'Add a webhook: to do'])
+        await card.getByRole('link', { name: 'Add a domain' }).waitFor()
+        await card.getByRole('link', { name: 'Add a webhook' }).waitFor()
+        if (width === 'phone') expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
+        await screenshot(page, 'overview-get-started')
+        await page.context().close()
+      }
+    }
+    // Its link goes where the step is done.
+    const linked = await w.signedInAt('desktop', '/console/', 'fresh@example.com')
+    await linked.getByRole('region', { name: 'Get started' }).getByText('1 of 4 done.', { exact: false }).waitFor()
+    expect(await axeViolations(linked)).toEqual([])
+    await linked.getByRole('region', { name: 'Get started' }).getByRole('link', { name: 'Add a domain' }).click()
+    await linked.getByRole('heading', { name: 'Domains', level: 1 }).waitFor()
+    await linked.context().close()
+
+    // A sandbox needs no domain; a test email sent from its step ticks it, with no reload.
+    const tester = await makeAccount(w.t, 'sandbox@example.com')
+    await w.t.app.writer.run((trx) => createOwnedProject(trx, tester.id, 'Playground', Date.now(), { sandbox: true }))
+    const page = await w.signedInAt('desktop', '/console/', 'sandbox@example.com')
+    const card = page.getByRole('region', { name: 'Get started' })
+    await card.getByText('2 of 4 done.', { exact: false }).waitFor()
+    expect(await stepsOf(page)).toEqual(['Sandbox project: no domain needed: done', 'Create an API key: done', 'Send your first email: to do', 'Add a webhook: to do'])
+    await card.getByRole('button', { name: 'Send test email' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Send a test email' })
+    // In a sandbox the sender is any address.
+    await expect(dialog.getByLabel('From').inputValue()).resolves.toBe('hello@example.com')
+    await dialog.getByLabel('To').fill('ann@example.net')
+    await dialog.getByRole('button', { name: 'Send test email' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await card.getByText('3 of 4 done.', { exact: false }).waitFor()
+    expect(await stepsOf(page)).toContain('Send your first email: done')
+    await card.getByText('1 email sent.').waitFor()
+    await screenshot(page, 'overview-get-started-sandbox')
+    // Dismissed: gone, and still gone after a reload; remembered for this project only.
+    await card.getByRole('button', { name: 'Dismiss' }).click()
+    await card.waitFor({ state: 'detached' })
+    await page.reload()
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
+    await page.getByRole('region', { name: 'Queue' }).waitFor()
+    expect(await page.getByRole('region', { name: 'Get started' }).count()).toBe(0)
+    expect(await page.evaluate('Object.keys(localStorage).filter((k) => k.startsWith("mailstead.get-started"))')).toHaveLength(1)
+    await page.context().close()
+
+    // The shop has its domain verified, its key and its mail: only the webhook is left; once added, the card is gone.
+    const shop = await w.signedInAt('desktop', '/console/')
+    const shopCard = shop.getByRole('region', { name: 'Get started' })
+    await shopCard.getByText('3 of 4 done.', { exact: false }).waitFor()
+    expect(await stepsOf(shop)).toEqual(['Verify a sending domain: done', 'Create an API key: done', 'Send your first email: done', 'Add a webhook: to do'])
+    await shopCard.getByText('sender.example.com verified.').waitFor()
+    const hook = await w.t.request('POST', '/webhooks', { key: ownerKey, body: { url: 'https://hooks.example.net/mailstead', events: ['*'] } })
+    expect(hook.status).toBe(201)
+    await shop.reload()
+    await shop.getByRole('region', { name: 'Queue' }).getByText(/waiting/).waitFor()
+    await shop.getByRole('region', { name: 'Domains' }).getByText('sender.example.com').first().waitFor()
+    await shop.waitForLoadState('networkidle')
+    expect(await shop.getByRole('region', { name: 'Get started' }).count()).toBe(0)
+    await shop.context().close()
+    expect(w.problems).toEqual([])
+  }, 120_000)
 })

@@ -33,7 +33,14 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
     expect(await table.locator('time').first().getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)
     await screenshot(page, 'api-keys')
 
+    // A key needs a name: the API's sentence shows beside the field, and nothing is made.
     await page.getByRole('radio', { name: /Secret key/ }).check()
+    await page.getByRole('button', { name: 'Create key' }).click()
+    await expect(page.getByRole('textbox', { name: 'Name' }).getAttribute('aria-invalid')).resolves.toBe('true')
+    await page.getByRole('textbox', { name: 'Name' }).fill('Web server')
+    await page.getByRole('radio', { name: /Sending only/ }).check({ force: true })
+    await page.getByRole('radio', { name: 'In 90 days' }).check({ force: true })
+    await expect(page.getByRole('radio', { name: /Sending only/ }).isChecked()).resolves.toBe(true)
     await page.getByRole('button', { name: 'Create key' }).click()
     await page.getByRole('heading', { name: 'New secret key' }).waitFor()
     const whole = String(await page.getByLabel('Secret key', { exact: true }).textContent())
@@ -41,11 +48,15 @@ describeInBrowser('the API keys, SMTP relay and Suppressions pages in Chromium',
     await page.getByRole('button', { name: 'Copy secret key' }).click()
     await page.getByRole('status').filter({ hasText: 'secret key copied' }).waitFor({ state: 'attached' })
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(whole)
-    expect((await api('/api/v1/keys', whole)).status).toBe(200)
+    // Sending only: it may send but not read the keys.
+    expect((await api('/api/v1/keys', whole)).status).toBe(403)
     await screenshot(page, 'api-keys-created')
     await page.getByRole('button', { name: 'Done' }).click()
     await page.getByText(whole).waitFor({ state: 'detached' })
     await table.getByRole('row').nth(3).waitFor()
+    const made = table.getByRole('row').filter({ hasText: 'Web server' })
+    expect(await made.textContent()).toContain('Sending only')
+    expect(await made.locator('time').count()).toBe(2)
 
     // Revoke it from the keyboard: the dialog takes focus, Escape leaves it, Enter confirms.
     const revoke = page.getByRole('button', { name: `Revoke ${whole.slice(0, 11)}…` })

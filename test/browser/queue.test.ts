@@ -3,8 +3,9 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { makeAccount } from '../helpers/accounts.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
+import { FakeDns, FAKE_DNS_TIMEOUT_MS } from '../helpers/fake-dns.ts'
 import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
+import { until, waitFor } from '../helpers/until.ts'
 
 let w: ConsoleWorld
 let dns: FakeDns
@@ -17,8 +18,7 @@ const api = async (method: string, path: string, body?: unknown) => {
 const send = (to: string, extra: Record<string, unknown> = {}) => api('POST', '/api/v1/emails', { from: 'ada@sender.example.com', to, subject: 'Hi', text: 'Hi', ...extra })
 /** Waits until `read` answers `expected` (a page that is refetching), for 5 s at most. */
 async function eventually(read: () => Promise<unknown>, expected: unknown) {
-  for (let i = 0; i < 50 && (await read()) !== expected; i++) await Bun.sleep(100)
-  expect(await read()).toBe(expected)
+  expect(await until(read, (value) => value === expected, 5000, 100)).toBe(expected)
 }
 
 const delivery = (recipient: string) => w.t.app.db.selectFrom('deliveries').selectAll().where('recipient', '=', recipient).executeTakeFirstOrThrow()
@@ -26,7 +26,7 @@ const delivery = (recipient: string) => w.t.app.db.selectFrom('deliveries').sele
 describeInBrowser('the Queue page in Chromium', () => {
   beforeAll(async () => {
     dns = await new FakeDns().start()
-    w = await startConsoleWorld({ 'dns-servers': dns.address, 'dns-timeout-ms': '300', hostname: 'mx.mailstead.test' })
+    w = await startConsoleWorld({ 'dns-servers': dns.address, 'dns-timeout-ms': String(FAKE_DNS_TIMEOUT_MS), hostname: 'mx.mailstead.test' })
     const owner = await makeAccount(w.t, 'owner@example.com')
     const viewer = await makeAccount(w.t, 'viewer@example.com')
     project = await w.t.app.writer.run((trx) => createOwnedProject(trx, owner.id, 'Shop', Date.now()))
@@ -41,8 +41,7 @@ describeInBrowser('the Queue page in Chromium', () => {
     for (const to of ['a@stuck.example', 'b@stuck.example', 'c@stuck.example', 'e@slow.example']) expect((await send(to)).status).toBe(200)
     expect((await send('later@later.example', { scheduledAt: new Date(Date.now() + 3_600_000).toISOString() })).status).toBe(200)
     const deferred = async () => (await w.t.app.db.selectFrom('deliveries').select('state').where('state', '=', 'deferred').execute()).length
-    for (let i = 0; i < 100 && (await deferred()) < 4; i++) await Bun.sleep(100)
-    expect(await deferred()).toBe(4)
+    expect(await until(deferred, (n) => n >= 4)).toBe(4)
   })
   afterAll(async () => {
     await w?.close()
@@ -82,7 +81,7 @@ describeInBrowser('the Queue page in Chromium', () => {
       const row = await delivery('a@stuck.example')
       return row.attempts > before && row.state === 'deferred'
     }
-    for (let i = 0; i < 50 && !(await settled()); i++) await Bun.sleep(100)
+    await waitFor(settled, 'the retried delivery to be deferred again')
     const after = await delivery('a@stuck.example')
     expect(after.attempts).toBe(before + 1)
     expect(after.state).toBe('deferred')
@@ -118,8 +117,7 @@ describeInBrowser('the Queue page in Chromium', () => {
     await page.getByRole('button', { name: 'Retry all deferred' }).click()
     await page.getByRole('alertdialog', { name: 'Retry everything deferred now?' }).getByRole('button', { name: 'Retry all now' }).click()
     await page.getByRole('status').filter({ hasText: '3 deferred deliveries are due now.' }).waitFor()
-    for (let i = 0; i < 50 && (await delivery('e@slow.example')).attempts === attempts; i++) await Bun.sleep(100)
-    expect((await delivery('e@slow.example')).attempts).toBe(attempts + 1)
+    expect((await until(() => delivery('e@slow.example'), (row) => row.attempts !== attempts)).attempts).toBe(attempts + 1)
     await page.context().close()
     expect(w.problems).toEqual([])
   })

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { makeAccount, PASSWORD } from '../helpers/accounts.ts'
+import { until } from '../helpers/until.ts'
 import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 /*
@@ -28,12 +29,10 @@ describeInBrowser('the sandbox switches in Chromium', () => {
     await sandbox.waitFor({ state: 'attached' })
     expect(await sandbox.isChecked()).toBe(false)
     await sandbox.click({ force: true })
-    for (let i = 0; i < 100 && !(await project(shop.secretKey)).sandbox; i++) await Bun.sleep(50)
-    expect((await project(shop.secretKey)).sandbox).toBe(true)
+    expect((await until(() => project(shop.secretKey), (p) => p.sandbox)).sandbox).toBe(true)
     await screenshot(page, 'settings-sandbox')
     await sandbox.click({ force: true })
-    for (let i = 0; i < 100 && (await project(shop.secretKey)).sandbox; i++) await Bun.sleep(50)
-    expect((await project(shop.secretKey)).sandbox).toBe(false)
+    expect((await until(() => project(shop.secretKey), (p) => !p.sandbox)).sandbox).toBe(false)
     await page.context().close()
     expect(w.problems).toEqual([])
   })

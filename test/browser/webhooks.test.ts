@@ -4,9 +4,10 @@ import type { Page } from 'playwright-core'
 import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { EVENT_TYPES as SERVER_EVENT_TYPES } from '../../src/core/webhooks/event-types.ts'
 import { verifySignature } from '../../src/lib/outbound/signature.ts'
-import { EVENT_TYPES as CONSOLE_EVENT_TYPES } from '../../src/console/lib/webhooks.ts'
+import { EVENT_TYPES as CONSOLE_EVENT_TYPES } from '../../src/console/lib/webhooks-view.ts'
 import { makeAccount } from '../helpers/accounts.ts'
 import { until } from '../helpers/webhooks.ts'
+import { axeViolations } from './axe.ts'
 import { describeInBrowser, screenshot, startConsoleWorld, type ConsoleWorld } from './harness.ts'
 
 let w: ConsoleWorld
@@ -180,6 +181,74 @@ describeInBrowser('the Webhooks page in Chromium', () => {
     await page.context().close()
     expect(w.problems).toEqual([])
   })
+
+  test('a test event of a chosen type reaches the receiver, signed, and the page shows the request and the 200 answer; a failing one shows its error', async () => {
+    const hook = (await (
+      await fetch(`${w.url}/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${receiver.base}/test-events`, events: ['email.delivered', 'email.bounced'] }),
+      })
+    ).json()) as { id: string; secret: string }
+    receiver.state.failing = false
+    const before = receiver.calls.length
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const width of ['desktop', 'phone'] as const) {
+        const page = await w.signedInAt(width, `/console/webhooks/${hook.id}`, 'owner@example.com', { colorScheme: scheme })
+        await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' })
+        const panel = page.getByRole('region', { name: 'Send a test event' })
+        const type = panel.getByLabel('Event type')
+        await type.waitFor()
+        // The webhook's own types are offered, no others.
+        await expect(type.locator('option').allTextContents()).resolves.toEqual(['email.delivered', 'email.bounced'])
+        await type.selectOption('email.bounced')
+        await panel.getByRole('button', { name: 'Send test event' }).click()
+        await panel.getByRole('status').getByText(/^The endpoint answered HTTP 200 in \d+ ms\.$/).waitFor()
+        const request = panel.getByRole('region', { name: 'Test request' })
+        await request.getByText(`POST ${receiver.base}/test-events`).waitFor()
+        await expect(request.getByRole('figure', { name: `POST ${receiver.base}/test-events` }).textContent()).resolves.toMatch(/x-mailstead-signature: v1=[0-9a-f]{64}/)
+        await expect(request.getByRole('figure', { name: 'Body (JSON)' }).textContent()).resolves.toContain('"type": "email.bounced"')
+        const response = panel.getByRole('region', { name: 'Test response' })
+        await response.getByText('HTTP 200').waitFor()
+        await expect(response.textContent()).resolves.toContain('"received": true')
+        if (width === 'phone') await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390)
+        await screenshot(page, 'webhook-test-event')
+        await page.context().close()
+      }
+    }
+    // Each call reached the receiver as a signed test of the type chosen, and none is logged as a delivery.
+    const tests = receiver.calls.slice(before).filter((c) => c.path === '/test-events')
+    expect(tests).toHaveLength(4)
+    for (const call of tests) {
+      expect(JSON.parse(call.body)).toMatchObject({ type: 'email.bounced', test: true })
+      expect(call.headers.get('x-mailstead-test')).toBe('true')
+      expect(verifySignature(hook.secret, call.headers, call.body, Date.now())).toBe(true)
+    }
+    const logged = await w.t.request('GET', `/webhooks/${hook.id}/deliveries`, { key: project.secretKey })
+    expect(logged.body.total).toBe(0)
+
+    // The receiver fails: its status and the beginning of its answer are shown.
+    receiver.state.failing = true
+    const page = await w.signedInAt('desktop', `/console/webhooks/${hook.id}`)
+    const panel = page.getByRole('region', { name: 'Send a test event' })
+    await panel.getByRole('button', { name: 'Send test event' }).click()
+    await panel.getByRole('status').getByText(/^The endpoint answered HTTP 500 in \d+ ms, which is not a success\.$/).waitFor()
+    await panel.getByRole('region', { name: 'Test response' }).getByText('Failed').waitFor()
+    await expect(panel.getByRole('region', { name: 'Test response' }).textContent()).resolves.toContain('receiver down for maintenance')
+    await screenshot(page, 'webhook-test-event-failed')
+    expect(await axeViolations(page)).toEqual([])
+    receiver.state.failing = false
+    await page.context().close()
+
+    // A member or viewer may not send one: no panel.
+    const member = await w.signedInAt('desktop', `/console/webhooks/${hook.id}`, 'member@example.com')
+    await member.getByRole('heading', { name: 'Webhook', level: 1 }).waitFor()
+    await member.getByText('Nothing sent to this endpoint yet.').waitFor()
+    expect(await member.getByRole('region', { name: 'Send a test event' }).count()).toBe(0)
+    await member.context().close()
+    await w.t.request('DELETE', `/webhooks/${hook.id}`, { key: project.secretKey })
+    expect(w.problems).toEqual([])
+  }, 90_000)
 
   test('on a phone, and a member or viewer sees the endpoints and their logs but no way to change them', async () => {
     const made = (await (

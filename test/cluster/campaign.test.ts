@@ -58,12 +58,15 @@ describe.skipIf(CLUSTER_SKIPPED)(`a campaign sent by three processes ${ON_POSTGR
     // Probed through a process that lives.
     const alive = (victim + 1) % 3
 
-    const status = await until(async () => (await c.api(alive, 'GET', `/campaigns/${campaignId}`)).body.data.status, (s) => s === 'SENT', 150_000, 250)
+    // A batch starts once the last has left the queue, so SENT comes at the pace of delivery: two
+    // processes sending the rest of 10,000, slower when the machine runs other tests beside them.
+    const status = await until(async () => (await c.api(alive, 'GET', `/campaigns/${campaignId}`)).body.data.status, (s) => s === 'SENT', 300_000, 250)
     expect(status).toBe('SENT')
     const states = await until(
       async () => Object.fromEntries((await c.rows<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM deliveries GROUP BY state')).map((r) => [r.state, r.n])),
       (s) => s.delivered === COUNT,
-      60_000,
+      // The last batch is handed off at SENT and still delivered at the same pace.
+      240_000,
       250,
     )
     expect(states).toEqual({ delivered: COUNT })
@@ -74,5 +77,5 @@ describe.skipIf(CLUSTER_SKIPPED)(`a campaign sent by three processes ${ON_POSTGR
     // What arrived twice is the same email (one Message-ID), and only what the killed process had in flight.
     for (const ids of got.values()) expect(new Set(ids).size).toBe(1)
     expect(duplicates(c.mx)).toBeLessThanOrEqual(inFlight)
-  }, 360_000)
+  }, 720_000)
 })

@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort, SOURCE_COMMAND, startServer } from './child.ts'
 import { publishRecords } from './domains.ts'
-import { FakeDns } from './fake-dns.ts'
+import { FakeDns, FAKE_DNS_TIMEOUT_MS } from './fake-dns.ts'
 import { FakeMx, type FakeMxOptions } from './fake-mx.ts'
 import { freshPostgres, onPostgres } from './postgres.ts'
+import { waitFor } from './until.ts'
 
 export interface ChildWorld {
   dns: FakeDns
@@ -43,7 +44,7 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
   const dir = mkdtempSync(join(tmpdir(), 'mailstead-child-'))
   const database = onPostgres ? await freshPostgres() : undefined
   const flags = [
-    '--data-dir', dir, ...(database ? ['--database-url', database.url] : []), '--secret', secret, '--dns-servers', dns.address, '--dns-timeout-ms', '300', '--hostname', 'mx.mailstead.test',
+    '--data-dir', dir, ...(database ? ['--database-url', database.url] : []), '--secret', secret, '--dns-servers', dns.address, '--dns-timeout-ms', String(FAKE_DNS_TIMEOUT_MS), '--hostname', 'mx.mailstead.test',
     '--delivery-port', String(mx.port), '--delivery-allow-private-targets', 'true', '--send-rate-per-second', '10000', '--log-level', 'error', '--smtp-timeout-seconds', '2',
     '--mx-port', 'off', '--relay-port', 'off', '--relay-tls-port', 'off',
     // What a killed server held is taken over by the next after its leases run out: soon, here.
@@ -79,7 +80,7 @@ export async function createChildWorld(secret: string, mxOptions: FakeMxOptions 
       const domain = (await world.api('POST', '/api/v1/domains', { name: 'sender.example.com', region: 'us-east-1' })).body
       publishRecords(dns, domain.dnsRecords)
       await world.api('PUT', `/api/v1/domains/${domain.id}/verify`)
-      for (let i = 0; i < 100 && (await world.api('GET', `/api/v1/domains/${domain.id}`)).body.status !== 'SUCCESS'; i++) await Bun.sleep(20)
+      await waitFor(async () => (await world.api('GET', `/api/v1/domains/${domain.id}`)).body.status === 'SUCCESS', 'the domain to be verified')
     },
     async close() {
       world.child?.kill('SIGKILL')

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { until } from './until.ts'
 
 const MAIN = join(import.meta.dir, '..', '..', 'src', 'main.ts')
 
@@ -20,15 +21,10 @@ export const SOURCE_COMMAND = [process.execPath, MAIN]
 /** `mailstead serve` in a child process, as a user runs it; resolves once /health answers. */
 export async function startServer(flags: string[], port: number, command = SOURCE_COMMAND): Promise<Subprocess> {
   const child = Bun.spawn([...command, 'serve', ...flags, '--http-port', String(port)], { stdout: 'ignore', stderr: 'inherit' })
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child
-    } catch {
-      // not listening yet
-    }
-    await Bun.sleep(50)
-  }
+  const healthy = () => fetch(`http://127.0.0.1:${port}/health`).then((answer) => answer.ok, () => false) // refused: not listening yet
+  const up = await until(async () => child.exitCode === null && (await healthy()), (yes) => yes || child.exitCode !== null, 30_000, 50)
+  if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
+  if (up) return child
   child.kill('SIGKILL')
   throw new Error('the server did not answer /health')
 }

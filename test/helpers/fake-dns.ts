@@ -27,6 +27,14 @@ export type Behaviour =
   | { silent: true }
   | { refused: true }
 
+/**
+ * The DNS timeout a test app gives its resolver when it asks a FakeDns. The fake answers from the
+ * test's own process, so its answers wait on the same event loop as the app; under a loaded run
+ * (the suite's files in parallel) 300 ms was sometimes too short for an answer that came. A
+ * server that stays silent costs this much once.
+ */
+export const FAKE_DNS_TIMEOUT_MS = 1500
+
 /** CNAMEs followed within the zone at most, as a recursive resolver would. */
 const MAX_CHAIN = 8
 

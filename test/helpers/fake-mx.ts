@@ -20,6 +20,8 @@ export interface FakeMxOptions {
   onData?: (count: number) => RcptAnswer
   /** Waits this long before answering each message. */
   delayMs?: number
+  /** Awaited before answering each message (after delayMs): a test holds a message's answer until it has looked. */
+  beforeAnswer?: (message: ReceivedMessage) => Promise<void> | void
   /** Offer STARTTLS (smtp-server's own self-signed certificate, unless `tls` gives one). */
   starttls?: boolean
   /** The certificate STARTTLS presents. */
@@ -81,6 +83,7 @@ export class FakeMx {
           }
           this.offered.push(message)
           if (this.options.delayMs) await Bun.sleep(this.options.delayMs)
+          await this.options.beforeAnswer?.(message)
           const answer = this.options.onData?.(this.offered.length)
           if (answer) return callback(Object.assign(new Error(answer.message), { responseCode: answer.code }))
           this.received.push(message)

@@ -115,7 +115,7 @@ export async function createFixtures(w: World, template: string, n: number): Pro
       return { id: String((await call('GET', '/api/v1/queue/deliveries?state=scheduled&limit=1')).deliveries[0].id) }
     }
     case 'keys':
-      return { id: String((await call('POST', '/api/v1/keys', { type: 'public' })).id) }
+      return { id: String((await call('POST', '/api/v1/keys', { name: 'Hostile walk', type: 'public' })).id) }
     case 'project':
     case 'account':
       // Members and invitations are the owner's, sessions a signed-in person's: a key is refused them whatever they name.

@@ -102,6 +102,11 @@ export class RawSocket {
     return this.until(/(?!)/, timeoutMs)
   }
 
+  /** Says it has no more to write (a FIN), as a client that gives up does; reading goes on until the other side closes. */
+  end(): void {
+    this.socket.end()
+  }
+
   close(): void {
     this.socket.destroy()
   }

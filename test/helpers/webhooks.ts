@@ -52,7 +52,7 @@ export function startHookServer() {
 export type HookServer = ReturnType<typeof startHookServer>
 
 /** Creates a webhook through the API; fails the test when it is refused. */
-export async function createHook(w: World, key: string, url: string, events: string[] = ['*'], extra: Record<string, unknown> = {}) {
+export async function createHook(w: Pick<World, 't'>, key: string, url: string, events: string[] = ['*'], extra: Record<string, unknown> = {}) {
   const answer = await w.t.request('POST', '/webhooks', { key, body: { url, events, ...extra } })
   if (answer.status !== 201) throw new Error(`webhook refused: ${JSON.stringify(answer.body)}`)
   return answer.body as { id: string; url: string; secret: string; events: string[] }

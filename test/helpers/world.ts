@@ -4,8 +4,9 @@ import type { Logger } from '../../src/lib/logger.ts'
 import { createTestApp, type TestApp } from './app.ts'
 import type { ManualClock } from './clock.ts'
 import { publishRecords } from './domains.ts'
-import { FakeDns } from './fake-dns.ts'
-import { FakeMx, type FakeMxOptions } from './fake-mx.ts'
+import type { FakeDns } from './fake-dns.ts'
+import type { FakeMx, FakeMxOptions } from './fake-mx.ts'
+import { startRecipients } from './recipients.ts'
 
 export const HOSTNAME = 'mx.mailstead.test'
 
@@ -41,17 +42,12 @@ export async function createWorld(
     started?: boolean
   } = {},
 ): Promise<World> {
-  const dns = await new FakeDns().start()
-  const mx = await new FakeMx(options.mx).start('127.0.0.2')
-  dns.records('example.net', { type: 'MX', exchange: 'mx.example.net', priority: 10 })
-  dns.records('mx.example.net', { type: 'A', address: '127.0.0.2' })
+  const recipients = await startRecipients(options.mx)
+  const { dns, mx } = recipients
   const t = await createTestApp(
     {
-      'dns-servers': dns.address,
-      'dns-timeout-ms': '300',
+      ...recipients.settings,
       hostname: HOSTNAME,
-      'delivery-port': String(mx.port),
-      'delivery-allow-private-targets': 'true',
       'smtp-timeout-seconds': '1',
       'delivery-attempt-timeout-seconds': '5',
       'send-rate-per-second': '10000',

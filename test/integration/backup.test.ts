@@ -9,6 +9,7 @@ import { freePort, startServer } from '../helpers/child.ts'
 import { cli } from '../helpers/cli.ts'
 import { mailsteadChild } from '../helpers/cli-child.ts'
 import { onPostgres } from '../helpers/postgres.ts'
+import { until } from '../helpers/until.ts'
 
 // `backup` and `restore` copy SQLite's file (VACUUM INTO, its WAL, its header): with a database URL
 // they refuse and name pg_dump and pg_restore, which test/integration/postgres-database.test.ts checks.
@@ -143,7 +144,7 @@ sqliteOnly('a backup while writes go on', () => {
         } else done.push(email)
       }
     })
-    while (acknowledged.flat().length < 200 && failures.length === 0) await Bun.sleep(10)
+    await until(async () => acknowledged.flat().length >= 200 || failures.length > 0, (done) => done, 30_000, 10)
     const path = join(backups, 'live.db')
     const before = acknowledged.map((done) => done.length)
     const result = await mailsteadChild(['backup', path, '--json', ...flags])

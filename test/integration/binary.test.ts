@@ -7,6 +7,7 @@ import { MIGRATIONS, POSTGRES_MIGRATIONS } from '../../migrations/index.ts'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
 import { freshPostgres, onPostgres, type TestDatabase } from '../helpers/postgres.ts'
 import { parseMime } from '../helpers/sending.ts'
+import { waitFor } from '../helpers/until.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 let dir: string
@@ -56,7 +57,7 @@ test('the compiled binary serves /health and sends a DKIM-signed email to an MX'
   await w.verifiedDomain()
   const sent = await w.api('POST', '/api/v1/emails', { from: 'app@sender.example.com', to: 'someone@example.net', subject: 'From the binary', html: '<p>Hi</p>' })
   expect(sent.status).toBe(200)
-  for (let i = 0; i < 200 && w.mx.received.length === 0; i++) await Bun.sleep(25)
+  await waitFor(() => w!.mx.received.length > 0, 'the binary to deliver the message')
   const message = parseMime(w.mx.received[0]!.raw.toString('latin1'))
   expect(message.headers.subject).toBe('From the binary')
   expect(message.headers['dkim-signature']).toContain('d=sender.example.com')

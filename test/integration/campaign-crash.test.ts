@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
 import { openDirect } from '../helpers/direct-db.ts'
+import { until } from '../helpers/until.ts'
 
 const COUNT = 240
 let w: ChildWorld
@@ -21,26 +22,18 @@ test('killed with SIGKILL in the middle of a campaign, the server goes on where 
     await w.api('POST', '/campaigns', { name: 'Crash', subject: 'Hi', body: '<p>Hi {{email}}</p>', from: 'news@sender.example.com', audienceType: 'ALL', batchSize: 40 })
   ).body.data
   expect((await w.api('POST', `/campaigns/${campaign.id}/send`, {})).status).toBe(200)
-  for (let i = 0; i < 1000 && w.mx.received.length < 50; i++) await Bun.sleep(10)
+  await until(async () => w.mx.received.length, (n) => n >= 50, 10_000, 10)
   await w.kill()
   expect(w.mx.received.length).toBeGreaterThanOrEqual(50)
   expect(w.mx.received.length).toBeLessThan(COUNT)
 
   await w.start()
-  let status = ''
-  for (let i = 0; i < 600 && status !== 'SENT'; i++) {
-    status = (await w.api('GET', `/campaigns/${campaign.id}`)).body.data.status
-    if (status !== 'SENT') await Bun.sleep(50)
-  }
+  const status = await until(async () => (await w.api('GET', `/campaigns/${campaign.id}`)).body.data.status as string, (s) => s === 'SENT', 30_000)
   expect(status).toBe('SENT')
   // The server's database, read beside it: SQLite's file, or its PostgreSQL database.
   const database = await openDirect(w)
   try {
-    for (let i = 0; i < 400; i++) {
-      const waiting = await database.db.selectFrom('deliveries').select('id').where('state', '!=', 'delivered').execute()
-      if (waiting.length === 0) break
-      await Bun.sleep(50)
-    }
+    await until(async () => (await database.db.selectFrom('deliveries').select('id').where('state', '!=', 'delivered').execute()).length, (n) => n === 0, 20_000)
     const perContact = await database.db.selectFrom('emails').select(['contact_id', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('contact_id').execute()
     expect(perContact).toHaveLength(COUNT)
     expect(perContact.every((row) => Number(row.n) === 1)).toBe(true)

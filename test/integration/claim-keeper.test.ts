@@ -46,11 +46,14 @@ test('a delivery in flight longer than a lease stays with its process: renewed, 
 })
 
 test('rows a claim took whose answer was lost are not renewed: their lease runs out and they are sent', async () => {
+  // The loop is stopped meanwhile: the send wakes it once committed, and it would take the row first.
+  await w.t.app.deliveries.stop()
   const id = await send('lost@example.net')
   // The claim commits under this process's name, and its answer goes nowhere: no loop holds the row.
   const owner = { owner: w.t.app.leaseOwner, leaseMs: LEASE_MS }
   const taken = await w.t.app.writer.run((trx) => claimDue(trx, owner, clock.now(), 10, 10, { domains: [], projects: [] }))
   expect(taken.map((row) => row.email_id)).toContain(id)
+  await w.t.app.deliveries.start()
   const leasedUntil = clock.now() + LEASE_MS
   await w.t.app.claims.keep()
   expect(await deliveryOf(id)).toMatchObject({ state: 'sending', claimed_by: w.t.app.leaseOwner, lease_until: leasedUntil })

@@ -9,7 +9,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { makeCertificate } from '../helpers/certificates.ts'
 import { cli } from '../helpers/cli.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
+import { FakeDns, FAKE_DNS_TIMEOUT_MS } from '../helpers/fake-dns.ts'
 import { onPostgres } from '../helpers/postgres.ts'
 
 const HOST = 'mx.mailstead.test'
@@ -48,7 +48,7 @@ let good: string[]
 beforeAll(async () => {
   dns = await new FakeDns().start()
   dns.records(HOST, { type: 'A', address: IP }).records(reverseName(IP), { type: 'PTR', domain: HOST })
-  t = await createTestApp({ 'dns-servers': dns.address, 'dns-timeout-ms': '300', hostname: HOST })
+  t = await createTestApp({ 'dns-servers': dns.address, 'dns-timeout-ms': String(FAKE_DNS_TIMEOUT_MS), hostname: HOST })
   key = (await t.project()).secretKey
   const domain = (await t.request('POST', '/api/v1/domains', { key, body: { name: 'doctor.example.com', region: 'us-east-1' } })).body
   publishRecords(dns, domain.dnsRecords)
@@ -62,7 +62,7 @@ beforeAll(async () => {
   await new Promise((resolve) => probe.close(resolve))
   good = [
     ...['--data-dir', t.dataDir, ...t.databaseFlags, '--secret', 'test-secret-test-secret-test-secret', '--hostname', HOST],
-    ...['--dns-servers', dns.address, '--dns-timeout-ms', '300', '--public-ips', IP],
+    ...['--dns-servers', dns.address, '--dns-timeout-ms', String(FAKE_DNS_TIMEOUT_MS), '--public-ips', IP],
     ...(await certificateFiles('good', [HOST])),
   ]
 })

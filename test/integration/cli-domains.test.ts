@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { cli } from '../helpers/cli.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
+import { FakeDns, FAKE_DNS_TIMEOUT_MS } from '../helpers/fake-dns.ts'
 
 const HOST = 'mx.mailstead.test'
 let dns: FakeDns
@@ -14,7 +14,7 @@ let projectId: string
 beforeAll(async () => {
   dns = await new FakeDns().start()
   t = await createTestApp({ hostname: HOST })
-  flags = ['--data-dir', t.dataDir, ...t.databaseFlags, '--secret', 'test-secret-test-secret-test-secret', '--hostname', HOST, '--dns-servers', dns.address, '--dns-timeout-ms', '300']
+  flags = ['--data-dir', t.dataDir, ...t.databaseFlags, '--secret', 'test-secret-test-secret-test-secret', '--hostname', HOST, '--dns-servers', dns.address, '--dns-timeout-ms', String(FAKE_DNS_TIMEOUT_MS)]
   projectId = String((await t.project()).id)
 })
 

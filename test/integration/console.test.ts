@@ -14,7 +14,7 @@ afterAll(() => t.close())
 const assetsOf = (html: string) => [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]!)
 
 describe('the console is served under /console/', () => {
-  test('/console/ is the app: no inline script, a strict policy, revalidated at each load', async () => {
+  test('/console/ is the app: one inline script (the theme) allowed by its hash alone, a strict policy, revalidated at each load', async () => {
     const { status, headers, body } = await t.request('GET', '/console/', { headers: BROWSER })
     expect(status).toBe(200)
     expect(headers.get('content-type')).toBe('text/html; charset=utf-8')
@@ -27,12 +27,36 @@ describe('the console is served under /console/', () => {
       expect(csp).toContain(directive)
     }
     expect(csp).not.toContain('unsafe')
-    // Every script has a src: nothing inline for the policy to refuse.
-    for (const tag of body.match(/<script\b[^>]*>/g) ?? []) expect(tag).toContain('src="/console/assets/')
-    expect(body).not.toMatch(/<script\b[^>]*>[^<]+<\/script>/)
-    expect(body).not.toContain('<style')
+    // One inline script, the theme's, first in the head and allowed by its hash; every other has a src.
+    const inline = [...body.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!)
+    expect(inline).toHaveLength(1)
+    expect(inline[0]).toContain('mailstead.theme')
+    expect(body.indexOf('<script>')).toBeLessThan(body.indexOf('<style>'))
+    expect(csp).toContain(`script-src 'self' 'sha256-${new Bun.CryptoHasher('sha256').update(inline[0]!).digest('base64')}'`)
+    for (const tag of body.match(/<script\b[^>]*>/g) ?? []) if (tag !== '<script>') expect(tag).toContain('src="/console/assets/')
     expect(assetsOf(body).some((path) => path.endsWith('.js'))).toBe(true)
     expect(assetsOf(body).some((path) => path.endsWith('.css'))).toBe(true)
+  })
+
+  test('/console/ paints its shell at once: one inline style, allowed by its hash alone, and the stylesheets after the shell', async () => {
+    const { headers, body } = await t.request('GET', '/console/', { headers: BROWSER })
+    const styles = [...body.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!)
+    expect(styles).toHaveLength(1)
+    const hash = new Bun.CryptoHasher('sha256').update(styles[0]!).digest('base64')
+    const csp = headers.get('content-security-policy')!
+    expect(csp).toContain(`style-src 'self' 'sha256-${hash}';`)
+    expect(csp).not.toContain('unsafe')
+    // The shell is in the page itself, inside #root, which the app replaces.
+    expect(body).toMatch(/<div id="root"><div class="boot" data-shell/)
+    expect(body).toContain('Loading the console…')
+    // No stylesheet in the head (it would hold back the first paint); they come after the shell.
+    const head = body.slice(0, body.indexOf('</head>'))
+    expect(head).not.toMatch(/rel="?stylesheet/)
+    expect(body.indexOf('rel="stylesheet"')).toBeGreaterThan(body.indexOf('data-shell'))
+    // Assets keep the plain policy: no inline style is allowed there.
+    const css = assetsOf(body).find((path) => path.endsWith('.css'))!
+    const asset = await t.app.handle(new Request(`http://localhost${css}`))
+    expect(asset.headers.get('content-security-policy')).toContain("style-src 'self';")
   })
 
   test('assets have hashed names, are cached for a year and come gzipped to a client that takes it', async () => {

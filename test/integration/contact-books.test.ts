@@ -33,6 +33,10 @@ describe('contact books', () => {
       emoji: '📰',
       properties: { source: 'site' },
       variables: ['company'],
+      doubleOptInEnabled: false,
+      doubleOptInFrom: null,
+      doubleOptInSubject: 'Please confirm your subscription',
+      doubleOptInContent: expect.stringContaining('{{doubleOptInUrl}}'),
       contactCount: 0,
       _count: { contacts: 0 },
       createdAt: expect.stringMatching(/Z$/),
@@ -82,6 +86,7 @@ describe('contacts of a book', () => {
       contactBookId: created.id,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      consent: null,
     })
     const plain = await t.request('GET', `/contacts/${contactId}`, { key: project.secretKey })
     expect(plain.body.data).toEqual({ company: 'Acme', firstName: 'Koushik', lastName: 'KM' })

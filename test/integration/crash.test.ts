@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
 import { openDirect } from '../helpers/direct-db.ts'
+import { until } from '../helpers/until.ts'
 
 let w: ChildWorld
 
@@ -22,7 +23,7 @@ test('killed with SIGKILL in the middle of a run, the server loses no accepted m
     expect(answer.status).toBe(200)
     accepted.push(...answer.body.data.map((d: { emailId: string }) => d.emailId))
   }
-  for (let i = 0; i < 500 && w.mx.received.length < 40; i++) await Bun.sleep(10)
+  await until(async () => w.mx.received.length, (n) => n >= 40, 5000, 10)
   await w.kill()
   const atKill = w.mx.received.length
   expect(atKill).toBeGreaterThanOrEqual(40)
@@ -32,14 +33,9 @@ test('killed with SIGKILL in the middle of a run, the server loses no accepted m
   // The server's database, read beside it: SQLite's file, or its PostgreSQL database.
   const database = await openDirect(w)
   try {
-    let states: Record<string, number> = {}
-    for (let i = 0; i < 300; i++) {
-      const rows = await database.db.selectFrom('deliveries').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute()
-      states = Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]))
-      if (states.delivered === 300) break
-      await Bun.sleep(50)
-    }
-    expect(states).toEqual({ delivered: 300 })
+    const byState = async () =>
+      Object.fromEntries((await database.db.selectFrom('deliveries').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute()).map((r) => [r.state, Number(r.n)]))
+    expect(await until(byState, (states) => states.delivered === 300, 15_000)).toEqual({ delivered: 300 })
     const emails = await database.db.selectFrom('emails').select('id').execute()
     expect(emails.map((e) => e.id).sort()).toEqual([...accepted].sort())
   } finally {

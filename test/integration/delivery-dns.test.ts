@@ -34,12 +34,10 @@ describe('A and AAAA are looked up independently', () => {
   test.each(['refused', 'servfail', 'silent'] as const)('an MX host whose AAAA query is %s gets its mail at its A address, at the first attempt', async (failure) => {
     const host = mxDomain(`aaaa-${failure}.example`)
     w.dns.failing(host, 'AAAA', failure)
-    const started = performance.now()
     const id = await send(`jane@aaaa-${failure}.example`)
     await w.deliver()
     expect(await last(id)).toMatchObject({ status: 'DELIVERED', data: { mx: host, ip: '127.0.0.2', attempt: 1 } })
-    // The DNS timeout is 300 ms: silence costs that, once, and nothing more.
-    expect(performance.now() - started).toBeLessThan(300 + 700)
+    // Each family was asked once: a silent AAAA cost one timeout, and was not asked again.
     expect(w.dns.queries.filter((q) => q.name === host).map((q) => q.type).sort()).toEqual(['A', 'AAAA'])
   })
 
@@ -48,11 +46,10 @@ describe('A and AAAA are looked up independently', () => {
     w.dns.failing(host, 'AAAA', 'silent')
     await send('first@aaaa-once.example')
     await w.deliver()
-    const started = performance.now()
     const id = await send('second@aaaa-once.example')
     await w.deliver()
     expect(await last(id)).toMatchObject({ status: 'DELIVERED' })
-    expect(performance.now() - started).toBeLessThan(250)
+    // The second message did not ask (and so did not wait) again.
     expect(w.dns.queries.filter((q) => q.name === host && q.type === 'AAAA')).toHaveLength(1)
   })
 
@@ -206,8 +203,10 @@ describe('a host without an IPv6 route', () => {
     const [first, second, closed] = JSON.parse(run.stdout.toString().trim().split('\n').at(-1)!)
     expect(first.events.at(-1)).toMatchObject({ status: 'DELIVERED', data: { ip: '127.0.0.2', attempt: 1 } })
     expect(second.events.at(-1)).toMatchObject({ status: 'DELIVERED', data: { ip: '127.0.0.2', attempt: 1 } })
-    expect(first.ms).toBeLessThan(1000)
-    expect(second.ms).toBeLessThan(1000)
+    // Neither waited for a connection to the IPv6 address to fail: that would take the world's
+    // 5-second attempt timeout.
+    expect(first.ms).toBeLessThan(4000)
+    expect(second.ms).toBeLessThan(4000)
     expect(closed.events.at(-1).data.response).toMatch(/^mx\.closed\.example \[2001:db8::26\]:\d+ skipped: this host has no IPv6 route; 127\.0\.0\.99:\d+ connection refused$/)
   })
 })

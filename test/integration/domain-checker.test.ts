@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { ManualClock } from '../helpers/clock.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
+import { FakeDns, FAKE_DNS_TIMEOUT_MS } from '../helpers/fake-dns.ts'
 import { until } from '../helpers/until.ts'
 
 const HOST = 'mx.mailstead.test'
@@ -15,7 +15,7 @@ const clock = new ManualClock()
 
 beforeAll(async () => {
   dns = await new FakeDns().start()
-  t = await createTestApp({ 'dns-servers': dns.address, 'dns-timeout-ms': '300', hostname: HOST }, { clock })
+  t = await createTestApp({ 'dns-servers': dns.address, 'dns-timeout-ms': String(FAKE_DNS_TIMEOUT_MS), hostname: HOST }, { clock })
   key = (await t.project()).secretKey
 })
 

@@ -2,12 +2,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
+import { FakeDns, FAKE_DNS_TIMEOUT_MS } from '../helpers/fake-dns.ts'
 import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
 import { NEEDS_PEER_DOCUMENTS, NO_PEER_DOCUMENTS, schemaErrors, useSendResponse } from '../helpers/peer-schema.ts'
 import { expectedRecords } from '../../src/core/domains/records.ts'
 import { zoneFileFor } from '../../src/core/domains/zone.ts'
-import { zoneFile } from '../../src/console/lib/domains.ts'
+import { zoneFile } from '../../src/console/lib/domains-view.ts'
+import { waitFor } from '../helpers/until.ts'
 
 checkAnswersAgainstDocument()
 
@@ -18,7 +19,7 @@ let project: { id: number; secretKey: string }
 
 beforeAll(async () => {
   dns = await new FakeDns().start()
-  t = await createTestApp({ 'dns-servers': dns.address, 'dns-timeout-ms': '300', hostname: HOST, regions: 'eu-west-1,ap-south-2' })
+  t = await createTestApp({ 'dns-servers': dns.address, 'dns-timeout-ms': String(FAKE_DNS_TIMEOUT_MS), hostname: HOST, regions: 'eu-west-1,ap-south-2' })
   project = await t.project('Domains')
 })
 
@@ -132,7 +133,7 @@ describe('POST /api/v1/domains', () => {
 
   test('an unknown region is refused with the allowed ones named', async () => {
     const response = await add({ name: 'region.example.com', region: 'mars-1' })
-    expect(response.body.errors[0].message).toBe('must be one of us-east-1, eu-west-1, ap-south-2')
+    expect(response.body.errors[0].message).toBe('Choose one of these for region: us-east-1, eu-west-1, ap-south-2.')
   })
 })
 
@@ -177,12 +178,7 @@ describe('the other domain routes', () => {
     publishRecords(dns, created.dnsRecords)
     const response = await t.request('PUT', `/api/v1/domains/${created.id}/verify`, { key: project.secretKey })
     expect(response.body).toEqual({ message: 'Verification started' })
-    for (let i = 0; i < 100; i++) {
-      const domain = (await t.request('GET', `/api/v1/domains/${created.id}`, { key: project.secretKey })).body
-      if (domain.status === 'SUCCESS') return
-      await Bun.sleep(20)
-    }
-    throw new Error('the domain was not verified')
+    await waitFor(async () => (await t.request('GET', `/api/v1/domains/${created.id}`, { key: project.secretKey })).body.status === 'SUCCESS', 'the domain to be verified')
   })
 })
 
@@ -190,7 +186,7 @@ describe('a host name that is not a public DNS name (the machine\'s own, "vm")',
   let bare: TestApp
   let key: string
   beforeAll(async () => {
-    bare = await createTestApp({ hostname: 'vm', 'dns-servers': dns.address, 'dns-timeout-ms': '300' })
+    bare = await createTestApp({ hostname: 'vm', 'dns-servers': dns.address, 'dns-timeout-ms': String(FAKE_DNS_TIMEOUT_MS) })
     key = (await bare.project('Bare host')).secretKey
   })
   afterAll(() => bare.close())

@@ -105,9 +105,9 @@ describe('error responses', () => {
     expectErrorBody(response.body, 422, 'VALIDATION_ERROR')
     expect(response.body.errors).toEqual(
       expect.arrayContaining([
-        { field: 'email', message: 'must be a string', code: 'invalid_type' },
-        { field: 'event', message: 'is required', code: 'required' },
-        { field: 'extra', message: 'is not a known field', code: 'unrecognized_keys' },
+        { field: 'email', message: 'Email must be text.', code: 'invalid_type' },
+        { field: 'event', message: 'Event is required.', code: 'required' },
+        { field: 'extra', message: 'Extra is not a field this request takes.', code: 'unrecognized_keys' },
       ]),
     )
   })

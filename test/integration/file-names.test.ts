@@ -4,17 +4,13 @@ import { basename, join, relative } from 'node:path'
 
 /*
  * Names say what they hold: a file's name alone tells what is in it, so no two files of the server
- * share one for different things (a search for `schema.ts` should not have to ask which). Two kinds
- * of file are left out. An entity's `index.ts` is its public surface, named by its folder. And the
- * transports' per-resource files (`src/http/routes/`, `src/cli/commands/` and the console, which is
- * a program of its own) are named after the resource they serve, their folder saying through which
- * transport: `src/http/routes/queue.ts` and `src/cli/commands/queue.ts` are the queue's routes and
- * its commands.
+ * share one for different things (a search for `schema.ts` should not have to ask which). Only an
+ * entity's `index.ts` is left out: it is its public surface, named by its folder. The transports'
+ * per-resource files say their role in their name: `queue.routes.ts` (HTTP), `queue.command.ts`
+ * (CLI), `queue.api.ts` (the console's calls) and `queue-view.ts` (what the console's page decides).
  */
 
 const ROOT = join(import.meta.dir, '..', '..')
-/** Folders whose files are named after the resource they serve (see above). */
-const PER_RESOURCE = ['src/http/routes/', 'src/cli/commands/', 'src/console/']
 
 /** Every TypeScript file under `dir`, as a path from the root. */
 function sources(dir: string): string[] {
@@ -33,8 +29,8 @@ function sharedNames(paths: string[]): Record<string, string[]> {
 }
 
 describe('file names', () => {
-  test('no two files under src/ share a name (but index.ts, and the transports\' per-resource files)', () => {
-    const checked = sources('src').filter((path) => basename(path) !== 'index.ts' && !PER_RESOURCE.some((folder) => path.startsWith(folder)))
+  test('no two files under src/ share a name (but index.ts)', () => {
+    const checked = sources('src').filter((path) => basename(path) !== 'index.ts')
     expect(checked.length).toBeGreaterThan(100)
     expect(sharedNames(checked)).toEqual({})
   })

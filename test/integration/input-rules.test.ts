@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { nestedArrays, nestedObjects } from '../helpers/hostile.ts'
 import { pathOf, routesOf, type Route } from '../helpers/hostile-walk.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { asSentence } from '../../src/http/field-sentences.ts'
 
 /** The rules of docs/security.md, "Input", each tried on every route it concerns. */
 
@@ -62,13 +63,13 @@ describe('nesting', () => {
 
   test('a body of 64 levels is read; 65 is refused, naming the top-level field it is under', async () => {
     const ok = await raw('POST', '/v1/verify', `{"email":"a@example.net","x":${nestedObjects(63)}}`)
-    expect(ok.body.errors).toMatchObject([{ field: 'x', message: 'is not a known field' }])
+    expect(ok.body.errors).toMatchObject([{ field: 'x', message: 'X is not a field this request takes.' }])
     const deep = await raw('POST', '/v1/verify', `{"email":"a@example.net","x":${nestedObjects(64)}}`)
-    expect(deep.body.errors).toMatchObject([{ field: 'x', message: 'is nested more than 64 levels deep' }])
+    expect(deep.body.errors).toMatchObject([{ field: 'x', message: 'X is nested more than 64 levels deep.' }])
     const inList = await raw('POST', `/api/v1/contactBooks/${bookId}/contacts/bulk`, `[{"email":"a@example.net"},{"email":"b@example.net","properties":${nestedArrays(64)}}]`)
-    expect(inList.body.errors).toMatchObject([{ field: '[1].properties', message: 'is nested more than 64 levels deep' }])
+    expect(inList.body.errors).toMatchObject([{ field: '[1].properties', message: 'Properties (in item 2) is nested more than 64 levels deep.' }])
     const whole = await raw('POST', '/v1/verify', nestedArrays(65))
-    expect(whole.body.errors).toMatchObject([{ field: '[0]', message: 'is nested more than 64 levels deep' }])
+    expect(whole.body.errors).toMatchObject([{ field: '[0]', message: 'Item 1 is nested more than 64 levels deep.' }])
   })
 
   test('contact data 5,000 deep, or 33 deep, is a 422 naming it, on every route that stores data; nothing changes', async () => {
@@ -82,7 +83,7 @@ describe('nesting', () => {
         expect({ route: `${method} ${path}`, status: response.status, errors: response.body.errors }).toEqual({
           route: `${method} ${path}`,
           status: 422,
-          errors: [{ field, message: `is nested more than ${limit} levels deep`, code: 'invalid_value' }],
+          errors: [{ field, message: asSentence(field, `is nested more than ${limit} levels deep`), code: 'invalid_value' }],
         })
       }
     }
@@ -130,14 +131,14 @@ describe('ill-formed Unicode', () => {
   })
 
   test('a lone surrogate in a subject, in data, or in a key is refused the same way', async () => {
-    const cases: Array<[string, string, string]> = [
-      ['/v1/send', '{"to":"a@example.net","from":"shop@sender.example.com","subject":"Hi \\ud800","body":"x"}', 'subject'],
-      ['/contacts', '{"email":"a@example.net","data":{"tags":["ok","\\udfff"]}}', 'data.tags[1]'],
-      ['/contacts', '{"email":"a@example.net","data":{"\\ud800":1}}', 'data.\ufffd'],
-      ['/templates', '{"name":"T","subject":"\\ud83d","body":"x"}', 'subject'],
+    const cases: Array<[string, string, string, string]> = [
+      ['/v1/send', '{"to":"a@example.net","from":"shop@sender.example.com","subject":"Hi \\ud800","body":"x"}', 'subject', 'Subject'],
+      ['/contacts', '{"email":"a@example.net","data":{"tags":["ok","\\udfff"]}}', 'data.tags[1]', 'Item 2 of tags (in data)'],
+      ['/contacts', '{"email":"a@example.net","data":{"\\ud800":1}}', 'data.\ufffd', '\ufffd (in data)'],
+      ['/templates', '{"name":"T","subject":"\\ud83d","body":"x"}', 'subject', 'Subject'],
     ]
-    for (const [path, body, field] of cases) {
-      expect((await raw('POST', path, body)).body.errors).toMatchObject([{ field, message: 'is not well-formed Unicode: it holds a lone UTF-16 surrogate' }])
+    for (const [path, body, field, label] of cases) {
+      expect((await raw('POST', path, body)).body.errors).toMatchObject([{ field, message: `${label} is not well-formed Unicode: it holds a lone UTF-16 surrogate.` }])
     }
   })
 
@@ -180,7 +181,7 @@ describe('number parameters', () => {
     expect((await call('GET', '/contacts?limit=1')).body.contacts).toHaveLength(1)
     expect((await call('GET', '/contacts?limit=0001')).body.contacts).toHaveLength(1)
     expect((await call('GET', `/api/v1/contactBooks/${bookId}/contacts?page=1&limit=1000`)).status).toBe(200)
-    expect((await call('GET', '/contacts?limit=101')).body.errors).toMatchObject([{ field: 'limit', message: 'must be a whole number from 1 to 100' }])
+    expect((await call('GET', '/contacts?limit=101')).body.errors).toMatchObject([{ field: 'limit', message: 'Limit must be a whole number from 1 to 100.' }])
   })
 
   test('a domain id in the path takes plain decimal digits only', async () => {

@@ -213,13 +213,13 @@ describe('a sort that is not offered is a 422 naming sort and the values it take
   ])('%s?sort=%s', async (path, sort, values) => {
     const response = await api('GET', `${path}?sort=${sort}`)
     expect(response.status).toBe(422)
-    expect(response.body.errors).toMatchObject([{ field: 'sort', message: `must be one of ${values}` }])
+    expect(response.body.errors).toMatchObject([{ field: 'sort', message: `Choose one of these for sort: ${values}.` }])
   })
 
   test.each(['/contacts', '/templates', '/campaigns'])('%s?dir=up is a 422 naming dir', async (path) => {
     const response = await api('GET', `${path}?dir=up`)
     expect(response.status).toBe(422)
-    expect(response.body.errors).toMatchObject([{ field: 'dir', message: 'must be one of asc, desc' }])
+    expect(response.body.errors).toMatchObject([{ field: 'dir', message: 'Choose one of these for dir: asc, desc.' }])
   })
 })
 

@@ -44,11 +44,11 @@ describe('the project switcher', () => {
   test('lists my projects with my role; the first account owns the projects made before it', async () => {
     const mine = await t.request('GET', '/api/v1/account/projects', { headers: owner.headers() })
     expect(mine.body).toEqual([
-      { id: earlier.id, name: 'Made with the CLI before any account', disabled: false, sandbox: false, role: 'owner' },
-      { id: project.id, name: 'Shop', disabled: false, sandbox: false, role: 'owner' },
+      { id: earlier.id, name: 'Made with the CLI before any account', disabled: false, sandbox: false, role: 'owner', member: true },
+      { id: project.id, name: 'Shop', disabled: false, sandbox: false, role: 'owner', member: true },
     ])
     const viewer = await t.request('GET', '/api/v1/account/projects', { headers: people.viewer.headers() })
-    expect(viewer.body).toEqual([{ id: project.id, name: 'Shop', disabled: false, sandbox: false, role: 'viewer' }])
+    expect(viewer.body).toEqual([{ id: project.id, name: 'Shop', disabled: false, sandbox: false, role: 'viewer', member: true }])
   })
 
   test('a created project comes with its first keys, shown once, and they work', async () => {
@@ -114,7 +114,7 @@ describe('a session on the routes keys use', () => {
 
 /** One write of each kind, as a request that succeeds for a role allowed to make it. */
 const WRITES: Array<[string, string, string, (i: number) => unknown]> = [
-  ['keys', 'POST', '/api/v1/keys', () => ({ type: 'public' })],
+  ['keys', 'POST', '/api/v1/keys', () => ({ name: 'Tracker', type: 'public' })],
   ['domains', 'POST', '/api/v1/domains', (i) => ({ name: `d${i}.example.com`, region: 'us-east-1' })],
   ['webhooks', 'POST', '/webhooks', () => ({ url: 'http://127.0.0.1:9/hook', events: ['email.sent'] })],
   ['settings', 'PATCH', '/api/v1/project', () => ({ name: 'Shop' })],

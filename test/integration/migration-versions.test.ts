@@ -6,6 +6,7 @@ import { createChildWorld, type ChildWorld } from '../helpers/child-world.ts'
 import { freePort, SOURCE_COMMAND } from '../helpers/child.ts'
 import { openDirect } from '../helpers/direct-db.ts'
 import { onPostgres } from '../helpers/postgres.ts'
+import { waitFor } from '../helpers/until.ts'
 
 /*
  * Processes of two versions on one database, as in a rolling upgrade: the newer one migrates it
@@ -69,7 +70,7 @@ describe('processes of two migration versions on one database', () => {
     const sent = await w.api('POST', '/api/v1/emails', { from: 'app@sender.example.com', to: 'still@example.net', subject: 'Still here', text: 'Hi' })
     expect(sent.status).toBe(200)
     expect((await w.api('POST', '/contacts', { email: 'new@example.net' })).status).toBeLessThan(300)
-    for (let i = 0; i < 200 && w.mx.received.length === 0; i++) await Bun.sleep(50)
+    await waitFor(() => w.mx.received.length > 0, 'the message to be delivered', 10_000)
     expect(w.mx.received.flatMap((m) => m.to)).toEqual(['still@example.net'])
 
     await w.kill()

@@ -6,6 +6,7 @@ import SMTPConnection from 'nodemailer/lib/smtp-connection'
 import { LEGACY_TOKEN_DAYS, returnPath } from '../../src/delivery/verp.ts'
 import { signToken } from '../../src/lib/signed.ts'
 import { parseReport } from '../../src/smtp/inbound-report.ts'
+import { RawSocket } from '../helpers/raw-socket.ts'
 import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
 
 const SECRET = 'test-secret-test-secret-test-secret'
@@ -199,11 +200,11 @@ describe('what the MX listener refuses or ignores', () => {
   ])('a client that %s is dropped cleanly: no event, and the next session works', async (_, script) => {
     const sent = await delivered(`cut-${Date.now()}@example.net`)
     const before = await w.t.app.db.selectFrom('email_events').select('id').execute()
-    const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } })
+    const socket = await RawSocket.open(port)
     socket.write(script(sent.verp))
-    await Bun.sleep(100)
     socket.end()
-    await Bun.sleep(100)
+    // The server has given the session up once it closes its side; no event may come of it.
+    await socket.closedByPeer()
     expect(await w.t.app.db.selectFrom('email_events').select('id').execute()).toEqual(before)
     expect((await deliverReport([`fbl@${HOSTNAME}`], 'Subject: x\r\n\r\nx')).response).toMatch(/^250/)
   })

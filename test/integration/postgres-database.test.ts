@@ -121,6 +121,24 @@ describe('the PostgreSQL schema is SQLite\'s', () => {
     }
   })
 
+  test("a key's revocation moves the change signal; the write of its last use alone does not", async () => {
+    const { url } = await fresh()
+    const [one, other] = [await openPostgres(url), await openPostgres(url)]
+    try {
+      const version = async () => (await sql<{ version: number }>`SELECT version FROM change_signal`.execute(one.db)).rows[0]!.version
+      await sql`INSERT INTO projects (name, created_at, updated_at) VALUES ('P', 1, 1)`.execute(other.db)
+      await sql`INSERT INTO api_keys (project_id, type, prefix, hash, created_at) SELECT id, 'secret', 'sk_abcdefgh', 'hash', 1 FROM projects`.execute(other.db)
+      const before = await version()
+      await sql`UPDATE api_keys SET last_used_at = 5`.execute(other.db)
+      expect(await version()).toBe(before)
+      await sql`UPDATE api_keys SET revoked_at = 6`.execute(other.db)
+      expect(await version()).toBeGreaterThan(before)
+    } finally {
+      await one.close()
+      await other.close()
+    }
+  })
+
   test('int8 and sums read as numbers, JSON as its text, bytea as bytes', async () => {
     const { url } = await fresh()
     const database = await openPostgres(url)

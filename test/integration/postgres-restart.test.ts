@@ -43,7 +43,7 @@ describe.skipIf(CLUSTER_SKIPPED)(`PostgreSQL restarting mid-run ${ON_POSTGRES_ON
     const refused = await c.api(0, 'POST', '/api/v1/emails/batch', emailsTo('during', 10))
     expect(refused.status).toBeGreaterThanOrEqual(500)
     expect(refused.body).toMatchObject({ success: false })
-    await Bun.sleep(3000)
+    await Bun.sleep(3000) // the outage lasts: the process must ride it out, not exit
     expect(c.nodes[0]!.child!.exitCode).toBeNull()
     proxy.resume()
 

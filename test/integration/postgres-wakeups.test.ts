@@ -41,7 +41,7 @@ describe('new work wakes an idle process on PostgreSQL', () => {
       await until(async () => woken.length, (n) => n > 0, 5000, 20)
       expect(woken).toEqual(['deliveries'])
       await sql`UPDATE deliveries SET state = 'sending'`.execute(other.db)
-      await Bun.sleep(300)
+      await Bun.sleep(300) // a notice comes within milliseconds of the commit; none should come
       expect(woken).toEqual(['deliveries'])
     } finally {
       await listening.close()

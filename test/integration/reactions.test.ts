@@ -11,6 +11,7 @@ import { cliFlags, SECRET } from '../helpers/sending.ts'
 import { createHook, startHookServer, type HookServer } from '../helpers/webhooks.ts'
 import { runsOf, workflow } from '../helpers/workflows.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { until } from '../helpers/until.ts'
 
 /*
  * Whatever path unsubscribes a contact (the API, an unsubscribe link, an import over HTTP or the
@@ -74,13 +75,10 @@ const runsFor = async (contactId: string) => (await runsOf(w, flowId)).filter((r
  * server, so work elsewhere on a shared server can hold it back for a while.
  */
 async function exitRuns(contactId: string, exits: number): Promise<number> {
-  for (let i = 0; i < 200; i++) {
+  return until(async () => {
     await w.t.app.workflows.drain()
-    const runs = await runsFor(contactId)
-    if (runs >= exits) return runs
-    await Bun.sleep(50)
-  }
-  return runsFor(contactId)
+    return runsFor(contactId)
+  }, (runs) => runs >= exits)
 }
 
 /** What followed the changes to a contact: its webhook calls, its tracked segment's events and membership, the exit workflow's runs. */

@@ -82,7 +82,9 @@ describe('a stranger naming a co-recipient changes nothing', () => {
   test("sent to the attacker's own return path, naming the victim", async () => {
     const { emailId, messageId, victim, attacker, to } = await pair()
     const kept = await changesNothing([attacker.verp], arf({ messageId, to, rcptTo: victim.recipient }), emailId, victim, attacker)
-    expect(JSON.parse(kept.verdicts)).toEqual([{ deliveryId: attacker.id, effect: 'complaint', result: 'untrusted', reason: `the report names ${victim.recipient}, not the delivery's recipient` }])
+    expect(JSON.parse(kept.verdicts)).toEqual([
+      { deliveryId: attacker.id, effect: 'complaint', result: 'untrusted', reason: `the report names ${victim.recipient}, not the delivery's recipient`, said: 'Feedback type abuse, reported by mail.isp.example' },
+    ])
   })
 
   test('a plain "550 5.1.1" bounce at the feedback address quoting the victim', async () => {
@@ -239,8 +241,8 @@ describe("the report must name the delivery's recipient", () => {
     const kept = await lastReport()
     expect(kept.outcome).toBe('applied')
     expect(JSON.parse(kept.verdicts)).toEqual([
-      { deliveryId: a.id, effect: 'hard-bounce', result: 'applied' },
-      { deliveryId: a.id, effect: 'hard-bounce', result: 'untrusted', reason: `the report names ${b.recipient}, not the delivery's recipient` },
+      { deliveryId: a.id, effect: 'hard-bounce', result: 'applied', said: '550 5.1.1 user unknown' },
+      { deliveryId: a.id, effect: 'hard-bounce', result: 'untrusted', reason: `the report names ${b.recipient}, not the delivery's recipient`, said: '550 5.1.1 user unknown' },
     ])
   })
 })

@@ -3,6 +3,8 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { cli } from '../helpers/cli.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { FAKE_DNS_TIMEOUT_MS } from '../helpers/fake-dns.ts'
+import { until, waitFor } from '../helpers/until.ts'
 
 const closing: Array<{ close(): Promise<void> }> = []
 afterEach(async () => {
@@ -17,7 +19,7 @@ async function sameData(t: TestApp, w: World, role: string): Promise<TestApp> {
     ...(url && { 'database-url': url }),
     role,
     'dns-servers': w.dns.address,
-    'dns-timeout-ms': '300',
+    'dns-timeout-ms': String(FAKE_DNS_TIMEOUT_MS),
     hostname: 'mx.mailstead.test',
     'delivery-port': String(w.mx.port),
     'delivery-allow-private-targets': 'true',
@@ -37,6 +39,7 @@ describe('--role splits the work between processes on the same data', () => {
     closing.push(w)
     const sent = await send(w, 'split@example.net')
     expect(sent.status).toBe(200)
+    // A delivery process would have taken it at once (its commit wakes the loop): 1.5 s is ample.
     await Bun.sleep(1500)
     expect(w.mx.received).toHaveLength(0)
     // Not an SMTP process: its listeners stay off though a port is set.
@@ -44,11 +47,10 @@ describe('--role splits the work between processes on the same data', () => {
 
     const delivery = await sameData(w.t, w, 'delivery')
     await delivery.app.start()
-    for (let i = 0; i < 100 && w.mx.received.length === 0; i++) await Bun.sleep(50)
+    await waitFor(() => w.mx.received.length > 0, 'the delivery process to send it')
     expect(w.mx.received.map((m) => m.to)).toEqual([['split@example.net']])
     const status = async () => (await w.t.request('GET', `/api/v1/emails/${sent.body.emailId}`, { key: w.key })).body.deliveries?.[0]?.state
-    for (let i = 0; i < 100 && (await status()) !== 'delivered'; i++) await Bun.sleep(50)
-    expect(await status()).toBe('delivered')
+    expect(await until(status, (state) => state === 'delivered', 5000)).toBe('delivered')
   })
 
   test('a process without the http role answers /health and /metrics only, with a 404 that says why', async () => {

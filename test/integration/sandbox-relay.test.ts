@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import nodemailer from 'nodemailer'
 import { createProject } from '../../src/core/projects/projects.service.ts'
 import { createWorld, type World } from '../helpers/world.ts'
+import { until } from '../helpers/until.ts'
 
 let w: World
 let sandboxKey: string
@@ -21,11 +22,7 @@ test("the relay takes a sandbox project's mail from any address and simulates it
   const info: any = await transport(sandboxKey).sendMail({ from: 'Ada <ada@nowhere.example>', to: 'jane@example.net', subject: 'Over SMTP', text: 'Hello' })
   const emailId = /Queued as (\S+)/.exec(info.response)![1]!
   const statuses = async () => ((await w.t.request('GET', `/api/v1/emails/${emailId}`, { key: sandboxKey })).body.emailEvents as any[]).map((e) => e.status)
-  let seen: string[] = []
-  for (let i = 0; i < 100 && !seen.includes('DELIVERED'); i++) {
-    seen = await statuses()
-    await Bun.sleep(50)
-  }
+  const seen = await until(statuses, (seen) => seen.includes('DELIVERED'))
   expect(seen).toEqual(['QUEUED', 'SENT', 'DELIVERED'])
   expect(w.mx.received).toHaveLength(0)
   const refused = await transport(w.key).sendMail({ from: 'ada@nowhere.example', to: 'jane@example.net', subject: 'Over SMTP', text: 'Hello' }).catch((error: Error) => error)

@@ -113,7 +113,7 @@ describe('segments: conditions that are refused', () => {
     ['nested 11 deep', nested(11), 'condition' + '.groups[0].conditions'.repeat(10), 'at most 10 levels'],
     ['nested 100 deep, past what any body may hold', nested(100), 'condition', 'is nested more than 64 levels deep'],
     ['an unknown field', one({ field: 'firstName', operator: 'equals', value: 'x' }), 'condition.groups[0].filters[0].field', 'must be email'],
-    ['an unknown operator', one({ field: 'email', operator: 'matches', value: 'x' }), 'condition.groups[0].filters[0].operator', 'must be one of'],
+    ['an unknown operator', one({ field: 'email', operator: 'matches', value: 'x' }), 'condition.groups[0].filters[0].operator', 'Choose one of these for operator'],
     ['an operator of another field', one({ field: 'subscribed', operator: 'within', value: 1, unit: 'days' }), 'condition.groups[0].filters[0].operator', 'does not apply'],
     ['within without a unit', one({ field: 'createdAt', operator: 'within', value: 7 }), 'condition.groups[0].filters[0].unit', 'is required'],
     ['a string for a boolean', one({ field: 'subscribed', operator: 'equals', value: 'yes' }), 'condition.groups[0].filters[0].value', 'true or false'],
@@ -138,7 +138,7 @@ describe('segments: conditions that are refused', () => {
     ]) {
       const response = await call('PATCH', `/segments/${id}`, { condition: one({ field: 'segment', operator: 'notMemberOfSegment', value: names }) })
       expect(response.status).toBe(422)
-      expect(response.body.errors[0]).toMatchObject({ field: 'condition.groups[0].filters[0].field', message: 'a segment cannot refer to itself, directly or through other segments' })
+      expect(response.body.errors[0]).toMatchObject({ field: 'condition.groups[0].filters[0].field', message: 'A segment cannot refer to itself, directly or through other segments.' })
     }
     expect((await call('GET', `/segments/${a.id}`)).body.condition).toEqual(a.condition)
   })

@@ -154,8 +154,8 @@ describe('type: markdown', () => {
   test('a type that is neither html nor markdown is a 422 naming type and its values', async () => {
     const response = await send({ to: 'md-bad@example.net', type: 'text' })
     expect(response.status).toBe(422)
-    expect(response.body.errors).toEqual([{ field: 'type', message: 'must be one of html, markdown', code: 'invalid_enum_value' }])
-    expect(response.body.message).toBe('type: must be one of html, markdown')
+    expect(response.body.errors).toEqual([{ field: 'type', message: 'Choose one of these for type: html, markdown.', code: 'invalid_enum_value' }])
+    expect(response.body.message).toBe('Choose one of these for type: html, markdown.')
   })
 })
 

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort, SOURCE_COMMAND } from '../helpers/child.ts'
 import { UNPRIVILEGED_PORTS } from '../../src/smtp/listeners.ts'
+import { until } from '../helpers/until.ts'
 
 /**
  * `mailstead serve` as a normal user runs it. The tests run as root here, so the server runs as
@@ -43,10 +44,7 @@ async function serveAsUser(env: Record<string, string>) {
   void (async () => {
     for await (const chunk of child.stdout) log += new TextDecoder().decode(chunk)
   })()
-  for (let i = 0; i < 300 && child.exitCode === null; i++) {
-    if (log.includes('"tag":"HTTP"')) break
-    await Bun.sleep(50)
-  }
+  await until(async () => log.includes('"tag":"HTTP"') || child.exitCode !== null, (done) => done, 30_000)
   const health = await fetch(`http://127.0.0.1:${http}/health`)
   return { child, health: { status: health.status, body: (await health.json()) as { listeners: Record<string, { state: string; port?: number }> } }, log: () => log }
 }

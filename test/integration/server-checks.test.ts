@@ -15,7 +15,7 @@ import { createRegistry } from '../../src/lib/metrics.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { ManualClock } from '../helpers/clock.ts'
 import { publishRecords } from '../helpers/domains.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
+import { FakeDns, FAKE_DNS_TIMEOUT_MS } from '../helpers/fake-dns.ts'
 import { Holdings } from '../../src/db/claims.ts'
 
 const HOST = 'mx.mailstead.test'
@@ -39,7 +39,7 @@ beforeAll(async () => {
   ptrFor(GOOD_V4, HOST)
   ptrFor(GOOD_V6, HOST)
   t = await createTestApp(
-    { 'dns-servers': dns.address, 'dns-timeout-ms': '300', hostname: HOST, 'public-ips': `${GOOD_V4},${GOOD_V6}` },
+    { 'dns-servers': dns.address, 'dns-timeout-ms': String(FAKE_DNS_TIMEOUT_MS), hostname: HOST, 'public-ips': `${GOOD_V4},${GOOD_V6}` },
     { clock },
   )
   key = (await t.project()).secretKey

@@ -4,6 +4,7 @@ import { listKeys } from '../../src/core/projects/projects.service.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { mailsteadChild } from '../helpers/cli-child.ts'
 import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
+import { until } from '../helpers/until.ts'
 
 /*
  * What processes keep in memory (accepted keys, their projects) must not outlive a change made
@@ -43,11 +44,8 @@ afterAll(async () => {
 /** Asks `ask` again until `refused` says so or WITHIN_MS pass; answers the last answer and when it came. */
 async function refusedWithin<T>(ask: () => Promise<T>, refused: (answer: T) => boolean): Promise<{ answer: T; ms: number }> {
   const began = Date.now()
-  for (;;) {
-    const answer = await ask()
-    if (refused(answer) || Date.now() - began > WITHIN_MS) return { answer, ms: Date.now() - began }
-    await Bun.sleep(100)
-  }
+  const answer = await until(ask, refused, WITHIN_MS, 100)
+  return { answer, ms: Date.now() - began }
 }
 
 const apps = () => [w.t, other]

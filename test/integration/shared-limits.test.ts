@@ -7,6 +7,7 @@ import { ManualClock } from '../helpers/clock.ts'
 import { HttpSocket } from '../helpers/http-socket.ts'
 import { until } from '../helpers/until.ts'
 import { createWorld, HOSTNAME, type World } from '../helpers/world.ts'
+import { FAKE_DNS_TIMEOUT_MS } from '../helpers/fake-dns.ts'
 
 /*
  * The rate limits are the database's, not a process's: apps that share a database (a SQLite
@@ -162,7 +163,7 @@ describe('the send rate across two apps', () => {
 /** The settings of a world's app (test/helpers/world.ts) that another app on its database needs to deliver alike. */
 const worldSettings = (w: World): Record<string, string> => ({
   'dns-servers': w.dns.address,
-  'dns-timeout-ms': '300',
+  'dns-timeout-ms': String(FAKE_DNS_TIMEOUT_MS),
   hostname: HOSTNAME,
   'delivery-port': String(w.mx.port),
   'delivery-allow-private-targets': 'true',

@@ -10,6 +10,7 @@ import { generate } from 'selfsigned'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { cli } from '../helpers/cli.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { until } from '../helpers/until.ts'
 
 const apps: TestApp[] = []
 afterAll(async () => {
@@ -92,8 +93,7 @@ describe('the SMTP listeners', () => {
     expect(await presented(port)).toBe(first.fingerprint)
     writeFileSync(join(dir, 'key.pem'), second.key)
     writeFileSync(join(dir, 'cert.pem'), second.cert)
-    for (let i = 0; i < 60 && (await presented(port)) !== second.fingerprint; i++) await Bun.sleep(100)
-    expect(await presented(port)).toBe(second.fingerprint)
+    expect(await until(() => presented(port), (fingerprint) => fingerprint === second.fingerprint, 6000, 100)).toBe(second.fingerprint)
   })
 
   test('failed logins are slowed after the third (a password of a key\'s shape: anything else is no guess at a key, and is not counted)', async () => {

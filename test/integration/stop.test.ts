@@ -11,7 +11,7 @@ import { readRows } from '../helpers/direct-db.ts'
 import { admin, onPostgres } from '../helpers/postgres.ts'
 import { createTestApp } from '../helpers/app.ts'
 import { RawSocket } from '../helpers/raw-socket.ts'
-import { until } from '../helpers/until.ts'
+import { until, waitFor } from '../helpers/until.ts'
 
 const GRACE_S = 3
 let w: ChildWorld
@@ -50,12 +50,10 @@ async function start() {
   void (async () => {
     for await (const chunk of child.stdout) log += new TextDecoder().decode(chunk)
   })()
-  for (let i = 0; i < 200 && child.exitCode === null; i++) {
-    if (log.includes('"tag":"HTTP"')) {
-      w.child = child
-      return child
-    }
-    await Bun.sleep(50)
+  await until(async () => log.includes('"tag":"HTTP"') || child.exitCode !== null, (done) => done, 30_000) // a start on a loaded machine can take more than 10 s
+  if (log.includes('"tag":"HTTP"')) {
+    w.child = child
+    return child
   }
   child.kill('SIGKILL')
   throw new Error(`the server did not start: ${await new Response(child.stderr).text()}`)
@@ -127,10 +125,10 @@ describe('SIGTERM during an SMTP relay session', () => {
     await integrityChecked()
     expect(await readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${emailId}'`)).toEqual([{ state: 'queued' }])
     await start()
-    for (let i = 0; i < 100 && !w.mx.received.some((m) => m.to.includes('user@example.net')); i++) await Bun.sleep(50)
+    await waitFor(() => w.mx.received.some((m) => m.to.includes('user@example.net')), 'the restarted server to deliver the held message')
     const received = w.mx.received.find((m) => m.to.includes('user@example.net'))!
     expect(received.raw.toString()).toContain('The first half, and the second.')
-  })
+  }, 60_000) // it starts the server again
 
   test('an idle connection is closed at once and does not hold the stop', async () => {
     const c = await RawSocket.open(relayPort)
@@ -172,6 +170,8 @@ describe('SIGTERM while HTTP requests are under way', () => {
     const body = JSON.stringify({ email: 'late-request@example.com' })
     const c = await RawSocket.open(w.port)
     c.write(`POST /contacts HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${secretKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`)
+    // Nothing outside shows that the server has read the head; the pause lets it, and the test
+    // holds either way (a stop that came first would also wait for this request).
     await Bun.sleep(200)
     const child = w.child!
     child.kill('SIGTERM')
@@ -189,7 +189,7 @@ describe('SIGTERM during a delivery round', () => {
     const batch = recipients.map((to) => ({ from: 'app@sender.example.com', to, subject: 'Round', text: 'Hi' }))
     expect((await w.api('POST', '/api/v1/emails/batch', batch)).status).toBe(200)
     const ofRound = () => w.mx.received.filter((m) => m.to[0]!.startsWith('round')).length
-    for (let i = 0; i < 200 && ofRound() < 10; i++) await Bun.sleep(10)
+    await waitFor(() => ofRound() >= 10, 'ten messages of the round', 5000, 10)
     const { code, ms } = await terminate(w.child!)
     expect(code).toBe(0)
     expect(ms).toBeLessThan(GRACE_S * 1000)
@@ -203,11 +203,12 @@ describe('SIGTERM during a delivery round', () => {
     expect(stopLine()).toEqual([expect.objectContaining({ claimsLeft: {} })])
 
     await start()
-    for (let i = 0; i < 300 && ofRound() < 60; i++) await Bun.sleep(20)
-    await Bun.sleep(200)
+    // Every row delivered is the end of the round: nothing is left to send a second copy.
+    const undelivered = async () => Number((await readDb<{ n: number | string }>("SELECT count(*) AS n FROM deliveries WHERE recipient LIKE 'round%' AND state <> 'delivered'"))[0]!.n)
+    await waitFor(async () => (await undelivered()) === 0, 'the rest of the round to be delivered', 10_000, 50)
     expect(ofRound()).toBe(60)
     expect(new Set(w.mx.received.filter((m) => m.to[0]!.startsWith('round')).map((m) => m.to[0])).size).toBe(60)
-  })
+  }, 60_000) // it starts the server again
 
   test('an attempt that outlasts the bound goes back to the queue, and a restart sends it', async () => {
     const slowness = { delayMs: 60_000 }
@@ -215,7 +216,7 @@ describe('SIGTERM during a delivery round', () => {
     w.dns.records('slow.example', { type: 'MX', exchange: 'mx.slow.example', priority: 10 }).records('mx.slow.example', { type: 'A', address: '127.0.0.3' })
     try {
       const sent = await w.api('POST', '/api/v1/emails', { from: 'app@sender.example.com', to: 'patient@slow.example', subject: 'Slow', text: 'Hi' })
-      for (let i = 0; i < 200 && slow.offered.length === 0; i++) await Bun.sleep(10)
+      await waitFor(() => slow.offered.length > 0, 'the message to be offered to the slow MX', 5000, 10)
       expect(slow.offered).toHaveLength(1)
       const { code, ms } = await terminate(w.child!)
       expect(code).toBe(0)
@@ -224,17 +225,17 @@ describe('SIGTERM during a delivery round', () => {
       expect(await readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${sent.body.emailId}'`)).toEqual([{ state: 'queued' }])
       slowness.delayMs = 0
       await start()
-      for (let i = 0; i < 200 && slow.received.length === 0; i++) await Bun.sleep(20)
+      await waitFor(() => slow.received.length > 0, 'the restarted server to deliver to the slow MX')
       expect(slow.received.map((m) => m.to)).toEqual([['patient@slow.example']])
       // The first copy was sent too, its answer never read: at least once, as after a crash.
       expect(slow.offered).toHaveLength(2)
       const state = async () => (await readDb<{ state: string }>(`SELECT state FROM deliveries WHERE email_id = '${sent.body.emailId}'`))[0]!.state
-      for (let i = 0; i < 100 && (await state()) !== 'delivered'; i++) await Bun.sleep(20)
+      await waitFor(async () => (await state()) === 'delivered', 'the delivery to be recorded')
       expect(await state()).toBe('delivered')
     } finally {
       await slow.stop()
     }
-  })
+  }, 60_000) // it starts the server again
 })
 
 describe('a stopped app', () => {
@@ -251,7 +252,7 @@ describe('a stopped app', () => {
       await expect(t.app.db.selectFrom('projects').select('id').execute()).rejects.toThrow()
       // The server's side lets go of a closed connection a moment later.
       if (onPostgres) {
-        for (let i = 0; i < 50 && (await connections()) > 0; i++) await Bun.sleep(20)
+        await waitFor(async () => (await connections()) === 0, 'PostgreSQL to let go of the connections')
         expect(await connections()).toBe(0)
       }
     } finally {

@@ -118,11 +118,11 @@ describe('template type', () => {
     const before = await rowCounts(w)
     const refused = await create({ type })
     expect(refused.status).toBe(422)
-    expect(refused.body.errors).toMatchObject([{ field: 'type', message: 'must be one of TRANSACTIONAL, MARKETING, HEADLESS' }])
+    expect(refused.body.errors).toMatchObject([{ field: 'type', message: 'Choose one of these for type: TRANSACTIONAL, MARKETING, HEADLESS.' }])
     expect(await rowCounts(w)).toEqual(before)
     const made = await create({ type: 'MARKETING' })
     const update = await w.t.request('PATCH', `/templates/${made.body.id}`, { key: w.key, body: { type } })
-    expect(update.body.errors).toMatchObject([{ field: 'type', message: 'must be one of TRANSACTIONAL, MARKETING, HEADLESS' }])
+    expect(update.body.errors).toMatchObject([{ field: 'type', message: 'Choose one of these for type: TRANSACTIONAL, MARKETING, HEADLESS.' }])
     expect((await w.t.request('GET', `/templates/${made.body.id}`, { key: w.key })).body.type).toBe('MARKETING')
   })
 })
@@ -162,7 +162,7 @@ describe('listing templates by type and search', () => {
   test('an unknown type filter is a 422 naming type', async () => {
     const response = await w.t.request('GET', '/templates?type=NEWSLETTER', { key })
     expect(response.status).toBe(422)
-    expect(response.body.errors).toMatchObject([{ field: 'type', message: 'must be one of TRANSACTIONAL, MARKETING, HEADLESS' }])
+    expect(response.body.errors).toMatchObject([{ field: 'type', message: 'Choose one of these for type: TRANSACTIONAL, MARKETING, HEADLESS.' }])
   })
 
   test.each([

@@ -72,7 +72,8 @@ describe('a TOTP second factor', () => {
     expect((await t.request('GET', '/api/v1/auth/session', { headers: jane.headers() })).body.account.totpEnabled).toBe(false)
 
     const confirmed = await t.request('POST', '/api/v1/account/totp/confirm', { headers: jane.headers(), body: { code: code() } })
-    expect(confirmed.body).toEqual({ totpEnabled: true })
+    expect(confirmed.body.totpEnabled).toBe(true)
+    expect(confirmed.body.recoveryCodes).toHaveLength(10)
     expect((await t.request('GET', '/api/v1/auth/session', { headers: jane.headers() })).body.account.totpEnabled).toBe(true)
     expect((await t.request('POST', '/api/v1/account/totp', { headers: jane.headers(), body: { currentPassword: PASSWORD } })).status).toBe(409)
   })

@@ -1,7 +1,7 @@
 // @database-incidental: the HTTP protocol (routes, headers, errors, input checks); the database behind it is tested on both elsewhere
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { FakeDns } from '../helpers/fake-dns.ts'
+import { FakeDns, FAKE_DNS_TIMEOUT_MS } from '../helpers/fake-dns.ts'
 
 let dns: FakeDns
 let t: TestApp
@@ -20,7 +20,7 @@ beforeAll(async () => {
     .records('ipv6.example', { type: 'AAAA', address: '2001:db8::1' })
     .set('broken.example', { servfail: true })
     .set('silent.example', { silent: true })
-  t = await createTestApp({ 'dns-servers': dns.address, 'dns-timeout-ms': '300' })
+  t = await createTestApp({ 'dns-servers': dns.address, 'dns-timeout-ms': String(FAKE_DNS_TIMEOUT_MS) })
   key = (await t.project()).secretKey
 })
 

@@ -10,6 +10,7 @@ import { createTestApp } from '../helpers/app.ts'
 import { ManualClock } from '../helpers/clock.ts'
 import { SECRET } from '../helpers/sending.ts'
 import { createHook, startHookServer, until, type HookServer } from '../helpers/webhooks.ts'
+import { waitFor } from '../helpers/until.ts'
 import { createWorld, type World } from '../helpers/world.ts'
 import { Holdings } from '../../src/db/claims.ts'
 import { checkAnswersAgainstDocument } from '../helpers/openapi-answers.ts'
@@ -401,6 +402,9 @@ describe('calls', () => {
       await addContact(key, 'live@example.net')
       await until(() => hooks.to('/switch/started').length === 1, 'the first call')
       expect(performance.now() - started).toBeLessThan(900)
+      // The endpoint has answered, but the dispatcher may not have recorded the failure yet: a
+      // clock moved before that would put the retry a minute past the moved clock.
+      await waitFor(async () => (await deliveriesOf(key, hook.id)).deliveries[0]?.lastStatus === 503, 'the failure to be recorded')
       hooks.state.switchOk = true
       clock.advance(MINUTE)
       await until(() => hooks.to('/switch/started').length === 2, 'the retry')

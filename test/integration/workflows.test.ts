@@ -117,14 +117,14 @@ describe('workflows: create, read, update, delete', () => {
 
   test('an unknown trigger type is named with the ones there are', async () => {
     const response = await call('POST', '/workflows', { name: 'Bad', triggerType: 'WEBHOOK' })
-    expect(response.body.errors[0]).toMatchObject({ field: 'triggerType', message: 'must be one of EVENT, MANUAL, SCHEDULE' })
+    expect(response.body.errors[0]).toMatchObject({ field: 'triggerType', message: 'Choose one of these for trigger type: EVENT, MANUAL, SCHEDULE.' })
   })
 
   test('a workflow without steps cannot be enabled', async () => {
     const created = await workflow({})
     const response = await call('PATCH', `/workflows/${created.id}`, { enabled: true })
     expect(response.status).toBe(422)
-    expect(response.body.errors[0]).toMatchObject({ field: 'enabled', message: 'a workflow without steps cannot be enabled; add steps first' })
+    expect(response.body.errors[0]).toMatchObject({ field: 'enabled', message: 'A workflow without steps cannot be enabled; add steps first.' })
   })
 
   test('a new trigger type needs its own config; the old one is not carried over', async () => {
@@ -139,14 +139,14 @@ describe('workflows: create, read, update, delete', () => {
 
 describe('workflows: graphs that are refused, with the path and the step named', () => {
   test.each([
-    ['a transition to a missing step', [delay('start', 'remind'), send('remind', 'nope')], 'steps[1].next', "step 'remind': goes to 'nope', which is not a step"],
-    ['an unreachable step', [delay('a'), exit('lost')], 'steps[1]', "step 'lost': cannot be reached from the entry step 'a'"],
-    ['a loop with no way to end', [delay('a', 'b'), delay('b', 'a')], 'steps[0]', "step 'a': no EXIT step or open exit can be reached from it"],
+    ['a transition to a missing step', [delay('start', 'remind'), send('remind', 'nope')], 'steps[1].next', "Step 'remind': goes to 'nope', which is not a step"],
+    ['an unreachable step', [delay('a'), exit('lost')], 'steps[1]', "Step 'lost': cannot be reached from the entry step 'a'"],
+    ['a loop with no way to end', [delay('a', 'b'), delay('b', 'a')], 'steps[0]', "Step 'a': no EXIT step or open exit can be reached from it"],
     ['a loop that never waits', [send('mail', 'check'), branch('check', 'mail', null)], 'steps[0]', 'without a DELAY or WAIT_FOR_EVENT step'],
-    ['an unknown step type', [{ id: 'sms', type: 'SMS', config: {} }], 'steps[0].type', "step 'sms': must be one of SEND_EMAIL"],
-    ['a bad config', [{ id: 'pause', type: 'DELAY', config: { amount: 2, unit: 'fortnights' } }], 'steps[0].config.unit', "step 'pause': must be one of minutes"],
+    ['an unknown step type', [{ id: 'sms', type: 'SMS', config: {} }], 'steps[0].type', "Step 'sms': must be one of SEND_EMAIL"],
+    ['a bad config', [{ id: 'pause', type: 'DELAY', config: { amount: 2, unit: 'fortnights' } }], 'steps[0].config.unit', "Step 'pause': must be one of minutes"],
     ['a delay over a year', [{ id: 'pause', type: 'DELAY', config: { amount: 400, unit: 'days' } }], 'steps[0].config.amount', 'at most a year'],
-    ['duplicate ids', [delay('a', 'b'), exit('a'), exit('b')], 'steps[1].id', "step 'a': steps[0] has this id already"],
+    ['duplicate ids', [delay('a', 'b'), exit('a'), exit('b')], 'steps[1].id', "Step 'a': steps[0] has this id already"],
     ['an exit of another type', [{ ...exit('e'), next: null }], 'steps[0].next', 'has no exits'],
     ['a sender that is not an address', [send('mail', null, 'nobody')], 'steps[0].config.from', 'must be `address` or `Name <address>`'],
     ['a webhook to ftp', [{ id: 'hook', type: 'WEBHOOK', config: { url: 'ftp://example.com' } }], 'steps[0].config.url', 'http:// or https://'],
@@ -168,7 +168,7 @@ describe('workflows: graphs that are refused, with the path and the step named',
 
 describe('workflows: what the graph and trigger name must be in the project', () => {
   test.each([
-    ['a sender on an unverified domain', { steps: [send('mail', null, 'news@unverified.com')] }, 'steps[0].config.from', "step 'mail': The sender domain unverified.com is not a verified domain"],
+    ['a sender on an unverified domain', { steps: [send('mail', null, 'news@unverified.com')] }, 'steps[0].config.from', "Step 'mail': The sender domain unverified.com is not a verified domain"],
     ['a sender on an unknown domain', { steps: [send('mail', null, 'Jane <jane@elsewhere.org>')] }, 'steps[0].config.from', 'elsewhere.org'],
     ['a template that does not exist', { steps: [{ id: 'mail', type: 'SEND_EMAIL', config: { templateId: 'nope', from: 'a@example.com' } }] }, 'steps[0].config.templateId', 'no template nope'],
     ['a condition naming an unknown segment', { steps: [{ id: 'c', type: 'CONDITION', config: { condition: { logic: 'AND', groups: [{ filters: [{ field: 'segment.nope', operator: 'memberOfSegment' }] }] } } }] }, 'steps[0].config.condition.groups[0].filters[0].field', 'no segment nope'],
@@ -202,7 +202,7 @@ describe('workflows: SCHEDULE triggers', () => {
     ['a cron that never fires', { cron: '0 0 30 2 *', timezone: 'UTC' }, 'triggerConfig.cron', 'never fires'],
     ['a cron that fires every second', { cron: '* * * * * *', timezone: 'UTC' }, 'triggerConfig.cron', 'more often than once a minute'],
     ['a cron that is not one', { cron: 'every monday', timezone: 'UTC' }, 'triggerConfig.cron', 'is not a cron expression'],
-    ['a time zone that does not exist', { cron: '0 9 * * *', timezone: 'Europe/Atlantis' }, 'triggerConfig.timezone', 'there is no time zone Europe/Atlantis'],
+    ['a time zone that does not exist', { cron: '0 9 * * *', timezone: 'Europe/Atlantis' }, 'triggerConfig.timezone', 'There is no time zone Europe/Atlantis'],
   ])('%s is a 422', async (_, triggerConfig, field, message) => {
     const response = await call('POST', '/workflows', { name: 'Bad', triggerType: 'SCHEDULE', triggerConfig })
     expect(response.status).toBe(422)

@@ -1,6 +1,6 @@
 import { createContext, useContext, type ReactNode } from 'react'
-import { authApi, type AuthApi } from './auth.ts'
-import type { ApiClient } from './client.ts'
+import { authApi, type AuthApi } from './auth.api.ts'
+import type { ApiClient } from './api-client.ts'
 
 interface Apis {
   api: ApiClient

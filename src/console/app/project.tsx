@@ -1,10 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { createContext, useCallback, useContext, useState, type ReactNode } from 'react'
-import type { MyProject } from '../api/auth.ts'
+import type { MyProject } from '../api/auth.api.ts'
 import { useApi } from '../api/context.tsx'
 import { ErrorState, Loading } from '../components/States.tsx'
 import { FirstProject } from '../pages/FirstProject.tsx'
-import { PROJECTS_KEY } from './keys.ts'
+import { PROJECTS_KEY } from './query-keys.ts'
 
 const STORED = 'mailstead.project'
 

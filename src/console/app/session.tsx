@@ -1,11 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, type ReactNode } from 'react'
 import { useLocation, useSearch } from 'wouter'
-import type { SignedIn } from '../api/auth.ts'
+import type { SignedIn } from '../api/auth.api.ts'
 import { useApi } from '../api/context.tsx'
-import { ApiError } from '../api/errors.ts'
+import { ApiError } from '../api/api-errors.ts'
 import { ErrorState, Loading } from '../components/States.tsx'
-import { SESSION_KEY } from './keys.ts'
+import { SESSION_KEY } from './query-keys.ts'
 
 /** The signed-in account, null when nobody is; the client keeps the session's CSRF token. */
 export function useSession() {

@@ -8,7 +8,10 @@ export function AuthCard({ title, intro, children }: { title: string; intro?: Re
   return (
     <main className="auth" id="main">
       <div className="auth-card">
-        <p className="brand">Mailstead</p>
+        <p className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          Mailstead
+        </p>
         <h1>{title}</h1>
         {intro && <div className="auth-intro">{intro}</div>}
         {children}

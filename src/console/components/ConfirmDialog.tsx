@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
-import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
+import { Button, DialogTrigger } from 'react-aria-components'
+import { Dialog } from './Dialog.tsx'
 import { FormErrors } from './FormErrors.tsx'
 
 interface ConfirmProps {
@@ -28,27 +29,22 @@ export function ConfirmDialog({ trigger, triggerLabel, title, children, confirm,
       <Button className={tone === 'danger' ? 'button button-small button-danger' : 'button button-small'} aria-label={triggerLabel}>
         {trigger}
       </Button>
-      <ModalOverlay className="modal-overlay" isDismissable>
-        <Modal className="modal">
-          <Dialog className="dialog" role="alertdialog">
-            {({ close }) => (
-              <>
-                <Heading slot="title">{title}</Heading>
-                {children}
-                <FormErrors error={error} fields={[]} />
-                <div className="dialog-actions">
-                  <Button className="button" onPress={close}>
-                    Cancel
-                  </Button>
-                  <Button className={tone === 'danger' ? 'button button-danger button-solid' : 'button button-primary'} isPending={pending} onPress={() => onConfirm().then(close, () => {})}>
-                    {confirm}
-                  </Button>
-                </div>
-              </>
-            )}
-          </Dialog>
-        </Modal>
-      </ModalOverlay>
+      <Dialog title={title} role="alertdialog">
+        {(close) => (
+          <>
+            {children}
+            <FormErrors error={error} fields={[]} />
+            <div className="dialog-actions">
+              <Button className="button" onPress={close}>
+                Cancel
+              </Button>
+              <Button className={tone === 'danger' ? 'button button-danger button-solid' : 'button button-primary'} isPending={pending} onPress={() => onConfirm().then(close, () => {})}>
+                {confirm}
+              </Button>
+            </div>
+          </>
+        )}
+      </Dialog>
     </DialogTrigger>
   )
 }

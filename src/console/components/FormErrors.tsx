@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react'
-import { ApiError } from '../api/errors.ts'
+import { ApiError } from '../api/api-errors.ts'
 
 /**
  * What a failed submit could not show beside a field: the API's message when it named none, or

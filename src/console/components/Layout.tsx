@@ -5,12 +5,18 @@ import { Link, useLocation } from 'wouter'
 import { useApi } from '../api/context.tsx'
 import { useProject } from '../app/project.tsx'
 import { useSession, useSignedOut } from '../app/session.tsx'
+import { SETTINGS_EDITORS } from '../api/project.api.ts'
 import { PAGES, SECTIONS } from '../pages.tsx'
+import { NewProjectDialog } from '../pages/projects/NewProjectDialog.tsx'
+import { RenameProjectDialog } from '../pages/projects/RenameProjectDialog.tsx'
+import { ThemeSwitch } from './ThemeSwitch.tsx'
+import { Toasts } from './Toast.tsx'
 
 /**
  * The project switcher: a plain select, which every browser and screen reader knows. Its name,
  * "Current project", is its own: "Project" alone is also the settings panel, the project name field
  * and the delete panel, so a screen reader's list of controls (and a test) could not tell them apart.
+ * Under it: a new project, and renaming this one for the roles that may (the server refuses the others).
  */
 function ProjectSwitcher() {
   const { project, projects, select } = useProject()
@@ -26,7 +32,14 @@ function ProjectSwitcher() {
           </option>
         ))}
       </select>
-      <p className="field-hint">Your role: {project.role}</p>
+      <p className="field-hint">
+        Your role: {project.role}
+        {!SETTINGS_EDITORS.includes(project.role) && '. An owner or admin renames the project.'}
+      </p>
+      <div className="switcher-actions">
+        <NewProjectDialog />
+        {SETTINGS_EDITORS.includes(project.role) && <RenameProjectDialog />}
+      </div>
     </div>
   )
 }
@@ -83,7 +96,8 @@ function AccountBox({ onNavigate }: { onNavigate: () => void }) {
       <a href="/docs" className="nav-link">
         Documentation
       </a>
-      <Button className="button" onPress={() => signOut.mutate()} isPending={signOut.isPending}>
+      <ThemeSwitch />
+      <Button className="button button-small" onPress={() => signOut.mutate()} isPending={signOut.isPending}>
         Sign out
       </Button>
     </div>
@@ -91,14 +105,23 @@ function AccountBox({ onNavigate }: { onNavigate: () => void }) {
 }
 
 /**
- * Every signed-in page: the side bar (project, navigation, account), which a phone opens with
- * the Menu button, and the page. After moving to another page, focus goes to its main content.
+ * Every signed-in page: the side bar (project, navigation, account, theme), which a phone opens
+ * as a drawer with the Menu button, and the page. After moving to another page, focus goes to its main content.
  */
 export function Layout({ children }: { children: ReactNode }) {
   const [menuOpen, setMenuOpen] = useState(false)
   const [location] = useLocation()
+  const { project } = useProject()
   const main = useRef<HTMLElement>(null)
   const first = useRef(true)
+  // Another project is another page: the drawer closes as it does after a link.
+  useEffect(() => setMenuOpen(false), [project.id])
+  useEffect(() => {
+    if (!menuOpen) return
+    const close = (event: KeyboardEvent) => event.key === 'Escape' && setMenuOpen(false)
+    window.addEventListener('keydown', close)
+    return () => window.removeEventListener('keydown', close)
+  }, [menuOpen])
   useEffect(() => {
     if (first.current) {
       first.current = false
@@ -114,14 +137,18 @@ export function Layout({ children }: { children: ReactNode }) {
       </a>
       <header className="topbar">
         <Link href="/" className="brand">
+          <span className="brand-mark" aria-hidden="true" />
           Mailstead
         </Link>
         <Button className="button menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onPress={() => setMenuOpen(!menuOpen)}>
           {menuOpen ? 'Close menu' : 'Menu'}
         </Button>
       </header>
+      {/* On a phone the side bar is a drawer over the page; a tap beside it (or Escape) closes it. */}
+      {menuOpen && <div className="drawer-scrim" aria-hidden="true" onClick={() => setMenuOpen(false)} />}
       <aside id="sidebar" className={menuOpen ? 'sidebar open' : 'sidebar'}>
         <Link href="/" className="brand sidebar-brand">
+          <span className="brand-mark" aria-hidden="true" />
           Mailstead
         </Link>
         <ProjectSwitcher />
@@ -131,6 +158,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <main id="main" ref={main} tabIndex={-1} className="main">
         {children}
       </main>
+      <Toasts />
     </div>
   )
 }

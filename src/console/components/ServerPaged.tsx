@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState, type ReactNode } from 'react'
 import { Button } from 'react-aria-components'
-import { currentCursor, firstPage, nextPage, pageRange, previousPage, type Page } from '../lib/paging.ts'
+import { currentCursor, firstPage, nextPage, pageRange, previousPage, type Page } from '../lib/cursor-pager.ts'
 import { ErrorState, Loading } from './States.tsx'
 
 export interface ServerPagedProps<T> {

@@ -1,15 +1,11 @@
 import type { ReactNode } from 'react'
 import { Button } from 'react-aria-components'
-import { ApiError } from '../api/errors.ts'
+import { ApiError } from '../api/api-errors.ts'
+import { Skeleton } from './Skeleton.tsx'
 
-/** Shown while something loads; announced to screen readers once. */
+/** Shown while something loads: skeleton bars, its label announced once. */
 export function Loading({ label = 'Loading' }: { label?: string }) {
-  return (
-    <div className="state state-loading" role="status">
-      <span className="spinner" aria-hidden="true" />
-      <span>{label}…</span>
-    </div>
-  )
+  return <Skeleton label={label} />
 }
 
 /** A list or page with nothing to show yet, saying what would be here and how to add it. */

@@ -1,4 +1,4 @@
-import type { SettingsChange } from '../api/project.ts'
+import type { SettingsChange } from '../api/project.api.ts'
 
 /** The fields of the settings form, as the API names them. */
 export const SETTINGS_FIELDS = ['name', 'defaultSender', 'sendRatePerSecond'] as const

@@ -3,7 +3,7 @@ import { useEffect, useId, useState } from 'react'
 import { Button, Switch } from 'react-aria-components'
 import { Link, useLocation } from 'wouter'
 import { useApi } from '../api/context.tsx'
-import { domainsApi, type DnsRecord, type Domain, type Tracking } from '../api/domains.ts'
+import { domainsApi, type DnsRecord, type Domain, type Tracking } from '../api/domains.api.ts'
 import { useProject, useProjectKey } from '../app/project.tsx'
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx'
 import { CopyButton } from '../components/CopyButton.tsx'
@@ -11,7 +11,9 @@ import { FormErrors } from '../components/FormErrors.tsx'
 import { PageHeader } from '../components/PageHeader.tsx'
 import { ErrorState, Loading } from '../components/States.tsx'
 import { Time } from '../components/Time.tsx'
-import { domainStatus, recordPurpose, recordVerdict, zoneFile, zoneFileName, type Verdict } from '../lib/domains.ts'
+import { domainStatus, recordPurpose, recordVerdict, zoneFile, zoneFileName, type Verdict } from '../lib/domains-view.ts'
+import { Card } from '../components/Card.tsx'
+import { downloadText } from '../lib/download.ts'
 
 /** The roles that may add, verify, change and remove domains (src/core/accounts/roles.ts decides; this only hides what they would be refused). */
 export const MANAGERS = ['owner', 'admin']
@@ -24,19 +26,6 @@ const TONES = { ok: 'badge badge-ok', bad: 'badge badge-bad', wait: 'badge badge
 
 export function StatusBadge({ verdict }: { verdict: Verdict }) {
   return <span className={TONES[verdict.tone]}>{verdict.label}</span>
-}
-
-/** Saves the text as a file through a link to it, made and clicked here (nothing leaves the browser). */
-function download(text: string, name: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/dns' }))
-  const link = document.createElement('a')
-  link.href = url
-  link.download = name
-  link.className = 'offscreen'
-  document.body.append(link)
-  link.click()
-  link.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 1000)
 }
 
 /** One record: where and what to publish (each with a copy button), and what the last check found. */
@@ -121,7 +110,7 @@ function Records({ domain }: { domain: Domain }) {
             Zone file
           </span>
           <CopyButton value={zone} label="zone file" />
-          <Button className="button button-small" aria-label="Download zone file" onPress={() => download(zone, zoneFileName(domain))}>
+          <Button className="button button-small" aria-label="Download zone file" onPress={() => downloadText(zone, zoneFileName(domain), 'text/dns')}>
             Download
           </Button>
         </div>
@@ -150,8 +139,7 @@ function TrackingPanel({ domain, mayManage, onChanged }: { domain: Domain; mayMa
     { field: 'transactionalClickTracking', label: 'Transactional clicks', hint: 'Their links through this server; links that carry a token, code or key never are.' },
   ]
   return (
-    <section className="panel" aria-labelledby="tracking">
-      <h2 id="tracking">Tracking</h2>
+    <Card title="Tracking">
       {mayManage && <FormErrors error={change.error} fields={[]} />}
       <ul className="plain-list tracking-list">
         {rows.map(({ field, label, hint }) => (
@@ -172,7 +160,7 @@ function TrackingPanel({ domain, mayManage, onChanged }: { domain: Domain; mayMa
           </li>
         ))}
       </ul>
-    </section>
+    </Card>
   )
 }
 
@@ -180,12 +168,11 @@ function RemoveDomain({ domain, onRemoved }: { domain: Domain; onRemoved: () => 
   const { api } = useApi()
   const remove = useMutation({ mutationFn: () => domainsApi(api).remove(domain.id), onSuccess: onRemoved })
   return (
-    <section className="panel" aria-labelledby="remove-domain">
-      <h2 id="remove-domain">Remove the domain</h2>
+    <Card title="Remove the domain">
       <p className="muted">Mail from its addresses is refused afterwards. Its DNS records can then be taken down.</p>
       <ConfirmDialog
         trigger="Delete domain"
-        triggerLabel={`Delete ${domain.name}`}
+        triggerLabel={`Delete domain ${domain.name}`}
         title={`Delete ${domain.name}?`}
         confirm="Delete domain"
         onConfirm={() => remove.mutateAsync()}
@@ -196,7 +183,7 @@ function RemoveDomain({ domain, onRemoved }: { domain: Domain; onRemoved: () => 
           This project can no longer send from <strong>{domain.name}</strong>, and its DKIM keys are deleted: adding it again makes new ones, to publish again. This cannot be undone.
         </p>
       </ConfirmDialog>
-    </section>
+    </Card>
   )
 }
 

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { Button, Form } from 'react-aria-components'
 import { Link, useLocation, useParams } from 'wouter'
 import { useApi } from '../api/context.tsx'
-import { domainsApi, type Domain } from '../api/domains.ts'
+import { domainsApi, type Domain } from '../api/domains.api.ts'
 import { useProject, useProjectKey } from '../app/project.tsx'
 import { Field } from '../components/Field.tsx'
 import { fieldError, FormErrors } from '../components/FormErrors.tsx'
@@ -11,9 +11,11 @@ import { PageHeader } from '../components/PageHeader.tsx'
 import { Empty, ErrorState, Loading } from '../components/States.tsx'
 import { DataTable, type Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
-import { domainStatus } from '../lib/domains.ts'
+import { domainStatus } from '../lib/domains-view.ts'
 import { DomainPage, MANAGERS, StatusBadge } from './Domain.tsx'
 import NotFound from './NotFound.tsx'
+import { useSubmitOnce } from '../components/SubmitButton.tsx'
+import { Card } from '../components/Card.tsx'
 
 /** The sending region every server has (src/config/config-schema.ts DEFAULT_REGION); an operator may add others. */
 const DEFAULT_REGION = 'us-east-1'
@@ -32,14 +34,14 @@ function AddDomain({ onCancel }: { onCancel?: () => void }) {
       navigate(`/domains/${domain.id}`)
     },
   })
+  const once = useSubmitOnce()
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const values = new FormData(event.currentTarget)
-    add.mutate({ name: String(values.get('name') ?? '').trim(), region: String(values.get('region') ?? '').trim() })
+    once(() => add.mutateAsync({ name: String(values.get('name') ?? '').trim(), region: String(values.get('region') ?? '').trim() }))
   }
   return (
-    <section className="panel" aria-labelledby="add-domain">
-      <h2 id="add-domain">Add a domain</h2>
+    <Card title="Add a domain">
       <p className="muted">Step 1 of 2: name the domain you send from. Next you see the DNS records to publish there.</p>
       <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={add.error} fields={['name', 'region']} />
@@ -64,7 +66,7 @@ function AddDomain({ onCancel }: { onCancel?: () => void }) {
           )}
         </div>
       </Form>
-    </section>
+    </Card>
   )
 }
 

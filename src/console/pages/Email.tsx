@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { Button, Form } from 'react-aria-components'
 import { Link } from 'wouter'
 import { useApi } from '../api/context.tsx'
-import { emailsApi, type Delivery, type Email as EmailData, type EmailEvent } from '../api/emails.ts'
+import { emailsApi, type Delivery, type Email as EmailData } from '../api/emails.api.ts'
 import { useProject, useProjectKey } from '../app/project.tsx'
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx'
 import { StatusBadge } from '../components/EmailStatus.tsx'
@@ -14,6 +14,10 @@ import { DataTable, type Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
 import { isoOfLocalInput, localInputOf } from '../lib/email-filters.ts'
 import { MessageTabs } from './email/MessageTabs.tsx'
+import { Timeline } from './email/Timeline.tsx'
+import { pollEvery } from '../lib/event-words.ts'
+import { useSubmitOnce } from '../components/SubmitButton.tsx'
+import { Card } from '../components/Card.tsx'
 
 /** The roles that may send, and so cancel and reschedule (src/core/accounts/roles.ts decides; this only hides what they would be refused). */
 const SENDERS = ['owner', 'admin', 'member']
@@ -32,59 +36,6 @@ const STATE_NAMES: Record<Delivery['state'], string> = {
 }
 
 const DELIVERY_TONES: Partial<Record<Delivery['state'], string>> = { delivered: 'ok', bounced: 'bad', failed: 'bad', suppressed: 'bad', scheduled: 'wait', queued: 'wait', sending: 'wait', deferred: 'wait' }
-
-/** The names of what events say, as people read them; others are shown as they come. */
-const DATA_NAMES: Record<string, string> = {
-  recipient: 'Recipient',
-  mx: 'MX host',
-  ip: 'IP',
-  smtpCode: 'SMTP code',
-  enhancedCode: 'Enhanced code',
-  category: 'Category',
-  response: 'Response',
-  attempt: 'Attempt',
-  nextAttemptAt: 'Next attempt',
-  scheduledAt: 'Scheduled for',
-  hard: 'Hard bounce',
-  url: 'Link',
-}
-
-/** What events say that are times, shown in the reader's zone. */
-const TIMES = new Set(['scheduledAt', 'nextAttemptAt'])
-
-/** What an event says besides its status, as "name value" pairs. */
-function EventData({ data }: { data: EmailEvent['data'] }) {
-  if (!data || typeof data !== 'object') return null
-  const entries = Object.entries(data).filter(([, value]) => value !== null && value !== undefined && value !== '')
-  if (entries.length === 0) return null
-  return (
-    <dl className="event-data">
-      {entries.map(([name, value]) => (
-        <div key={name}>
-          <dt>{DATA_NAMES[name] ?? name}</dt>
-          <dd>{TIMES.has(name) && typeof value === 'string' ? <Time value={value} /> : typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'yes' : 'no') : JSON.stringify(value)}</dd>
-        </div>
-      ))}
-    </dl>
-  )
-}
-
-function Timeline({ events }: { events: EmailEvent[] }) {
-  if (events.length === 0) return <p className="muted">No events yet.</p>
-  return (
-    <ol className="timeline" aria-label="Events, oldest first">
-      {events.map((event, i) => (
-        <li key={`${event.createdAt}-${i}`} className="timeline-item">
-          <div className="timeline-head">
-            <StatusBadge status={event.status} />
-            <Time value={event.createdAt} />
-          </div>
-          <EventData data={event.data} />
-        </li>
-      ))}
-    </ol>
-  )
-}
 
 function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
   if (deliveries.length === 0) return <p className="muted">No delivery yet.</p>
@@ -163,11 +114,12 @@ function ScheduledActions({ email, onChanged }: { email: EmailData; onChanged: (
   const reschedule = useMutation({ mutationFn: (at: string) => emailsApi(api).reschedule(email.id, at), onSuccess: onChanged })
   const cancel = useMutation({ mutationFn: () => emailsApi(api).cancel(email.id), onSuccess: onChanged })
   const [problem, setProblem] = useState<string>()
+  const once = useSubmitOnce()
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const at = isoOfLocalInput(String(new FormData(event.currentTarget).get('scheduledAt') ?? ''))
     setProblem(at ? undefined : 'Choose a day and time')
-    if (at) reschedule.mutate(at)
+    if (at) once(() => reschedule.mutateAsync(at))
   }
   const error = problem ?? fieldError(reschedule.error, 'scheduledAt')
   return (
@@ -221,13 +173,18 @@ function Addresses({ label, list }: { label: string; list: string[] }) {
   )
 }
 
+/** The email's status and, per recipient, the status its delivery's state stands for: one still queued keeps the page reading. */
+const DELIVERY_STATUS: Partial<Record<Delivery['state'], string>> = { queued: 'QUEUED', sending: 'QUEUED', deferred: 'DELIVERY_DELAYED', scheduled: 'SCHEDULED', paused: 'DELIVERY_DELAYED' }
+const movingStatuses = (email: EmailData) => [email.status, ...email.deliveries.flatMap((d) => DELIVERY_STATUS[d.state] ?? [])]
+
 /** One email: what it is, its events, each recipient's delivery, and its message (rendered, headers, receiver checks). */
 export function EmailPage({ id }: { id: string }) {
   const { api } = useApi()
   const { project } = useProject()
   const queries = useQueryClient()
   const queryKey = useProjectKey('email', id)
-  const email = useQuery({ queryKey, queryFn: () => emailsApi(api).get(id) })
+  // Read again while it moves (queued, sent, a recipient waiting): its status and timeline change with no reload.
+  const email = useQuery({ queryKey, queryFn: () => emailsApi(api).get(id), refetchInterval: (query) => (query.state.data ? pollEvery(movingStatuses(query.state.data)) : false) })
   const changed = () => {
     queries.invalidateQueries({ queryKey })
     queries.invalidateQueries({ queryKey: ['project', project.id, 'emails'] })
@@ -254,8 +211,7 @@ export function EmailPage({ id }: { id: string }) {
     <>
       {back}
       <PageHeader title={e.subject || '(no subject)'} description={<StatusBadge status={e.status} />} />
-      <section className="panel" aria-labelledby="email-facts">
-        <h2 id="email-facts">Details</h2>
+      <Card title="Details">
         <dl className="facts">
           <dt>From</dt>
           <dd className="wrap-anywhere">{e.from}</dd>
@@ -285,13 +241,12 @@ export function EmailPage({ id }: { id: string }) {
           </dd>
         </dl>
         <RawDownload email={e} />
-      </section>
+      </Card>
       {mayChange && <ScheduledActions email={e} onChanged={changed} />}
       {sandbox && <MessageTabs email={e} />}
-      <section className="panel" aria-labelledby="email-events">
-        <h2 id="email-events">Timeline</h2>
+      <Card title="Timeline">
         <Timeline events={e.emailEvents} />
-      </section>
+      </Card>
       <section className="email-section" aria-label="Deliveries">
         <Deliveries deliveries={e.deliveries} />
       </section>

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { Button, Form } from 'react-aria-components'
 import { Link, useLocation, useParams, useSearch } from 'wouter'
 import { useApi } from '../api/context.tsx'
-import { emailsApi, type EmailSummary } from '../api/emails.ts'
+import { emailsApi, type EmailSummary } from '../api/emails.api.ts'
 import { useProject, useProjectKey } from '../app/project.tsx'
 import { StatusBadge, Truncated } from '../components/EmailStatus.tsx'
 import { Field } from '../components/Field.tsx'
@@ -13,6 +13,8 @@ import { Empty } from '../components/States.tsx'
 import type { Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
 import { EmailPage } from './Email.tsx'
+import { maySend, SendTestEmail } from './email/SendTestEmail.tsx'
+import { pollEvery } from '../lib/event-words.ts'
 import { senderName } from '../lib/message-headers.ts'
 import { EMAIL_STATUSES, filterProblems, filtersFromForm, filtersFromSearch, hasFilters, searchOf, statusName, type EmailFilters } from '../lib/email-filters.ts'
 
@@ -55,10 +57,10 @@ function DayField({ label, name, value, error }: { label: string; name: string; 
 
 /**
  * The filters, from and to the address's query string: applying one is a new address, so Back and
- * reload keep it. Folded (the inbox's), they are a disclosure under the list's heading, open while
- * a filter is on: the messages come first, as in a mail client, not below seven fields on a phone.
+ * reload keep it. They are folded behind one Filters button (with the number on) above the list,
+ * open while a filter is on: the emails come first, as in a mail client, not below seven fields.
  */
-function Filters({ filters, onApply, folded = false }: { filters: EmailFilters; onApply: (filters: EmailFilters) => void; folded?: boolean }) {
+function Filters({ filters, onApply }: { filters: EmailFilters; onApply: (filters: EmailFilters) => void }) {
   const { api } = useApi()
   const domains = useQuery({ queryKey: useProjectKey('domains', 'names'), queryFn: emailsApi(api).domains })
   const [problems, setProblems] = useState<ReturnType<typeof filterProblems>>({})
@@ -93,19 +95,19 @@ function Filters({ filters, onApply, folded = false }: { filters: EmailFilters; 
       </div>
     </Form>
   )
-  if (folded) {
-    return (
-      <details className="panel filters-fold" open={hasFilters(filters)}>
-        <summary>Filters</summary>
-        {form}
-      </details>
-    )
-  }
+  const on = Object.values(filters).filter(Boolean).length
   return (
-    <section className="panel" aria-labelledby="email-filters">
-      <h2 id="email-filters">Filters</h2>
+    <details className="filters-fold" open={hasFilters(filters)}>
+      <summary className="button button-small">
+        <span>Filters</span>
+        {on > 0 && (
+          <span className="filter-count" aria-label={`${on} on`}>
+            {on}
+          </span>
+        )}
+      </summary>
       {form}
-    </section>
+    </details>
   )
 }
 
@@ -121,7 +123,7 @@ const LOG_COLUMNS: Column<EmailSummary>[] = [
   { header: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
   { header: 'Subject', cell: subjectLink },
   { header: 'To', cell: (e) => <Truncated text={joined([...e.to, ...e.cc, ...e.bcc])} /> },
-  { header: 'From', cell: (e) => <Truncated text={e.from} /> },
+  { header: 'From', cell: (e) => <Truncated text={e.from} />, priority: 'low' },
   { header: 'Created', cell: (e) => <Time value={e.createdAt} /> },
 ]
 
@@ -169,14 +171,14 @@ function EmailLog() {
     const next = searchOf(chosen)
     navigate(next ? `/emails?${next}` : '/emails')
   }
-  const sandbox = useProject().project.sandbox
+  const { sandbox, role } = useProject().project
   const columns = sandbox ? INBOX_COLUMNS : LOG_COLUMNS
   const words = sandbox ? INBOX_WORDS : LOG_WORDS
   return (
     <>
-      <PageHeader title={words.title} description={words.description} />
+      <PageHeader title={words.title} description={words.description} actions={<SendTestEmail />} />
       {/* Keyed by the address: Back or a link to other filters shows them in the form too. */}
-      <Filters key={`filters ${query}`} filters={filters} onApply={apply} folded={sandbox} />
+      <Filters key={`filters ${query}`} filters={filters} onApply={apply} />
       <div className={sandbox ? 'email-log inbox' : 'email-log'}>
         <PagedTable
           key={`list ${query}`}
@@ -186,6 +188,8 @@ function EmailLog() {
           columns={columns}
           rowKey={(e) => e.id}
           pageSize={25}
+          // Read again while an email shown is on its way or waits: statuses move with no reload.
+          refreshEvery={(emails) => pollEvery(emails.map((e) => e.status))}
           empty={
             hasFilters(filters) ? (
               <Empty title="No email matches these filters.">
@@ -196,6 +200,7 @@ function EmailLog() {
                 <p>
                   {words.emptyHint} <code>POST /api/v1/emails</code> and a secret key, or through the SMTP relay.
                 </p>
+                {maySend(role) && <p>Or try one now with Send test email, above.</p>}
               </Empty>
             )
           }

@@ -2,14 +2,16 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import type { FormEvent } from 'react'
 import { Button, Checkbox, Form } from 'react-aria-components'
 import { useApi } from '../api/context.tsx'
-import { PROJECTS_KEY } from '../app/keys.ts'
+import { PROJECTS_KEY } from '../app/query-keys.ts'
 import { AuthCard } from '../components/AuthCard.tsx'
 import { Field } from '../components/Field.tsx'
 import { fieldError, FormErrors } from '../components/FormErrors.tsx'
 import { SecretOnce } from '../components/SecretOnce.tsx'
+import { useSubmitOnce } from '../components/SubmitButton.tsx'
 
 /** An account with no project makes its first; the project's first keys are shown this once. */
 export function FirstProject({ onCreated }: { onCreated: (id: number) => void }) {
+  const once = useSubmitOnce()
   const { auth } = useApi()
   const queries = useQueryClient()
   const create = useMutation({ mutationFn: auth.createProject })
@@ -32,7 +34,7 @@ export function FirstProject({ onCreated }: { onCreated: (id: number) => void })
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    create.mutate({ name: String(form.get('name')), sandbox: form.get('sandbox') === 'on' })
+    once(() => create.mutateAsync({ name: String(form.get('name')), sandbox: form.get('sandbox') === 'on' }))
   }
   return (
     <AuthCard title="Create your first project" intro={<p>A project holds domains, keys, contacts and mail. You will be its owner.</p>}>

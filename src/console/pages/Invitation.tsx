@@ -3,13 +3,14 @@ import type { FormEvent } from 'react'
 import { Button, Form } from 'react-aria-components'
 import { Link, useLocation, useSearch } from 'wouter'
 import { useApi } from '../api/context.tsx'
-import { ApiError } from '../api/errors.ts'
-import { SESSION_KEY } from '../app/keys.ts'
+import { ApiError } from '../api/api-errors.ts'
+import { SESSION_KEY } from '../app/query-keys.ts'
 import { useSession } from '../app/session.tsx'
 import { AuthCard } from '../components/AuthCard.tsx'
 import { Field } from '../components/Field.tsx'
 import { fieldError, FormErrors } from '../components/FormErrors.tsx'
 import { ErrorState, Loading } from '../components/States.tsx'
+import { useSubmitOnce } from '../components/SubmitButton.tsx'
 
 /** Where a project's invitation link leads: accept it signed in, or by choosing a password. */
 export default function Invitation() {
@@ -19,6 +20,7 @@ export default function Invitation() {
   const session = useSession()
   const token = new URLSearchParams(useSearch()).get('token') ?? ''
   const invitation = useQuery({ queryKey: ['invitation', token], queryFn: () => auth.lookUpInvitation(token), retry: false })
+  const once = useSubmitOnce()
   const accept = useMutation({
     mutationFn: auth.acceptInvitation,
     onSuccess: async (answer) => {
@@ -50,7 +52,7 @@ export default function Invitation() {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const password = new FormData(event.currentTarget).get('password')
-    accept.mutate({ token, ...(password !== null && { password: String(password) }) })
+    once(() => accept.mutateAsync({ token, ...(password !== null && { password: String(password) }) }))
   }
   return (
     <AuthCard title={`Join ${projectName}`} intro={<p>You are invited to the project {projectName} as {role}, at {email}.</p>}>

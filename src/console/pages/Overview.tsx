@@ -1,16 +1,21 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { lazy, Suspense, useMemo, useState } from 'react'
-import { Button, Label, Radio, RadioGroup } from 'react-aria-components'
+import { Button } from 'react-aria-components'
 import { Link } from 'wouter'
-import { analyticsApi, type TimeSeries } from '../api/analytics.ts'
+import { analyticsApi, type TimeSeries } from '../api/analytics.api.ts'
 import { useApi } from '../api/context.tsx'
-import { overviewApi, type DomainSummary, type ServerChecks } from '../api/overview.ts'
-import { useProjectKey } from '../app/project.tsx'
+import { overviewApi, type DomainSummary, type ServerChecks } from '../api/overview.api.ts'
+import { useProject, useProjectKey } from '../app/project.tsx'
+import { SendTestEmail } from './email/SendTestEmail.tsx'
+import { GetStarted } from './overview/GetStarted.tsx'
+import { Card } from '../components/Card.tsx'
 import { PageHeader } from '../components/PageHeader.tsx'
 import { Empty, ErrorState, Loading } from '../components/States.tsx'
 import { DataTable, type Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
-import { bucketName, chartData, chartSummary, checkWarnings, domainHealth, queueDepth, rangeOf, RANGES, SERIES, type RangeChoice } from '../lib/overview.ts'
+import { StatTile } from '../components/StatTile.tsx'
+import { Segmented } from '../components/Segmented.tsx'
+import { bucketName, chartData, chartSummary, checkWarnings, COMPLAINT_LIMIT, domainHealth, queueDepth, rangeOf, RANGES, RATES, rateData, rateSummary, SERIES, showRate, type RangeChoice } from '../lib/overview-view.ts'
 
 // uPlot and its stylesheet load with the chart, only when a chart is shown.
 const LineChart = lazy(() => import('../components/LineChart.tsx'))
@@ -24,6 +29,18 @@ function MailTable({ series, range }: { series: TimeSeries; range: RangeChoice }
     ...SERIES.map(({ key, label }) => ({ header: label, align: 'end' as const, cell: (row: Row) => row[key] })),
   ]
   return <DataTable caption={`Mail by ${series.bucket}, ${range.label.toLowerCase()}`} columns={columns} rows={[...series.result, total]} rowKey={(row) => row.date} />
+}
+
+const percentTick = (value: number) => `${Number(value.toFixed(2))} %`
+const COMPLAINT_THRESHOLD = [{ value: COMPLAINT_LIMIT, label: `Complaint limit ${COMPLAINT_LIMIT} %` }]
+
+/** The rate a count's tile shows under it: delivered, bounced and complained as a share. */
+function rateDetail(key: string, counts: TimeSeries['totalCounts']) {
+  const rate = RATES.find((r) => (r.key === 'delivery' && key === 'delivered') || (r.key === 'bounce' && key === 'bounced') || (r.key === 'complaint' && key === 'complained'))
+  if (!rate) return undefined
+  const value = rate.of(counts)
+  const over = rate.key === 'complaint' && value !== null && value >= COMPLAINT_LIMIT
+  return <span className={over ? 'rate rate-over' : 'rate'}>{showRate(value)}{over ? ' · over the limit' : ''}</span>
 }
 
 function Mail() {
@@ -40,19 +57,18 @@ function Mail() {
   const shown = series.data?.series
   const shownRange = series.data?.range ?? range
   const data = useMemo(() => (shown ? chartData(shown) : undefined), [shown])
+  const rates = useMemo(() => (shown ? rateData(shown) : undefined), [shown])
+  const lines = useMemo(() => (shown ? SERIES.map((s) => ({ label: s.label, color: s.color, total: shown.totalCounts[s.key].toLocaleString() })) : []), [shown])
+  const rateLines = useMemo(
+    () => (shown ? RATES.filter((rate) => rate.key !== 'delivery').map((rate) => ({ label: rate.label, color: rate.color, total: showRate(rate.of(shown.totalCounts)) })) : []),
+    [shown],
+  )
   const none = shown && SERIES.every(({ key }) => shown.totalCounts[key] === 0)
   return (
     <section className="panel" aria-labelledby="mail-heading" aria-busy={series.isFetching}>
       <div className="overview-mail-head">
         <h2 id="mail-heading">Mail</h2>
-        <RadioGroup value={rangeId} onChange={(value) => setRangeId(value as typeof rangeId)} orientation="horizontal" className="segmented">
-          <Label className="visually-hidden">Range</Label>
-          {RANGES.map((r) => (
-            <Radio key={r.id} value={r.id} className="segment">
-              {r.label}
-            </Radio>
-          ))}
-        </RadioGroup>
+        <Segmented label="Range" value={rangeId} options={RANGES} onChange={setRangeId} />
       </div>
       {series.error && !shown ? (
         <ErrorState error={series.error} retry={() => series.refetch()} />
@@ -62,13 +78,7 @@ function Mail() {
         <>
           <dl className="stat-tiles" aria-label={`Totals, ${shownRange.label.toLowerCase()}`}>
             {SERIES.map(({ key, label }) => (
-              <div key={key} className="stat-tile">
-                <dt>
-                  <span className="stat-swatch" data-series={key} aria-hidden="true" />
-                  {label}
-                </dt>
-                <dd>{shown.totalCounts[key].toLocaleString()}</dd>
-              </div>
+              <StatTile key={key} label={label} series={key} value={shown.totalCounts[key].toLocaleString()} detail={rateDetail(key, shown.totalCounts)} />
             ))}
           </dl>
           {none ? (
@@ -76,10 +86,20 @@ function Mail() {
               <p>
                 Send with <code>POST /api/v1/emails</code> or the SMTP relay; what happens to it is counted here.
               </p>
+              <SendTestEmail primary />
             </Empty>
           ) : (
             <Suspense fallback={<Loading label="Loading the chart" />}>
-              <LineChart label={chartSummary(shown, shownRange)} data={data} series={SERIES} />
+              <div className="chart-pair">
+                <div>
+                  <h3 className="chart-title">Mail</h3>
+                  <LineChart label={chartSummary(shown, shownRange)} data={data} series={lines} />
+                </div>
+                <div>
+                  <h3 className="chart-title">Bounce and complaint rates</h3>
+                  <LineChart label={rateSummary(shown, shownRange)} data={rates!} series={rateLines} format={percentTick} thresholds={COMPLAINT_THRESHOLD} minTop={1} />
+                </div>
+              </div>
             </Suspense>
           )}
           <div className="overview-table-toggle">
@@ -101,8 +121,7 @@ function Queue() {
   const { api } = useApi()
   const queue = useQuery({ queryKey: useProjectKey('queue', 'stats'), queryFn: overviewApi(api).queue })
   return (
-    <section className="panel" aria-labelledby="queue-heading">
-      <h2 id="queue-heading">Queue</h2>
+    <Card title="Queue">
       {queue.error ? (
         <ErrorState error={queue.error} retry={() => queue.refetch()} />
       ) : !queue.data ? (
@@ -126,7 +145,7 @@ function Queue() {
           </p>
         </>
       )}
-    </section>
+    </Card>
   )
 }
 
@@ -153,8 +172,7 @@ function Domains() {
   const { api } = useApi()
   const domains = useQuery({ queryKey: useProjectKey('domains'), queryFn: overviewApi(api).domains })
   return (
-    <section className="panel" aria-labelledby="domains-heading">
-      <h2 id="domains-heading">Domains</h2>
+    <Card title="Domains">
       {domains.error ? (
         <ErrorState error={domains.error} retry={() => domains.refetch()} />
       ) : !domains.data ? (
@@ -177,7 +195,7 @@ function Domains() {
           </p>
         </>
       )}
-    </section>
+    </Card>
   )
 }
 
@@ -214,18 +232,19 @@ function Reputation() {
   const { api } = useApi()
   const checks = useQuery({ queryKey: useProjectKey('server-checks'), queryFn: overviewApi(api).checks })
   return (
-    <section className="panel" aria-labelledby="checks-heading">
-      <h2 id="checks-heading">Reputation checks</h2>
+    <Card title="Reputation checks">
       {checks.error ? <ErrorState error={checks.error} retry={() => checks.refetch()} /> : !checks.data ? <Loading label="Loading the checks" /> : <Checks checks={checks.data} />}
-    </section>
+    </Card>
   )
 }
 
 /** How the project's mail went over the last day, week or month; the queue, the domains and the server's checks. */
 export default function Overview() {
+  const { project } = useProject()
   return (
     <>
       <PageHeader title="Overview" description="What happened to your mail, what waits in the queue, and whether your domains and the server are set up right." />
+      <GetStarted key={project.id} />
       <Mail />
       <div className="overview-grid">
         <Queue />

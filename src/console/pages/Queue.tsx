@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Button, Form } from 'react-aria-components'
 import { useApi } from '../api/context.tsx'
-import { QUEUE_STATES, queueApi, type QueueCounts, type QueuedDelivery, type QueueFilter } from '../api/queue.ts'
+import { QUEUE_STATES, queueApi, type QueueCounts, type QueuedDelivery, type QueueFilter } from '../api/queue.api.ts'
 import { useProject, useProjectKey } from '../app/project.tsx'
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx'
 import { Field } from '../components/Field.tsx'
@@ -11,7 +11,8 @@ import { PagedTable } from '../components/PagedTable.tsx'
 import { Empty, ErrorState, Loading } from '../components/States.tsx'
 import { DataTable, type Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
-import { domainFilter, mayCancel, mayChangeQueue, mayRetry, STATE_WORDS, stateCounts, stateFilter, totalPending } from '../lib/queue.ts'
+import { domainFilter, mayCancel, mayChangeQueue, mayRetry, STATE_WORDS, stateCounts, stateFilter, totalPending } from '../lib/queue-view.ts'
+import { Card } from '../components/Card.tsx'
 
 const STATE_TONES: Record<QueuedDelivery['state'], string> = {
   scheduled: 'badge badge-off',
@@ -24,8 +25,7 @@ const STATE_TONES: Record<QueuedDelivery['state'], string> = {
 function Counts({ counts, onDomain }: { counts: QueueCounts; onDomain: (domain: string) => void }) {
   return (
     <div className="queue-counts">
-      <section className="panel" aria-labelledby="by-state">
-        <h2 id="by-state">By state</h2>
+      <Card title="By state">
         <dl className="queue-states">
           {stateCounts(counts).map(({ state, count }) => (
             <div key={state} className="queue-state">
@@ -37,9 +37,8 @@ function Counts({ counts, onDomain }: { counts: QueueCounts; onDomain: (domain: 
             </div>
           ))}
         </dl>
-      </section>
-      <section className="panel" aria-labelledby="by-domain">
-        <h2 id="by-domain">By destination</h2>
+      </Card>
+      <Card title="By destination">
         {counts.byDomain.length === 0 ? (
           <p className="muted">Nothing waits for any domain.</p>
         ) : (
@@ -62,7 +61,7 @@ function Counts({ counts, onDomain }: { counts: QueueCounts; onDomain: (domain: 
             rowKey={(row) => row.domain}
           />
         )}
-      </section>
+      </Card>
     </div>
   )
 }

@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Switch } from 'react-aria-components'
 import { useApi } from '../api/context.tsx'
-import { projectApi, type ProjectSettings } from '../api/project.ts'
-import { PROJECTS_KEY } from '../app/keys.ts'
+import { projectApi, type ProjectSettings } from '../api/project.api.ts'
+import { PROJECTS_KEY } from '../app/query-keys.ts'
 import { useProjectKey } from '../app/project.tsx'
 import { FormErrors } from '../components/FormErrors.tsx'
+import { Card } from '../components/Card.tsx'
 
 const HINT =
   'Mail is built, signed and stored but never leaves the server, from any address. The recipient picks the outcome: bounce…@ bounces, complaint…@ is complained about, defer…@ is deferred once, suppressed…@ is suppressed; anything else is delivered.'
@@ -25,8 +26,7 @@ export function SandboxPanel({ mayChange }: { mayChange: boolean }) {
   if (!settings.data) return null
   const on = change.isPending ? change.variables : settings.data.sandbox
   return (
-    <section className="panel" aria-labelledby="sandbox-heading">
-      <h2 id="sandbox-heading">Sandbox</h2>
+    <Card title="Sandbox">
       {mayChange && <FormErrors error={change.error} fields={[]} />}
       {mayChange ? (
         <Switch className="switch" isSelected={on} isDisabled={change.isPending} onChange={(next) => change.mutate(next)}>
@@ -41,6 +41,6 @@ export function SandboxPanel({ mayChange }: { mayChange: boolean }) {
         </p>
       )}
       <p className="field-hint">{HINT}</p>
-    </section>
+    </Card>
   )
 }

@@ -6,9 +6,11 @@ import { useApi } from '../api/context.tsx'
 import { AuthCard } from '../components/AuthCard.tsx'
 import { Field } from '../components/Field.tsx'
 import { fieldError, FormErrors } from '../components/FormErrors.tsx'
+import { useSubmitOnce } from '../components/SubmitButton.tsx'
 
 /** The page of a password link (`mailstead user create` or `user reset-password` prints one). */
 export default function SetPassword() {
+  const once = useSubmitOnce()
   const { auth } = useApi()
   const token = new URLSearchParams(useSearch()).get('token') ?? ''
   const save = useMutation({ mutationFn: auth.setPassword })
@@ -23,7 +25,7 @@ export default function SetPassword() {
   }
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    save.mutate({ token, password: String(new FormData(event.currentTarget).get('password')) })
+    once(() => save.mutateAsync({ token, password: String(new FormData(event.currentTarget).get('password')) }))
   }
   return (
     <AuthCard title="Choose a password">

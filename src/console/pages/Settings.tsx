@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useId, useState, type FormEvent } from 'react'
+import { useEffect, useId, useState, type FormEvent } from 'react'
 import { Button, Dialog, DialogTrigger, Form, Heading, Input, Label, Modal, ModalOverlay, TextField } from 'react-aria-components'
 import { useLocation } from 'wouter'
 import { useApi } from '../api/context.tsx'
-import { projectApi, ROLES, type Invitation, type Member, type ProjectSettings, type Role } from '../api/project.ts'
-import { PROJECTS_KEY } from '../app/keys.ts'
+import { projectApi, ROLES, SETTINGS_EDITORS, type Invitation, type Member, type ProjectSettings, type Role } from '../api/project.api.ts'
+import { PROJECTS_KEY } from '../app/query-keys.ts'
 import { useProject, useProjectKey } from '../app/project.tsx'
 import { useSession } from '../app/session.tsx'
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx'
@@ -17,13 +17,14 @@ import { DataTable, type Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
 import { settingsChange, SETTINGS_FIELDS } from '../lib/settings.ts'
 import { SandboxPanel } from './Sandbox.tsx'
+import { useSubmitOnce } from '../components/SubmitButton.tsx'
+import { Card } from '../components/Card.tsx'
 
 /*
  * What each role is offered here (src/core/accounts/roles.ts decides; this only hides what would
  * be refused): owners everything; admins the settings, not members, invitations or deleting the
  * project; members and viewers read the settings and the members.
  */
-const SETTINGS_EDITORS = ['owner', 'admin']
 const ROLE_HINT: Record<Role, string> = {
   owner: 'everything',
   admin: 'everything but members and deleting the project',
@@ -43,14 +44,18 @@ function SettingsForm({ settings }: { settings: ProjectSettings }) {
       return queries.invalidateQueries({ queryKey: PROJECTS_KEY })
     },
   })
+  const once = useSubmitOnce()
+  // The name follows a rename made elsewhere (the switcher's Rename) while this form is open.
+  const [name, setName] = useState(settings.name)
+  useEffect(() => setName(settings.name), [settings.name])
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    save.mutate(settingsChange(new FormData(event.currentTarget)))
+    once(() => save.mutateAsync(settingsChange(new FormData(event.currentTarget))))
   }
   return (
     <Form onSubmit={submit} className="form" validationBehavior="aria">
       <FormErrors error={save.error} fields={SETTINGS_FIELDS} />
-      <Field label="Project name" name="name" defaultValue={settings.name} isRequired error={fieldError(save.error, 'name')} />
+      <Field label="Project name" name="name" value={name} onChange={setName} isRequired error={fieldError(save.error, 'name')} />
       <Field
         label="Default sender"
         name="defaultSender"
@@ -99,8 +104,7 @@ function ProjectPanel({ role }: { role: string }) {
   const { api } = useApi()
   const settings = useQuery({ queryKey: useProjectKey('settings'), queryFn: projectApi(api).get })
   return (
-    <section className="panel" aria-labelledby="project-settings">
-      <h2 id="project-settings">Project</h2>
+    <Card title="Project">
       {settings.error ? (
         <ErrorState error={settings.error} retry={() => settings.refetch()} />
       ) : !settings.data ? (
@@ -111,7 +115,7 @@ function ProjectPanel({ role }: { role: string }) {
         <SettingsFacts settings={settings.data} role={role} />
       )}
       {settings.data?.rateLimitPerMinute != null && <p className="field-hint panel-foot">The server’s operator limits this project’s API to {settings.data.rateLimitPerMinute} requests a minute.</p>}
-    </section>
+    </Card>
   )
 }
 
@@ -165,8 +169,7 @@ function Members({ isOwner }: { isOwner: boolean }) {
     ...(isOwner ? [{ header: 'Actions', align: 'end' as const, cell: (m: Member) => <RemoveMember member={m} onRemoved={refresh} /> }] : []),
   ]
   return (
-    <section className="panel" aria-labelledby="members-heading">
-      <h2 id="members-heading">Members</h2>
+    <Card title="Members">
       <p className="field-hint settings-roles">
         {ROLES.map((role) => (
           <span key={role}>
@@ -182,7 +185,7 @@ function Members({ isOwner }: { isOwner: boolean }) {
         <DataTable caption="Members" columns={columns} rows={members.data} rowKey={(m) => m.accountId} />
       )}
       {!isOwner && <p className="muted panel-foot">An owner of the project invites people and changes their roles.</p>}
-    </section>
+    </Card>
   )
 }
 
@@ -190,12 +193,21 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
   const { api } = useApi()
   const [role, setRole] = useState<Role>('member')
   const invite = useMutation({ mutationFn: projectApi(api).invite, onSuccess: onInvited })
+  const once = useSubmitOnce()
   const made = invite.data
   if (made) {
     return (
       <div className="panel panel-notice invite-made" role="region" aria-labelledby="new-invitation">
         <h3 id="new-invitation">Invitation for {made.email}</h3>
-        <p>Send them this link: it is shown this once, works once, and ends <Time value={made.expiresAt} />.</p>
+        {made.emailed.sent ? (
+          <p role="status">
+            <span className="badge badge-ok">Emailed</span> Invitation emailed to {made.email}. The link is below too: it is shown this once, works once, and ends <Time value={made.expiresAt} />.
+          </p>
+        ) : (
+          <p role="alert">
+            <span className="badge badge-warn">Not emailed</span> Could not email it: {(made.emailed.error ?? 'the receiving server did not take it').replace(/\.$/, '')}. Copy the link and send it yourself: it is shown this once, works once, and ends <Time value={made.expiresAt} />.
+          </p>
+        )}
         <SecretOnce label="Invitation link" value={made.link} />
         <Button className="button" onPress={() => invite.reset()}>
           Done
@@ -205,7 +217,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
   }
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    invite.mutate({ email: String(new FormData(event.currentTarget).get('email')).trim(), role })
+    once(() => invite.mutateAsync({ email: String(new FormData(event.currentTarget).get('email')).trim(), role }))
   }
   return (
     <Form onSubmit={submit} className="form invite-form" validationBehavior="aria">
@@ -257,8 +269,7 @@ function Invitations() {
     { header: 'Actions', align: 'end', cell: (i) => <RevokeInvitation invitation={i} onRevoked={refresh} /> },
   ]
   return (
-    <section className="panel" aria-labelledby="invitations-heading">
-      <h2 id="invitations-heading">Invitations</h2>
+    <Card title="Invitations">
       <InviteForm onInvited={refresh} />
       <div className="settings-gap" />
       {invitations.error ? (
@@ -270,7 +281,7 @@ function Invitations() {
       ) : (
         <DataTable caption="Pending invitations" columns={columns} rows={invitations.data} rowKey={(i) => i.id} />
       )}
-    </section>
+    </Card>
   )
 }
 

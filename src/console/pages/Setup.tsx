@@ -8,6 +8,7 @@ import { AuthCard } from '../components/AuthCard.tsx'
 import { Field } from '../components/Field.tsx'
 import { fieldError, FormErrors } from '../components/FormErrors.tsx'
 import { ErrorState, Loading } from '../components/States.tsx'
+import { useSubmitOnce } from '../components/SubmitButton.tsx'
 
 /**
  * The first run: while no account exists, the server logs a setup link (tag SETUP) that opens this
@@ -26,6 +27,7 @@ export default function Setup() {
       navigate('/', { replace: true })
     },
   })
+  const once = useSubmitOnce()
   if (open.error) return <ErrorState error={open.error} retry={() => open.refetch()} />
   if (!open.data) return <Loading label="Loading" />
   if (!open.data.open) {
@@ -43,7 +45,7 @@ export default function Setup() {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    setup.mutate({ token: String(form.get('token') ?? linkToken), email: String(form.get('email')), password: String(form.get('password')) })
+    once(() => setup.mutateAsync({ token: String(form.get('token') ?? linkToken), email: String(form.get('email')), password: String(form.get('password')) }))
   }
   return (
     <AuthCard title="Set up Mailstead" intro={<p>Make the first account. It will own the projects made so far, and can invite others.</p>}>

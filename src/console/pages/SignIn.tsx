@@ -2,13 +2,14 @@ import { useMutation, useQuery } from '@tanstack/react-query'
 import { useEffect, useState, type FormEvent } from 'react'
 import { Button, Form } from 'react-aria-components'
 import { Link, useLocation } from 'wouter'
-import { TOTP_REQUIRED } from '../api/auth.ts'
+import { TOTP_REQUIRED } from '../api/auth.api.ts'
 import { useApi } from '../api/context.tsx'
-import { ApiError } from '../api/errors.ts'
+import { ApiError } from '../api/api-errors.ts'
 import { useNextPath, useSession, useSignedIn } from '../app/session.tsx'
 import { AuthCard } from '../components/AuthCard.tsx'
 import { Field } from '../components/Field.tsx'
 import { fieldError, FormErrors } from '../components/FormErrors.tsx'
+import { useSubmitOnce } from '../components/SubmitButton.tsx'
 
 const FIELDS = ['email', 'password', 'code'] as const
 
@@ -33,11 +34,12 @@ export default function SignIn() {
   useEffect(() => {
     if (session.data) navigate(next, { replace: true })
   }, [session.data, next, navigate])
+  const once = useSubmitOnce()
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
     const code = String(form.get('code') ?? '').trim()
-    signIn.mutate({ email: String(form.get('email')), password: String(form.get('password')), ...(code && { code }) })
+    once(() => signIn.mutateAsync({ email: String(form.get('email')), password: String(form.get('password')), ...(code && { code }) }))
   }
   // Being asked for the code is the next step, not an error.
   const error = signIn.error instanceof ApiError && signIn.error.code === TOTP_REQUIRED ? undefined : signIn.error
@@ -51,11 +53,10 @@ export default function SignIn() {
           <Field
             label="Authenticator code"
             name="code"
-            inputMode="numeric"
             autoComplete="one-time-code"
             isRequired
             autoFocus
-            description="The 6-digit code your authenticator app shows for Mailstead."
+            description="The 6-digit code your authenticator app shows for Mailstead, or one of your recovery codes (each works once)."
             error={fieldError(error, 'code')}
           />
         )}

@@ -1,11 +1,13 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from 'wouter'
 import { useApi } from '../api/context.tsx'
-import { serverApi, type RelaySettings } from '../api/server.ts'
+import { serverApi, type RelaySettings } from '../api/server.api.ts'
+import { CodeBlock } from '../components/CodeBlock.tsx'
 import { CopyButton } from '../components/CopyButton.tsx'
 import { PageHeader } from '../components/PageHeader.tsx'
 import { Empty, ErrorState, Loading } from '../components/States.tsx'
-import { loopbackOnly, nodemailerSnippet } from '../lib/relay.ts'
+import { loopbackOnly, nodemailerSnippet } from '../lib/relay-view.ts'
+import { Card } from '../components/Card.tsx'
 
 const STATE_WORDS = { up: 'listening', down: 'not listening: its port could not be bound (see the log)', off: 'not run by this process' }
 const SECURITY_WORDS = { STARTTLS: 'STARTTLS', TLS: 'TLS from the first byte' }
@@ -86,19 +88,12 @@ export default function SmtpRelay() {
           The server has no certificate of its own yet (<code>MAILSTEAD_TLS_CERT</code>): it presents a self-signed one, which clients refuse unless told to trust it.
         </p>
       )}
-      <section className="panel" aria-labelledby="relay-settings">
-        <h2 id="relay-settings">Settings</h2>
+      <Card title="Settings">
         <Facts settings={settings} />
-      </section>
-      <section className="panel" aria-labelledby="relay-snippet">
-        <div className="snippet-head">
-          <h2 id="relay-snippet">With nodemailer</h2>
-          <CopyButton value={snippet} label="nodemailer snippet" />
-        </div>
-        <pre>
-          <code>{snippet}</code>
-        </pre>
-      </section>
+      </Card>
+      <Card title="With nodemailer">
+        <CodeBlock code={snippet} label="nodemailer snippet" title="send.js" />
+      </Card>
     </>
   )
 }

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Button, Form, Input, Label, SearchField } from 'react-aria-components'
 import { useApi } from '../api/context.tsx'
-import { suppressionsApi, type Suppression, type SuppressionImport } from '../api/suppressions.ts'
+import { suppressionsApi, type Suppression, type SuppressionImport } from '../api/suppressions.api.ts'
 import { useProject, useProjectKey } from '../app/project.tsx'
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx'
 import { Field } from '../components/Field.tsx'
@@ -13,6 +13,10 @@ import { Empty } from '../components/States.tsx'
 import type { Column } from '../components/Table.tsx'
 import { Time } from '../components/Time.tsx'
 import { useDebounced } from '../lib/debounce.ts'
+import { useSubmitOnce } from '../components/SubmitButton.tsx'
+import { toast } from '../components/Toast.tsx'
+import { Card } from '../components/Card.tsx'
+import { FilterBar } from '../components/FilterBar.tsx'
 
 const REASONS: Record<Suppression['reason'], string> = { hard_bounce: 'Hard bounce', complaint: 'Complaint', manual: 'Added by hand' }
 
@@ -22,16 +26,16 @@ const EDITORS = ['owner', 'admin', 'member']
 function AddSuppression({ onAdded }: { onAdded: () => void }) {
   const { api } = useApi()
   const add = useMutation({ mutationFn: suppressionsApi(api).add, onSuccess: onAdded })
+  const once = useSubmitOnce()
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = event.currentTarget
     const values = new FormData(form)
     const detail = String(values.get('detail') ?? '').trim()
-    add.mutate({ email: String(values.get('email')), ...(detail && { detail }) }, { onSuccess: () => form.reset() })
+    once(() => add.mutateAsync({ email: String(values.get('email')), ...(detail && { detail }) }, { onSuccess: () => form.reset() }))
   }
   return (
-    <section className="panel" aria-labelledby="add-suppression">
-      <h2 id="add-suppression">Add an address</h2>
+    <Card title="Add an address">
       <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={add.error} fields={['email', 'detail']} />
         <Field label="Email address" name="email" type="email" isRequired error={fieldError(add.error, 'email')} />
@@ -40,7 +44,7 @@ function AddSuppression({ onAdded }: { onAdded: () => void }) {
           Suppress address
         </Button>
       </Form>
-    </section>
+    </Card>
   )
 }
 
@@ -73,18 +77,18 @@ function ImportSuppressions({ onImported }: { onImported: () => void }) {
   const { api } = useApi()
   const upload = useMutation({ mutationFn: suppressionsApi(api).import, onSuccess: onImported })
   const [missing, setMissing] = useState(false)
+  const once = useSubmitOnce()
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = event.currentTarget
     const file = new FormData(form).get('file')
     if (!(file instanceof File) || file.size === 0) return setMissing(true)
     setMissing(false)
-    upload.mutate(file, { onSuccess: () => form.reset() })
+    once(() => upload.mutateAsync(file, { onSuccess: () => form.reset() }))
   }
   const fileError = missing ? 'Choose a CSV file first' : fieldError(upload.error, 'file')
   return (
-    <section className="panel" aria-labelledby="import-suppressions">
-      <h2 id="import-suppressions">Import from CSV</h2>
+    <Card title="Import from CSV">
       <form onSubmit={submit} className="form" noValidate>
         <FormErrors error={upload.error} fields={['file']} />
         <div className="field">
@@ -102,13 +106,19 @@ function ImportSuppressions({ onImported }: { onImported: () => void }) {
         </Button>
       </form>
       {upload.data && <ImportResult result={upload.data} />}
-    </section>
+    </Card>
   )
 }
 
 function RemoveSuppression({ email, onRemoved }: { email: string; onRemoved: () => void }) {
   const { api } = useApi()
-  const remove = useMutation({ mutationFn: () => suppressionsApi(api).remove(email), onSuccess: onRemoved })
+  const remove = useMutation({
+    mutationFn: () => suppressionsApi(api).remove(email),
+    onSuccess: () => {
+      toast({ title: 'Removed from the list', description: `Mail to ${email} is sent again.`, tone: 'ok' })
+      return onRemoved()
+    },
+  })
   return (
     <ConfirmDialog
       trigger="Remove"
@@ -150,14 +160,18 @@ export default function Suppressions() {
           <ImportSuppressions onImported={refresh} />
         </div>
       )}
-      <SearchField className="field search" value={typed} onChange={setTyped}>
-        <Label className="field-label">Search addresses</Label>
-        <div className="search-row">
-          <Input className="input" placeholder="Part of an address, e.g. @example.com" />
-          {/* React Aria names it "Clear search"; Escape clears too. */}
-          <Button className="button search-clear">Clear</Button>
-        </div>
-      </SearchField>
+      <FilterBar
+        search={
+          <SearchField className="field search" value={typed} onChange={setTyped}>
+            <Label className="visually-hidden">Search addresses</Label>
+            <div className="search-row">
+              <Input className="input" placeholder="Search addresses, e.g. @example.com" />
+              {/* React Aria names it "Clear search"; Escape clears too. */}
+              <Button className="button search-clear">Clear</Button>
+            </div>
+          </SearchField>
+        }
+      />
       <PagedTable
         // A new search starts again at its first page.
         key={search}

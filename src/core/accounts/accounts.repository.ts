@@ -1,7 +1,7 @@
 import { lockedRow } from '../../db/locking.ts'
 import type { Db } from '../../db/schema.ts'
 
-export const insertAccount = (db: Db, row: { id: string; email: string; email_key: string; password_hash: string | null }, now: number) =>
+export const insertAccount = (db: Db, row: { id: string; email: string; email_key: string; password_hash: string | null; instance_owner: number }, now: number) =>
   db
     .insertInto('accounts')
     .values({ ...row, disabled: 0, created_at: now, updated_at: now })
@@ -22,5 +22,8 @@ export const listAccounts = (db: Db) => db.selectFrom('accounts').selectAll().or
 
 export const anyAccount = async (db: Db) => (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined
 
-export const updateAccount = (db: Db, id: string, values: { password_hash?: string | null; disabled?: number }, now: number) =>
+export const countInstanceOwners = async (db: Db) =>
+  Number((await db.selectFrom('accounts').select((s) => s.fn.countAll().as('n')).where('instance_owner', '=', 1).executeTakeFirstOrThrow()).n)
+
+export const updateAccount = (db: Db, id: string, values: { password_hash?: string | null; disabled?: number; instance_owner?: number }, now: number) =>
   db.updateTable('accounts').set({ ...values, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst()

@@ -20,6 +20,7 @@ export const toAccount = (row: AccountRow) => ({
   email: row.email,
   disabled: row.disabled === 1,
   passwordSet: row.password_hash !== null,
+  instanceOwner: row.instance_owner === 1,
   createdAt: isoTime(row.created_at),
   updatedAt: isoTime(row.updated_at),
 })
@@ -38,14 +39,30 @@ export function requireEmail(email: string, field = 'email') {
  * tens of milliseconds, which no write batch should wait for). Null leaves the password to be set
  * through a link.
  */
-export async function createAccount(db: Db, email: string, passwordHash: string | null, now: number): Promise<Account> {
+export async function createAccount(db: Db, email: string, passwordHash: string | null, now: number, options: { instanceOwner?: boolean } = {}): Promise<Account> {
   const checked = requireEmail(email)
   await lockName(db, 'accounts:first')
   const first = !(await repo.anyAccount(db))
-  const row = await repo.insertAccount(db, { id: newId(), email: checked.email, email_key: checked.key, password_hash: passwordHash }, now)
+  // The server's first account is its operator's, the instance owner: it sees every project.
+  const instanceOwner = first || options.instanceOwner === true
+  const row = await repo.insertAccount(db, { id: newId(), email: checked.email, email_key: checked.key, password_hash: passwordHash, instance_owner: instanceOwner ? 1 : 0 }, now)
   if (!row) throw conflict(`An account with the email ${checked.email} exists already`)
-  // The server's first account is its operator's: it owns the projects the CLI made before it.
+  // It owns, as a member, the projects the CLI made before it, as it always did.
   if (first) await insertOwnerOfAll(db, row.id, now)
+  return toAccount(row)
+}
+
+/**
+ * Makes an account instance owner, or no more. The server keeps one at least: the last cannot be
+ * unmade, so that someone can always see every project (the CLI can make another first).
+ */
+export async function setInstanceOwner(db: Db, accountId: string, instanceOwner: boolean, now: number): Promise<Account> {
+  await lockName(db, 'accounts:instance-owners')
+  const row = await repo.updateAccount(db, accountId, { instance_owner: instanceOwner ? 1 : 0 }, now)
+  if (!row) throw notFound(`Account ${accountId}`)
+  if (!instanceOwner && (await repo.countInstanceOwners(db)) === 0) {
+    throw conflict('The server keeps at least one instance owner', 'Make another account instance owner first (mailstead user set-instance-owner EMAIL on).')
+  }
   return toAccount(row)
 }
 

@@ -43,6 +43,19 @@ export const listMembers = (db: Db, projectId: number) =>
     .orderBy('a.email')
     .execute()
 
+/** Every project with the account's role where it is a member (null where not): what the instance owner's switcher lists. */
+export const listAllProjectsFor = (db: Db, accountId: string) =>
+  db
+    .selectFrom(projectRows(db).as('p'))
+    .leftJoin('project_members as m', (join) => join.onRef('m.project_id', '=', 'p.id').on('m.account_id', '=', accountId))
+    .select(['p.id', 'p.name', 'p.disabled', 'p.sandbox', 'm.role'])
+    .orderBy('p.id')
+    .execute()
+
+/** The project's standing for the instance owner, who needs no membership to open it. */
+export const findProjectStanding = (db: Db, projectId: number) =>
+  db.selectFrom(projectRows(db).as('p')).select(['p.id', 'p.name', 'p.disabled', 'p.rate_limit_per_minute']).where('p.id', '=', projectId).executeTakeFirst()
+
 export const listAccountProjects = (db: Db, accountId: string) =>
   db
     .selectFrom('project_members as m')

@@ -18,9 +18,15 @@ const toMember = (row: MemberRow) => ({
 
 export const listMembers = async (db: Db, projectId: number) => (await repo.listMembers(db, projectId)).map(toMember)
 
-/** The account's projects with its role in each: the console's project switcher. */
-export const listMyProjects = async (db: Db, accountId: string) =>
-  (await repo.listAccountProjects(db, accountId)).map((row) => ({ id: row.id, name: row.name, disabled: row.disabled === 1, sandbox: row.sandbox === 1, role: row.role }))
+/**
+ * The account's projects with its role in each: the console's project switcher. The instance
+ * owner's are every project, as owner; `member: false` for those it is no member of (made with
+ * the CLI, or by others).
+ */
+export async function listMyProjects(db: Db, accountId: string, instanceOwner = false) {
+  const rows = instanceOwner ? await repo.listAllProjectsFor(db, accountId) : await repo.listAccountProjects(db, accountId)
+  return rows.map((row) => ({ id: row.id, name: row.name, disabled: row.disabled === 1, sandbox: row.sandbox === 1, role: instanceOwner ? 'owner' : row.role!, member: row.role !== null }))
+}
 
 /** A project made by a signed-in person, who becomes its owner; its first keys are shown this once. */
 export async function createOwnedProject(db: Db, accountId: string, name: string, now: number, options: { sandbox?: boolean } = {}) {
@@ -29,7 +35,16 @@ export async function createOwnedProject(db: Db, accountId: string, name: string
   return { ...project, role: 'owner' as const }
 }
 
-export const membershipOf = repo.findMembership
+/**
+ * The account's role in the project, with the project's standing; undefined when it is no member.
+ * The instance owner acts as owner of every project, a member of it or not: it can open any and
+ * add members to any.
+ */
+export async function membershipOf(db: Db, accountId: string, projectId: number, instanceOwner = false) {
+  if (!instanceOwner) return repo.findMembership(db, accountId, projectId)
+  const project = await repo.findProjectStanding(db, projectId)
+  return project && { ...project, role: 'owner' as ProjectRole }
+}
 
 export const addMember = repo.insertMember
 

@@ -23,7 +23,7 @@ const selectSession = prepared((db, p: { tokenHash: string }) =>
   db
     .selectFrom('account_sessions as s')
     .innerJoin('accounts as a', 'a.id', 's.account_id')
-    .select(['s.id', 's.account_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'a.email', 'a.disabled'])
+    .select(['s.id', 's.account_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'a.email', 'a.disabled', 'a.instance_owner'])
     .where('s.token_hash', '=', p.tokenHash),
 )
 

@@ -55,6 +55,8 @@ export interface LiveSession {
   id: string
   accountId: string
   email: string
+  /** The server's operator: sees and may open every project, as its owner (members.service.ts). */
+  instanceOwner: boolean
   createdAt: number
   expiresAt: number
   /** Its use should be written down (touchSession). */
@@ -72,7 +74,7 @@ export async function findLiveSession(db: Db, token: string, now: number, policy
   const row = await repo.findSessionByHash(db, tokenHash(token))
   // The age is checked here too: a greatest age lowered since the session began holds at once.
   if (!row || row.expires_at <= now || row.created_at + policy.maxAgeMs <= now || row.disabled === 1) return undefined
-  return { id: row.id, accountId: row.account_id, email: row.email, createdAt: row.created_at, expiresAt: row.expires_at, stale: now - row.last_seen_at >= TOUCH_MS }
+  return { id: row.id, accountId: row.account_id, email: row.email, instanceOwner: row.instance_owner === 1, createdAt: row.created_at, expiresAt: row.expires_at, stale: now - row.last_seen_at >= TOUCH_MS }
 }
 
 /** Writes down the session's use: it lasts SESSION_IDLE_MS from now, never past its greatest age. Returns its new end. */

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts'
+import { rowsWait } from '../../db/writer.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { moveCampaignDeliveries } from '../queue/index.ts'
 import { cancelEmails } from '../emails/email-events.ts'
@@ -39,7 +40,16 @@ export async function sendCampaign(db: Db, projectId: number, id: string, option
   }
   const batch = options.batchSize === undefined ? {} : { batch_size: options.batchSize }
   const timing = later ? { status: 'SCHEDULED' as const, scheduled_at: options.at! } : { status: 'SENDING' as const, started_at: now, scheduled_at: row.scheduled_at ?? now }
-  return repo.updateCampaignRow(db, id, { ...timing, ...batch, total, error: null, updated_at: now })
+  return sending(db, await repo.updateCampaignRow(db, id, { ...timing, ...batch, total, error: null, updated_at: now }))
+}
+
+/**
+ * A campaign to send now wakes the sender once its transaction committed (`rowsWait`); one
+ * scheduled for later is started by the sender's poll when its time comes.
+ */
+function sending(db: Db, row: CampaignRow): CampaignRow {
+  if (row.status === 'SENDING') rowsWait(db, 'campaigns', row.project_id)
+  return row
 }
 
 /** Stops handing batches to the queue and holds what is queued but not yet tried. */
@@ -73,7 +83,7 @@ export async function resumeCampaign(db: Db, projectId: number, id: string, sett
   // A sandbox's mail reaches no one: no reputation of a domain to guard.
   if (domain.id !== null) await requireUnderGuardrails(db, projectId, { id: domain.id, name: domain.name }, settings.guardrails, now)
   await moveCampaignDeliveries(db, sentForCampaign(id), 'paused', 'queued', { next_attempt_at: now, expires_at: now + settings.maxAgeMs }, now)
-  return repo.updateCampaignRow(db, id, { status: resumedStatus(row, now), error: null, updated_at: now })
+  return sending(db, await repo.updateCampaignRow(db, id, { status: resumedStatus(row, now), error: null, updated_at: now }))
 }
 
 export interface ResumeSettings {

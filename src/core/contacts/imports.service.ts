@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import type { Db } from '../../db/schema.ts'
+import { rowsWait } from '../../db/writer.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
 import type { ImportProgress, RowError } from './import-file.ts'
@@ -57,6 +58,8 @@ export async function createImport(db: Db, projectId: number, upload: NewImport,
     finished_at: null,
   })
   await keepUpload(db, upload.id, upload.storedAt)
+  // The import runner looks once this transaction committed, not at its next poll.
+  rowsWait(db, 'contact_imports', projectId)
   return toImportJob(row)
 }
 

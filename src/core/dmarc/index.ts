@@ -3,3 +3,4 @@
 export * from './dmarc.service.ts'
 export * from './report.ts'
 export * from './summary.ts'
+export * from './overview.ts'

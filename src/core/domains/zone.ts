@@ -20,7 +20,7 @@ export function zoneLines(records: readonly ExpectedRecord[], ttl = 3600): strin
  * The records as zone-file lines for this server's `hostname`. When that is not a public DNS name
  * (the machine's own name, "vm", by default), a record that would name it cannot work (`MX 10
  * vm.`): a comment line stands in its place, saying which setting to set first. The console builds
- * the same lines from the API's `unpublishable` (src/console/lib/domains.ts).
+ * the same lines from the API's `unpublishable` (src/console/lib/domains-view.ts).
  */
 export function zoneFileFor(records: readonly ExpectedRecord[], hostname: string): string[] {
   return records.map((record) => {

@@ -18,6 +18,8 @@ export interface Verdict {
   effect?: string
   result: 'applied' | 'duplicate' | 'ignored' | 'untrusted'
   reason?: string
+  /** What the report said of the recipient, in a line: a bounce's status and diagnostic, a complaint's feedback type. */
+  said?: string
 }
 
 export interface ReceivedReport {
@@ -34,6 +36,8 @@ export interface ReceivedReport {
   raw: Uint8Array
   /** The bytes it had in all, when `raw` is only its first ones. */
   size?: number
+  /** The projects whose deliveries it named: each lists the report among its own. */
+  projectIds?: readonly number[]
 }
 
 export type ReceivedReportRow = Selectable<ReceivedReportTable>
@@ -58,6 +62,8 @@ export async function recordReport(db: Db, report: ReceivedReport): Promise<numb
     })
     .returning('id')
     .executeTakeFirstOrThrow()
+  const projects = [...new Set(report.projectIds ?? [])]
+  if (projects.length > 0) await db.insertInto('received_report_projects').values(projects.map((project_id) => ({ project_id, report_id: id }))).execute()
   await forgetOldest(db, report.outcome)
   return id
 }
@@ -83,3 +89,24 @@ export function listReports(db: Db, options: { limit: number; outcome?: Received
 }
 
 export const findReport = (db: Db, id: number) => db.selectFrom('received_reports').selectAll().where('id', '=', id).executeTakeFirst()
+
+const LISTED = ['received_reports.id', 'received_at', 'remote_address', 'mail_from', 'kind', 'subject', 'message_id', 'outcome', 'reason', 'verdicts'] as const
+
+/** What a project's list of reports may be narrowed to. */
+export interface ProjectReportFilter {
+  outcome?: ReceivedOutcome
+  /** dsn, arf or plain-bounce. */
+  kind?: string
+}
+
+/** A page of the reports that named a delivery of the project, newest first, and how many there are. */
+export async function listProjectReports(db: Db, projectId: number, options: { page: number; pageSize: number } & ProjectReportFilter) {
+  let query = db.selectFrom('received_reports').innerJoin('received_report_projects', 'received_report_projects.report_id', 'received_reports.id').where('received_report_projects.project_id', '=', projectId)
+  if (options.outcome) query = query.where('outcome', '=', options.outcome)
+  if (options.kind) query = query.where('kind', '=', options.kind)
+  const [rows, counted] = await Promise.all([
+    query.select(LISTED).orderBy('received_reports.id', 'desc').limit(options.pageSize).offset((options.page - 1) * options.pageSize).execute(),
+    query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(counted.n) }
+}

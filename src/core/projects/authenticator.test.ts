@@ -4,7 +4,8 @@ import { onPostgres, twoConnections } from '../../../test/helpers/postgres.ts'
 import type { Database } from '../../db/client.ts'
 import { systemClock } from '../../lib/clock.ts'
 import { createAuthenticator } from './authenticator.ts'
-import { createProject, listKeys, revokeKey, setProjectDisabled, setProjectRateLimit } from './projects.service.ts'
+import { ManualClock } from '../../../test/helpers/clock.ts'
+import { createKey, createProject, listKeys, revokeKey, setProjectDisabled, setProjectRateLimit } from './projects.service.ts'
 
 /** The server's connection, and another one to the same database, as the CLI's. */
 let server: Database
@@ -68,5 +69,39 @@ describe('the authenticator', () => {
     await setProjectDisabled(cliProcess.db, second.id, true, 0)
     await signalled()
     await expect(authenticator.confirm(callerTwo)).rejects.toMatchObject({ status: 403, code: 'PROJECT_DISABLED' })
+  })
+
+  test("a key's use is written once a minute, however many requests it makes, and the writes land", async () => {
+    const clock = new ManualClock()
+    const project = await createProject(server.db, 'P', clock.now())
+    const writes: Array<Promise<unknown>> = []
+    const authenticator = createAuthenticator(server.db, clock, undefined, (work) => {
+      const written = work(server.db)
+      writes.push(written)
+      return written
+    })
+    for (let i = 0; i < 100; i++) await authenticator.authenticate(project.secretKey)
+    expect(writes).toHaveLength(1)
+    clock.advance(59_999)
+    await authenticator.authenticate(project.secretKey)
+    expect(writes).toHaveLength(1)
+    clock.advance(1)
+    await authenticator.authenticate(project.secretKey)
+    expect(writes).toHaveLength(2)
+    await Promise.all(writes)
+    const [secret] = await listKeys(server.db, project.id)
+    expect(secret!.lastUsedAt).toBe(new Date(clock.now()).toISOString())
+  })
+
+  test('a remembered key, and an SMTP session logged in with it, are refused once it expires', async () => {
+    const clock = new ManualClock()
+    const project = await createProject(server.db, 'P', clock.now())
+    const key = await createKey(server.db, project.id, 'secret', clock.now(), { name: 'Soon', expiresAt: clock.now() + 1_000 })
+    const authenticator = createAuthenticator(server.db, clock)
+    const caller = await authenticator.authenticate(key.key)
+    await authenticator.confirm(caller)
+    clock.advance(1_000)
+    await expect(authenticator.authenticate(key.key)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('expired') })
+    await expect(authenticator.confirm(caller)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('expired') })
   })
 })

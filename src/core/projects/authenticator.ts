@@ -5,10 +5,16 @@ import type { Clock } from '../../lib/clock.ts'
 import { sha256Hex } from '../../lib/crypto.ts'
 import { AppError } from '../../lib/errors.ts'
 import { TtlCache } from '../../lib/ttl-cache.ts'
-import { findKeyStanding } from './projects.repository.ts'
-import { authenticate, projectChanges, requireKeyShape, type Caller } from './projects.service.ts'
+import { findKeyStanding, touchKeys } from './projects.repository.ts'
+import { authenticate, projectChanges, requireKeyShape, requireUnexpired, type Caller } from './projects.service.ts'
 
 const REMEMBER_MS = 60_000
+
+/** A key's last use is written at most this often per process: `lastUsedAt` is a minute's news, not a request's. */
+export const KEY_USE_WRITE_MS = 60_000
+
+/** How the authenticator writes a key's use: through the group-commit writer, never awaited by the request. */
+export type KeyUseWriter = (work: (trx: Db) => Promise<unknown>) => Promise<unknown>
 
 /**
  * `authenticate` with a memory of the keys it has accepted, checked at every request, so that a
@@ -20,9 +26,10 @@ const REMEMBER_MS = 60_000
  * Failed logins are counted in `failures`: in the database when several processes share it, so
  * that a guesser is slowed by its failures through any of them (src/cluster/rate-limits.ts).
  */
-export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCounts) {
+export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCounts, writeUse?: KeyUseWriter) {
   const accepted = new TtlCache<Caller>(clock, REMEMBER_MS)
-  const standing = new TtlCache<true>(clock, REMEMBER_MS)
+  const standing = new TtlCache<{ expiresAt: number | null }>(clock, REMEMBER_MS)
+  const noteUse = keyUseNotes(clock, writeUse)
   let seenVersion = ''
   // Another process's commit (the CLI) shows in the change signal; this process's own changes in projectChanges().
   const forgetIfChanged = async () => {
@@ -38,9 +45,15 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
     await forgetIfChanged()
     const cacheKey = apiKey ? sha256Hex(apiKey) : ''
     const known = accepted.get(cacheKey)
-    if (known) return known
-    const caller = await authenticate(db, apiKey)
+    if (known) {
+      // A remembered key may have expired since: its expiry holds to the millisecond.
+      requireUnexpired(known.expiresAt, clock.now())
+      noteUse(known.keyId)
+      return known
+    }
+    const caller = await authenticate(db, apiKey, clock.now())
     accepted.set(cacheKey, caller)
+    noteUse(caller.keyId)
     return caller
   }
   return {
@@ -77,11 +90,18 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
     async confirm(caller: Caller): Promise<void> {
       await forgetIfChanged()
       const cacheKey = String(caller.keyId)
-      if (standing.get(cacheKey)) return
+      const known = standing.get(cacheKey)
+      if (known) {
+        requireUnexpired(known.expiresAt, clock.now())
+        noteUse(caller.keyId)
+        return
+      }
       const row = await findKeyStanding(db, caller.keyId)
       if (!row || row.revoked_at !== null) throw new AppError(401, 'UNAUTHORIZED', 'The API key this session logged in with has been revoked')
+      requireUnexpired(row.expires_at, clock.now())
       if (row.disabled === 1) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled')
-      standing.set(cacheKey, true)
+      standing.set(cacheKey, { expiresAt: row.expires_at })
+      noteUse(caller.keyId)
     },
     forget: () => {
       accepted.clear()
@@ -93,6 +113,23 @@ export function createAuthenticator(db: Db, clock: Clock, failures?: FailureCoun
 }
 
 export type Authenticator = ReturnType<typeof createAuthenticator>
+
+/**
+ * Notes a key's use: a Map lookup per request; once a minute per key, a write of `last_used_at`
+ * through the writer (grouped with whatever else commits then), which the request does not wait
+ * for. A failed write is forgotten, so the next use writes again.
+ */
+function keyUseNotes(clock: Clock, writeUse: KeyUseWriter | undefined) {
+  const written = new Map<number, number>()
+  return (keyId: number) => {
+    if (!writeUse) return
+    const now = clock.now()
+    const last = written.get(keyId)
+    if (last !== undefined && now - last < KEY_USE_WRITE_MS) return
+    written.set(keyId, now)
+    writeUse((trx) => touchKeys(trx, [keyId], now)).catch(() => written.delete(keyId))
+  }
+}
 
 /** A wrong key, password or code: what the login throttle counts as a failure. */
 export const isFailedLogin = (error: unknown) => error instanceof AppError && error.status === 401 && error.code === 'UNAUTHORIZED'

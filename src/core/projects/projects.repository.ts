@@ -1,6 +1,6 @@
 import type { Db } from '../../db/schema.ts'
 import { prepared } from '../../db/prepared.ts'
-import type { KeyType } from './keys.ts'
+import type { KeyScope, KeyType } from './keys.ts'
 
 export const insertProject = (db: Db, name: string, sandbox: boolean, now: number) =>
   db
@@ -29,7 +29,7 @@ export const updateProject = (
 
 export const insertKey = (
   db: Db,
-  key: { project_id: number; type: KeyType; prefix: string; hash: string },
+  key: { project_id: number; type: KeyType; prefix: string; hash: string; name: string; scope: KeyScope; expires_at: number | null },
   now: number,
 ) => db.insertInto('api_keys').values({ ...key, created_at: now }).returningAll().executeTakeFirstOrThrow()
 
@@ -45,6 +45,8 @@ const selectKeysByPrefix = prepared((db, p: { prefix: string }) =>
       'api_keys.type',
       'api_keys.hash',
       'api_keys.revoked_at',
+      'api_keys.scope',
+      'api_keys.expires_at',
       'projects.id as projectId',
       'projects.name as projectName',
       'projects.disabled',
@@ -75,9 +77,21 @@ const selectKeyStanding = prepared((db, p: { keyId: number }) =>
   db
     .selectFrom('api_keys')
     .innerJoin('projects', 'projects.id', 'api_keys.project_id')
-    .select(['api_keys.revoked_at', 'projects.disabled'])
+    .select(['api_keys.revoked_at', 'api_keys.expires_at', 'projects.disabled'])
     .where('api_keys.id', '=', p.keyId),
 )
+
+/**
+ * Writes down that these keys were used at `now`, in one statement; a later time another process
+ * wrote stays. Called at most once a minute per key (authenticator.ts), never per request.
+ */
+export const touchKeys = (db: Db, keyIds: number[], now: number) =>
+  db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', 'in', keyIds)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now)]))
+    .execute()
 
 /** Deletes the project and, by their foreign keys, everything it holds. */
 export const deleteProject = (db: Db, id: number) => db.deleteFrom('projects').where('id', '=', id).returning('id').executeTakeFirst()

@@ -4,7 +4,7 @@ import { isoTime } from '../../lib/clock.ts'
 import { safeEqual, sha256Hex } from '../../lib/crypto.ts'
 import { requireAddress } from '../../lib/address.ts'
 import { projectDisabledChanged } from '../reactions.ts'
-import { generateKey, keyPrefix, keyTypeOf, maskedKey, type KeyType } from './keys.ts'
+import { generateKey, keyPrefix, keyTypeOf, maskedKey, type KeyScope, type KeyType } from './keys.ts'
 import * as repo from './projects.repository.ts'
 
 type ProjectRow = Awaited<ReturnType<typeof repo.insertProject>>
@@ -22,14 +22,28 @@ export const toProject = (row: ProjectRow) => ({
   updatedAt: isoTime(row.updated_at),
 })
 
+const timeOrNull = (ms: number | null) => (ms === null ? null : isoTime(ms))
+
 export const toKeySummary = (row: KeyRow) => ({
   id: row.id,
   projectId: row.project_id,
+  name: row.name,
   type: row.type,
+  scope: row.scope,
   key: maskedKey(row.prefix),
+  prefix: row.prefix,
   createdAt: isoTime(row.created_at),
-  revokedAt: row.revoked_at === null ? null : isoTime(row.revoked_at),
+  expiresAt: timeOrNull(row.expires_at),
+  lastUsedAt: timeOrNull(row.last_used_at),
+  revokedAt: timeOrNull(row.revoked_at),
 })
+
+/** What a new key is: its name, what it may do and until when (null: no end). */
+export interface KeyOptions {
+  name?: string
+  scope?: KeyScope
+  expiresAt?: number | null
+}
 
 /**
  * A project with its first secret and public key; the keys are shown this once. A sandbox
@@ -38,16 +52,33 @@ export const toKeySummary = (row: KeyRow) => ({
 export async function createProject(db: Db, name: string, now: number, options: { sandbox?: boolean } = {}) {
   const sandbox = options.sandbox === true
   const project = await repo.insertProject(db, requireName(name), sandbox, now)
-  const secret = await createKey(db, project.id, 'secret', now)
-  const publik = await createKey(db, project.id, 'public', now)
+  const secret = await createKey(db, project.id, 'secret', now, { name: 'Secret key' })
+  const publik = await createKey(db, project.id, 'public', now, { name: 'Public key' })
   return { id: project.id, name: project.name, sandbox, secretKey: secret.key, publicKey: publik.key }
 }
 
-export async function createKey(db: Db, projectId: number, type: KeyType, now: number) {
+/**
+ * A new key, shown whole this once. A public key (`pk_`, Plunk's, for POST /v1/track alone) has
+ * no scope but `full`: its type limits it already. An expiry must be in the future.
+ */
+export async function createKey(db: Db, projectId: number, type: KeyType, now: number, options: KeyOptions = {}) {
   await requireProject(db, projectId)
+  const scope = options.scope ?? 'full'
+  if (type === 'public' && scope !== 'full') throw invalid('scope', 'applies to secret keys only: a public key can only track events (POST /v1/track)')
+  const expiresAt = options.expiresAt ?? null
+  if (expiresAt !== null && expiresAt <= now) throw invalid('expiresAt', 'must be in the future')
+  const name = requireKeyName(options.name ?? (type === 'public' ? 'Public key' : 'Secret key'))
   const generated = generateKey(type)
-  const row = await repo.insertKey(db, { project_id: projectId, type, prefix: generated.prefix, hash: generated.hash }, now)
+  const row = await repo.insertKey(db, { project_id: projectId, type, prefix: generated.prefix, hash: generated.hash, name, scope, expires_at: expiresAt }, now)
+  changes++
   return { ...toKeySummary(row), key: generated.key }
+}
+
+function requireKeyName(name: string): string {
+  const trimmed = name.trim()
+  if (trimmed.length === 0 || trimmed.length > 100) throw invalid('name', 'must be 1 to 100 characters, for example "Production server"')
+  if (/\p{Cc}/u.test(trimmed)) throw invalid('name', 'must be one line of text, without control characters')
+  return trimmed
 }
 
 export async function listKeys(db: Db, projectId: number) {
@@ -142,6 +173,9 @@ async function requireProject(db: Db, id: number) {
 export interface Caller {
   keyId: number
   keyType: KeyType
+  scope: KeyScope
+  /** When the key stops working (ms), null for never: checked at every use, remembered keys too. */
+  expiresAt: number | null
   project: { id: number; name: string; rateLimitPerMinute: number | null }
 }
 
@@ -155,20 +189,36 @@ export function requireKeyShape(apiKey: string | undefined): string {
   return apiKey
 }
 
+/** The refusal of an expired key (requireUnexpired): the SMTP relay passes its message on. */
+export const isKeyExpiry = (error: unknown): error is AppError => error instanceof AppError && error.status === 401 && error.message.startsWith(EXPIRED)
+
 /**
  * The caller behind an API key. Rows are found by the key's clear prefix and the hash is compared
  * in constant time. Unknown and revoked keys are indistinguishable to the caller.
  */
-export async function authenticate(db: Db, given: string | undefined): Promise<Caller> {
+export async function authenticate(db: Db, given: string | undefined, now: number): Promise<Caller> {
   const apiKey = requireKeyShape(given)
   const hash = sha256Hex(apiKey)
   const rows = await repo.findKeysByPrefix(db, keyPrefix(apiKey))
   const row = rows.find((candidate) => safeEqual(candidate.hash, hash))
   if (!row || row.revoked_at !== null) throw unauthorized('Invalid API key')
+  requireUnexpired(row.expires_at, now)
   if (row.disabled === 1) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled')
   return {
     keyId: row.keyId,
     keyType: row.type,
+    scope: row.scope,
+    expiresAt: row.expires_at,
     project: { id: row.projectId, name: row.projectName, rateLimitPerMinute: row.rate_limit_per_minute },
   }
+}
+
+const EXPIRED = 'This API key expired at '
+
+/** A key past its expiry is refused as a revoked one is (401), its message saying why: whoever sends it holds it. */
+export function requireUnexpired(expiresAt: number | null, now: number): void {
+  if (expiresAt === null || expiresAt > now) return
+  throw new AppError(401, 'UNAUTHORIZED', `${EXPIRED}${isoTime(expiresAt)}`, {
+    suggestion: 'Create a new key (POST /api/v1/keys, or mailstead key create) and use it instead.',
+  })
 }

@@ -16,6 +16,10 @@ export const deliveryRows = (db: Db) => db.selectFrom('deliveries').selectAll()
 /** The delivery with this id. */
 export const findDelivery = (db: Db, id: number) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst()
 
+/** The deliveries with these ids that are still there: who they went to, for which email and project. */
+export const deliveriesByIds = (db: Db, ids: readonly number[]) =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom('deliveries').select(['id', 'project_id', 'email_id', 'recipient']).where('id', 'in', [...ids]).execute()
+
 /** The email's deliveries, in the order they were queued. */
 export const deliveriesOf = (db: Db, emailId: string) => db.selectFrom('deliveries').selectAll().where('email_id', '=', emailId).orderBy('id').execute()
 

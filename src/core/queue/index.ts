@@ -25,6 +25,6 @@ export {
   type DeliveryRow,
   type NewDelivery,
 } from './queue.repository.ts'
-export { deliveriesOf, deliveryRows, deliveryTimesOf, findDelivery, hasCampaignDeliveries, hasPendingDelivery, hasSandboxDelivery } from './delivery-queries.ts'
+export { deliveriesByIds, deliveriesOf, deliveryRows, deliveryTimesOf, findDelivery, hasCampaignDeliveries, hasPendingDelivery, hasSandboxDelivery } from './delivery-queries.ts'
 export { countPendingDeliveries, pendingByDomain, waitingDomains, type EmailIds } from './read-models.ts'
 export { settle, type AttemptRecord, type Delivery, type MtaStsOutcome, type Settlement, type TlsDetails } from './settle.ts'

@@ -2,6 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
 import { claim, UNCLAIMED, type Claimant } from '../../db/claims.ts'
 import { prepared } from '../../db/prepared.ts'
+import { rowsWait } from '../../db/writer.ts'
 import type { Db, DeliveryState, DeliveryTable } from '../../db/schema.ts'
 import { isProjectDisabled } from '../projects/index.ts'
 
@@ -11,6 +12,9 @@ import { isProjectDisabled } from '../projects/index.ts'
  * admin, a project disabled). Other modules reach them through the queue's surface (index.ts).
  * The generic claim mechanism shared by every work table (renewing, taking over, giving back) is
  * src/db/claims.ts.
+ *
+ * A statement that makes deliveries due now says so (`rowsWait`), whoever runs it: once its
+ * transaction committed, the writer wakes the delivery loop, which need not wait for its poll.
  */
 
 export type DeliveryRow = Selectable<DeliveryTable>
@@ -23,6 +27,12 @@ export type NewDelivery = Omit<Insertable<DeliveryTable>, 'id' | 'attempts' | 'l
 
 export async function insertDeliveries(db: Db, rows: NewDelivery[]) {
   for (const row of rows) await insertDelivery(db, { ...row, sandbox: row.sandbox ?? 0 })
+  dueNow(db, rows)
+}
+
+/** The projects of the rows queued for an attempt now (not scheduled, not suppressed) have mail waiting. */
+function dueNow(db: Db, rows: readonly Pick<NewDelivery, 'project_id' | 'state'>[]) {
+  for (const projectId of new Set(rows.filter((row) => row.state === 'queued').map((row) => row.project_id))) rowsWait(db, 'deliveries', projectId)
 }
 
 // Prepared: it runs for every recipient of every email accepted.
@@ -44,7 +54,10 @@ const insertDelivery = prepared((db, p: NewDelivery) =>
 const DELIVERY_COLUMNS = ['email_id', 'project_id', 'recipient', 'recipient_domain', 'state', 'sandbox', 'next_attempt_at', 'expires_at', 'created_at', 'updated_at'] as const
 
 /** Many deliveries (a campaign's queued emails'), a few statements however many there are. */
-export const insertManyDeliveries = (db: Db, rows: readonly NewDelivery[]) => insertMany(db, 'deliveries', DELIVERY_COLUMNS, rows)
+export async function insertManyDeliveries(db: Db, rows: readonly NewDelivery[]) {
+  await insertMany(db, 'deliveries', DELIVERY_COLUMNS, rows)
+  dueNow(db, rows)
+}
 
 /** How many of the oldest due rows one claim looks at. */
 const CLAIM_WINDOW = 2000
@@ -161,8 +174,8 @@ export const holdProjectMail = (db: Db, projectId: number, now: number) =>
  * Sends the project's held mail on: queued again, its expiry moved on by the time it was held,
  * so that a project disabled for longer than mail is retried bounces none of it.
  */
-export const releaseProjectMail = (db: Db, projectId: number, now: number) =>
-  db
+export async function releaseProjectMail(db: Db, projectId: number, now: number) {
+  const released = await db
     .updateTable('deliveries')
     .set((eb) => ({
       state: 'queued',
@@ -173,7 +186,9 @@ export const releaseProjectMail = (db: Db, projectId: number, now: number) =>
     .where(PAUSED)
     .where('project_id', '=', projectId)
     .where('last_response', '=', PROJECT_DISABLED_HOLD)
-    .execute()
+    .executeTakeFirst()
+  if (released.numUpdatedRows > 0n) rowsWait(db, 'deliveries', projectId)
+}
 
 /**
  * A claimed delivery whose project turned out to be disabled when its attempt began: held with
@@ -182,7 +197,7 @@ export const releaseProjectMail = (db: Db, projectId: number, now: number) =>
  */
 export async function holdClaimedDelivery(db: Db, delivery: { id: number; project_id: number; claimed_by: string | null }, now: number) {
   const held = await isProjectDisabled(db, delivery.project_id)
-  await db
+  const moved = await db
     .updateTable('deliveries')
     .set((eb) => ({
       state: held ? 'paused' : 'queued',
@@ -194,12 +209,17 @@ export async function holdClaimedDelivery(db: Db, delivery: { id: number; projec
     }))
     .where('id', '=', delivery.id)
     .where('claimed_by', '=', delivery.claimed_by)
-    .execute()
+    .executeTakeFirst()
+  if (!held && moved.numUpdatedRows > 0n) rowsWait(db, 'deliveries', delivery.project_id)
 }
 
-/** Changes the email's deliveries that are in `from`: a scheduled email moved or cancelled. */
-export const setDeliveriesOf = (db: Db, emailId: string, from: DeliveryState, changes: { state?: DeliveryState; next_attempt_at?: number; expires_at?: number }, now: number) =>
-  db.updateTable('deliveries').set({ ...changes, updated_at: now }).where('email_id', '=', emailId).where('state', '=', from).execute()
+/** Changes the email's deliveries that are in `from`: a scheduled email moved (perhaps to now) or cancelled. */
+export async function setDeliveriesOf(db: Db, emailId: string, from: DeliveryState, changes: { state?: DeliveryState; next_attempt_at?: number; expires_at?: number }, now: number) {
+  const changed = await db.updateTable('deliveries').set({ ...changes, updated_at: now }).where('email_id', '=', emailId).where('state', '=', from).returning('project_id').execute()
+  const state = changes.state ?? from
+  const waiting = state === 'queued' || state === 'deferred' || state === 'scheduled'
+  if (waiting && changes.next_attempt_at !== undefined && changes.next_attempt_at <= now && changed.length > 0) rowsWait(db, 'deliveries', changed[0]!.project_id)
+}
 
 /**
  * The emails of one campaign, as a condition on a column of email ids (such as
@@ -221,7 +241,7 @@ export function campaignDeliveries(ofCampaign: CampaignEmails, from: 'queued' | 
  * Moves the campaign's deliveries from one state to another and says which emails they belong
  * to: holding them on pause, releasing them on resume, cancelling them.
  */
-export function moveCampaignDeliveries(
+export async function moveCampaignDeliveries(
   db: Db,
   ofCampaign: CampaignEmails,
   from: 'queued' | 'paused',
@@ -229,12 +249,14 @@ export function moveCampaignDeliveries(
   changes: { next_attempt_at?: number; expires_at?: number },
   now: number,
 ) {
-  return db
+  const moved = await db
     .updateTable('deliveries')
     .set({ state: to, ...changes, updated_at: now })
     .where(campaignDeliveries(ofCampaign, from))
-    .returning(['email_id', 'recipient'])
+    .returning(['email_id', 'recipient', 'project_id'])
     .execute()
+  if (to === 'queued' && moved.length > 0) rowsWait(db, 'deliveries', moved[0]!.project_id)
+  return moved
 }
 
 /** Which deliveries an operator's action reaches: a project's (the HTTP API), or every project's (the CLI); one destination domain's, or all. */
@@ -250,9 +272,11 @@ const inScope = <Q extends { where: (...args: any[]) => Q }>(query: Q, scope: Qu
 }
 
 /** Queues again, due now, one deferred or failed delivery, or every deferred one in scope. */
-export function requeueDeliveries(db: Db, target: number | 'all-deferred', now: number, scope: QueueScope = {}) {
+export async function requeueDeliveries(db: Db, target: number | 'all-deferred', now: number, scope: QueueScope = {}) {
   const query = inScope(db.updateTable('deliveries').set({ state: 'queued', next_attempt_at: now, updated_at: now }), scope)
-  return (target === 'all-deferred' ? query.where('state', '=', 'deferred') : query.where('id', '=', target).where('state', 'in', ['deferred', 'failed'])).executeTakeFirst()
+  const result = await (target === 'all-deferred' ? query.where('state', '=', 'deferred') : query.where('id', '=', target).where('state', 'in', ['deferred', 'failed'])).executeTakeFirst()
+  if (result.numUpdatedRows > 0n) rowsWait(db, 'deliveries', scope.projectId)
+  return result
 }
 
 /** Cancels a delivery that has not left yet: its email and recipient, or nothing when it is in no state to be cancelled. */

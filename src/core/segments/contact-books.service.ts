@@ -7,6 +7,10 @@ import { projectContacts } from '../contacts/index.ts'
 import { checkContactData, contactFields, toContact, type Contact } from '../contacts/contact.ts'
 import { findContactRow, updateContact, writeContacts } from '../contacts/contacts.service.ts'
 import { contactsWritten } from '../reactions.ts'
+import { mailboxOf, senderDomain } from '../emails/index.ts'
+import { defaultSenderOf } from '../projects/project-queries.ts'
+import { checkSubject } from '../templates/subject.ts'
+import { consentOf, requestOptIns, type OptInMail } from './opt-in.service.ts'
 import * as repo from './segments.repository.ts'
 import { createSegment, deleteSegment } from './segments.service.ts'
 
@@ -16,7 +20,29 @@ interface BookMeta {
   emoji: string
   properties: Record<string, unknown>
   variables: string[]
+  doubleOptIn?: DoubleOptIn
 }
+
+/** useSend's double opt-in of a book: new contacts are pending until they follow the emailed link. */
+export interface DoubleOptIn {
+  enabled: boolean
+  /** A sender on a verified domain of the project; null: the project's default sender. */
+  from: string | null
+  subject: string
+  /** HTML with {{doubleOptInUrl}}, the link that confirms. */
+  content: string
+}
+
+export const OPT_IN_URL = '{{doubleOptInUrl}}'
+
+export const DEFAULT_OPT_IN: DoubleOptIn = {
+  enabled: false,
+  from: null,
+  subject: 'Please confirm your subscription',
+  content: `<p>Please confirm that you want to receive our emails.</p><p><a href="${OPT_IN_URL}">Confirm my subscription</a></p><p>If you did not ask for this, ignore this email and you will not hear from us again.</p>`,
+}
+
+export const optInOf = (meta: BookMeta): DoubleOptIn => ({ ...DEFAULT_OPT_IN, ...meta.doubleOptIn })
 
 const metaOf = (row: repo.SegmentRow): BookMeta | undefined => {
   const meta = row.meta ? JSON.parse(row.meta) : undefined
@@ -39,6 +65,7 @@ async function toBook(db: Db, row: repo.SegmentRow, meta: BookMeta) {
     emoji: meta.emoji,
     properties: meta.properties,
     variables: meta.variables,
+    ...optInFields(optInOf(meta)),
     contactCount: count,
     _count: { contacts: count },
     createdAt: isoTime(row.created_at),
@@ -46,15 +73,55 @@ async function toBook(db: Db, row: repo.SegmentRow, meta: BookMeta) {
   }
 }
 
+const optInFields = (optIn: DoubleOptIn) => ({
+  doubleOptInEnabled: optIn.enabled,
+  doubleOptInFrom: optIn.from,
+  doubleOptInSubject: optIn.subject,
+  doubleOptInContent: optIn.content,
+})
+
 export interface BookInput {
   name: string
   emoji?: string
   properties?: Record<string, unknown>
   variables?: string[]
+  doubleOptInEnabled?: boolean
+  doubleOptInFrom?: string | null
+  doubleOptInSubject?: string
+  doubleOptInContent?: string
+}
+
+/**
+ * The book's double opt-in after `input`: the sender must be on a verified domain of the project
+ * (any address in a sandbox), or be left to the project's default sender when it has one; while
+ * it is enabled the content must carry the link to confirm.
+ */
+async function nextOptIn(db: Db, projectId: number, current: DoubleOptIn, input: Partial<BookInput>): Promise<DoubleOptIn> {
+  const next: DoubleOptIn = {
+    enabled: input.doubleOptInEnabled ?? current.enabled,
+    from: input.doubleOptInFrom !== undefined ? input.doubleOptInFrom : current.from,
+    subject: input.doubleOptInSubject ?? current.subject,
+    content: input.doubleOptInContent ?? current.content,
+  }
+  if (input.doubleOptInFrom) {
+    const address = mailboxOf(input.doubleOptInFrom, 'doubleOptInFrom').address
+    await senderDomain(db, projectId, address).catch(() => {
+      throw invalid('doubleOptInFrom', 'must be an address on a verified domain of this project')
+    })
+  }
+  if (next.enabled && next.from === null && (input.doubleOptInEnabled !== undefined || input.doubleOptInFrom !== undefined) && !(await defaultSenderOf(db, projectId))) {
+    throw invalid('doubleOptInFrom', "is needed while double opt-in is enabled: this project has no default sender to send the confirmation from (set one with PATCH /api/v1/project {defaultSender})")
+  }
+  if (input.doubleOptInSubject !== undefined) checkSubject(input.doubleOptInSubject, 'doubleOptInSubject')
+  if (next.enabled && !next.content.includes(OPT_IN_URL)) {
+    throw invalid('doubleOptInContent', `must contain ${OPT_IN_URL}, the link that confirms the subscription, while double opt-in is enabled`)
+  }
+  return next
 }
 
 export async function createBook(db: Db, projectId: number, input: BookInput, now: number) {
-  const meta: BookMeta = { book: true, emoji: input.emoji ?? '📙', properties: input.properties ?? {}, variables: input.variables ?? [] }
+  const doubleOptIn = await nextOptIn(db, projectId, DEFAULT_OPT_IN, input)
+  const meta: BookMeta = { book: true, emoji: input.emoji ?? '📙', properties: input.properties ?? {}, variables: input.variables ?? [], doubleOptIn }
   const segment = await createSegment(db, projectId, { name: input.name, type: 'STATIC' }, now, meta)
   return getBook(db, projectId, segment.id)
 }
@@ -77,6 +144,7 @@ export async function updateBook(db: Db, projectId: number, id: string, patch: P
     ...(patch.emoji !== undefined && { emoji: patch.emoji }),
     ...(patch.properties !== undefined && { properties: patch.properties }),
     ...(patch.variables !== undefined && { variables: patch.variables }),
+    doubleOptIn: await nextOptIn(db, projectId, optInOf(meta), patch),
   }
   await repo.updateSegment(db, id, { ...(patch.name !== undefined && { name: patch.name.trim() }), meta: JSON.stringify(next), updated_at: now })
   return getBook(db, projectId, id)
@@ -126,27 +194,35 @@ export function toBookContact(contact: Contact, bookId: string) {
  * written, so a bad one (named by its index under `field`) leaves the book as it was. What
  * follows is reported once they are listed, so tracked segments see both.
  */
-async function addToBook(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], now: number, at: (i: number) => string) {
-  await requireBook(db, projectId, bookId)
+async function addToBook(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], mail: OptInMail, now: number, at: (i: number) => string) {
+  const { row, meta } = await requireBook(db, projectId, bookId)
   const contacts = inputs.map((input, i) => ({
     address: requireAddress(input.email, `${at(i)}email`),
     subscribed: input.subscribed,
     data: dataOf(input, `${at(i)}properties`),
   }))
   const { ids, writes } = await writeContacts(db, projectId, contacts, now)
+  const optIn = optInOf(meta)
+  if (optIn.enabled) {
+    // Pending until each follows the link of its confirmation: written, asked, not listed.
+    await contactsWritten(db, projectId, { ...writes, touched: ids }, now)
+    await requestOptIns(db, projectId, { id: bookId, name: row.name, ...optIn }, ids.map((id, i) => ({ id, email: contacts[i]!.address.address })), mail, now)
+    return ids
+  }
   await repo.addMembers(db, bookId, ids, now)
   await contactsWritten(db, projectId, { ...writes, touched: ids }, now)
   return ids
 }
 
-export async function addBookContact(db: Db, projectId: number, bookId: string, input: BookContactInput, now: number) {
-  const [contactId] = await addToBook(db, projectId, bookId, [input], now, () => '')
+/** With double opt-in, the contact is written and sent its confirmation, and listed once it confirms. */
+export async function addBookContact(db: Db, projectId: number, bookId: string, input: BookContactInput, mail: OptInMail, now: number) {
+  const [contactId] = await addToBook(db, projectId, bookId, [input], mail, now, () => '')
   return { contactId: contactId! }
 }
 
 /** Up to 1,000 at once, all or none. */
-export async function addBookContacts(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], now: number) {
-  await addToBook(db, projectId, bookId, inputs, now, (i) => `[${i}].`)
+export async function addBookContacts(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], mail: OptInMail, now: number) {
+  await addToBook(db, projectId, bookId, inputs, mail, now, (i) => `[${i}].`)
   return { message: `Added ${inputs.length} contacts`, count: inputs.length }
 }
 
@@ -158,8 +234,10 @@ async function requireBookContact(db: Db, projectId: number, bookId: string, con
   return row
 }
 
+/** One of the book's contacts, with the consent it gave by double opt-in (null when it gave none). */
 export async function getBookContact(db: Db, projectId: number, bookId: string, contactId: string) {
-  return toBookContact(toContact(await requireBookContact(db, projectId, bookId, contactId)), bookId)
+  const contact = toBookContact(toContact(await requireBookContact(db, projectId, bookId, contactId)), bookId)
+  return { ...contact, consent: await consentOf(db, bookId, contactId) }
 }
 
 export async function updateBookContact(db: Db, projectId: number, bookId: string, contactId: string, patch: Partial<BookContactInput>, now: number) {

@@ -44,3 +44,10 @@ export async function removeMembers(db: Db, segmentId: string, contactIds: reado
 
 export const listedMemberCount = async (db: Db, segmentId: string): Promise<number> =>
   Number((await db.selectFrom('segment_members').select((eb) => eb.fn.countAll<number>().as('n')).where('segment_id', '=', segmentId).executeTakeFirstOrThrow()).n)
+
+/** Those of `contactIds` listed in the segment. */
+export async function listedAmong(db: Db, segmentId: string, contactIds: readonly string[]): Promise<string[]> {
+  if (contactIds.length === 0) return []
+  const rows = await db.selectFrom('segment_members').select('contact_id').where('segment_id', '=', segmentId).where('contact_id', 'in', textsIn(db, contactIds)).execute()
+  return rows.map((row) => row.contact_id)
+}

@@ -1,4 +1,4 @@
-import { sendRequest, type OutboundOptions, type OutboundResult } from '../../lib/outbound/request.ts'
+import { sendRequest, type OutboundOptions, type OutboundRequest, type OutboundResult } from '../../lib/outbound/request.ts'
 import { SIGNATURE_HEADER, signatureHeaders } from '../../lib/outbound/signature.ts'
 import { useSendHeaders } from './usesend-signature.ts'
 
@@ -38,15 +38,16 @@ export function signedHeaders(call: Omit<WebhookCall, 'url'>, nowMs: number): Re
  * POSTs an event's payload, signed, to a webhook's URL through sendRequest: the target is checked
  * again at every call, redirects are not followed, one deadline covers it all. Never throws.
  */
-export const createDeliveryCaller = (targets: OutboundOptions, timeoutMs = TIMEOUT_MS): CallWebhook => (call) =>
-  sendRequest(
-    {
-      url: call.url,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(call, Date.now()) },
-      body: call.body,
-      timeoutMs,
-      maxResponseBytes: MAX_RESPONSE_BYTES,
-    },
-    targets,
-  )
+export const createDeliveryCaller = (targets: OutboundOptions, timeoutMs = TIMEOUT_MS): CallWebhook => (call) => sendRequest(webhookRequest(call, Date.now(), { timeoutMs }), targets)
+
+/** The request a call makes: a POST of the JSON payload with the signature headers of `nowMs`. */
+export function webhookRequest(call: WebhookCall, nowMs: number, limits: { timeoutMs?: number; maxResponseBytes?: number; headers?: Record<string, string> } = {}): OutboundRequest {
+  return {
+    url: call.url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...limits.headers, ...signedHeaders(call, nowMs) },
+    body: call.body,
+    timeoutMs: limits.timeoutMs ?? TIMEOUT_MS,
+    maxResponseBytes: limits.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+  }
+}

@@ -32,7 +32,10 @@ export async function checkUrl(url: string, targets: TargetOptions): Promise<Che
   try {
     return (await checkTarget(url.trim(), targets)).url.href as CheckedUrl
   } catch (error) {
-    throw invalid('url', error instanceof Error ? error.message : String(error))
+    const reason = error instanceof Error ? error.message : String(error)
+    // A value that is no URL at all gets what to type; a URL that is refused, why.
+    if (/ is not a valid URL$/.test(reason)) throw invalid('url', 'Enter a full URL, for example https://example.com/webhooks.', 'invalid_string')
+    throw invalid('url', `The URL cannot be called: ${reason}.`)
   }
 }
 
@@ -83,6 +86,8 @@ export async function updateWebhook(db: Db, projectId: number, id: string, patch
   const row = await requireWebhook(db, projectId, id)
   const switching = patch.enabled !== undefined && patch.enabled !== (row.enabled === 1)
   if (switching) await (patch.enabled ? resumeDeliveries : pauseDeliveries)(db, row.id, now)
+  // What waited while it was disabled is due again: the dispatcher looks once this transaction committed.
+  if (switching && patch.enabled) rowsWait(db, 'webhook_deliveries', row.project_id)
   const updated = await repo.updateWebhookRow(db, row.id, {
     ...(patch.url !== undefined && { url: patch.url }),
     ...(patch.events !== undefined && { events: JSON.stringify(checkEvents(patch.events)) }),

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { insertMany, rowValue } from '../../db/bulk.ts'
 import type { Db } from '../../db/schema.ts'
+import { rowsWait } from '../../db/writer.ts'
 import { newId } from '../../lib/ids.ts'
 import type { WorkflowRow } from './executions.repository.ts'
 import type { Step } from './workflow.ts'
@@ -60,5 +61,7 @@ export async function enterContacts(
   const allowed =
     workflow.allow_reentry === 1 ? sql`${earlier(sql`AND x.created_at > ${now - 3_600_000}`)} < ${ENTRIES_PER_HOUR}` : sql`${earlier(sql``)} = 0`
   const entered = await insertMany(db, 'workflow_executions', COLUMNS, rows, { where: allowed, then: sql`ON CONFLICT DO NOTHING RETURNING id` })
+  // The runs are due now: the runner looks once this transaction committed, whoever entered them.
+  if (entered.length > 0) rowsWait(db, 'workflow_executions', workflow.project_id)
   return { entered: entered.length, skipped: contactIds.length - entered.length }
 }

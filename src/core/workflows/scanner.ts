@@ -3,6 +3,7 @@ import { commitOrderOf, committedAfter, cursorAt, isAfter, readingOrder, START, 
 import { recordTable, textsIn } from '../../db/lists.ts'
 import { lockedRow } from '../../db/locking.ts'
 import type { Db } from '../../db/schema.ts'
+import { rowsWait } from '../../db/writer.ts'
 import { everyContact } from '../contacts/contact-queries.ts'
 import { emailEventsWithEmail, lastSettledEmailEvent } from '../emails/email-queries.ts'
 import { eventLog, lastSettledEvent } from '../events/event-queries.ts'
@@ -152,6 +153,8 @@ async function wakeWaiting(db: Db, events: ContactEvent[], now: number) {
       : { state: 'COMPLETED' as const, current_step: null, next_run_at: null, step_since: now, wait_event: null, finished_at: now }
     if (await moveExecution(db, execution, move, now)) {
       await recordStep(db, execution.id, execution.current_step ?? '', 'WAIT_FOR_EVENT', 'event', { eventName: execution.wait_event }, now)
+      // Due now: the runner takes it once this transaction committed.
+      if (move.state === 'RUNNING') rowsWait(db, 'workflow_executions', execution.project_id)
     }
   }
 }

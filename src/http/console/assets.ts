@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { extname } from 'node:path'
 import { staticFile, type StaticFile } from '../static-file.ts'
 import { bundleConsole, embeddedConsole, INDEX, type ConsoleFile } from './bundle.ts'
@@ -9,6 +10,15 @@ export interface ConsoleAssets {
   index: ConsoleAsset
   /** By name under /console/assets/. */
   files: Map<string, ConsoleAsset>
+  /** The index's inline styles (its first-paint shell) as CSP sources, `'sha256-…'`. */
+  styleHashes: string[]
+  /** The index's inline scripts (the theme, applied before the first paint) as CSP sources. */
+  scriptHashes: string[]
+}
+
+/** A CSP hash source for each inline `<tag>` of `html`: the policy allows those and no other. */
+export function inlineHashes(html: string, tag: 'style' | 'script'): string[] {
+  return [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map((match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`)
 }
 
 const TYPES: Record<string, string> = {
@@ -29,9 +39,11 @@ export function prepareAssets(files: ConsoleFile[]): ConsoleAssets {
     prepared.set(file.name, staticFile(file.body, type))
   }
   const index = prepared.get(INDEX)
-  if (!index) throw new Error('the console has no index.html')
+  const html = files.find((file) => file.name === INDEX)
+  if (!index || !html) throw new Error('the console has no index.html')
   prepared.delete(INDEX)
-  return { index, files: prepared }
+  const text = new TextDecoder().decode(html.body)
+  return { index, files: prepared, styleHashes: inlineHashes(text, 'style'), scriptHashes: inlineHashes(text, 'script') }
 }
 
 let loaded: Promise<ConsoleAssets> | undefined

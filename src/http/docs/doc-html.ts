@@ -10,7 +10,8 @@ import { linkRoute } from './doc-pages.ts'
  * bodies, and made safe by the same rule (MARKDOWN_HTML): the pages are the repository's own, but
  * a page shown by the server is held to what a sender's Markdown may carry. Headings get GitHub's
  * anchors as ids; links between pages lead to their routes under /docs, and a link to a file the
- * server does not carry keeps only its text.
+ * server does not carry keeps only its text. A code block or a table may scroll sideways (a long
+ * line, a phone): it takes the keyboard's focus, so that it can be scrolled without a mouse.
  */
 export function docHtml(path: string, text: string): string {
   const anchor = anchorCounter()
@@ -29,5 +30,6 @@ export function docHtml(path: string, text: string): string {
       },
     },
   })
-  return sanitizeHtml(markdown.parse(text) as string, MARKDOWN_HTML)
+  // Added after the sanitizer, which keeps no tabindex: a fixed attribute on an element it let through.
+  return sanitizeHtml(markdown.parse(text) as string, MARKDOWN_HTML).replace(/<(pre|table)>/g, '<$1 tabindex="0">')
 }

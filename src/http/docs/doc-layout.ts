@@ -44,11 +44,13 @@ h2 { font-size: 1.5rem; border-bottom: 1px solid var(--line); padding-bottom: .3
 code, pre { font: .875em/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--code); border-radius: 6px; }
 code { padding: .1em .3em; }
 pre { padding: 1rem; overflow: auto; }
+pre:focus-visible, table:focus-visible { outline: 2px solid var(--link); outline-offset: 2px; }
 pre code { padding: 0; background: none; }
 table { border-collapse: collapse; display: block; overflow: auto; margin: 1rem 0; }
 th, td { border: 1px solid var(--line); padding: .375rem .75rem; vertical-align: top; }
 blockquote { margin: 0; padding: 0 1rem; color: var(--muted); border-left: 4px solid var(--line); }
-mark { background: var(--mark); color: inherit; }
+/* The page's text colour on the mark, a link's too: the link colour on the dark mark is too faint. */
+mark { background: var(--mark); color: var(--fg); }
 .results li { margin: 0 0 1rem; }
 .results ol { list-style: none; padding-left: 1rem; font-size: .9rem; }
 @media (max-width: 48rem) { .layout { display: block; } nav { border-right: 0; border-top: 1px solid var(--line); } main { padding: 1rem; } }
@@ -79,7 +81,7 @@ export function frame(options: { title: string; route: string; body: string; que
 <a href="/swagger">API document</a>
 <a href="/console/">Console</a>
 <form method="get" action="${DOCS_ROUTE}/search" role="search">
-<input type="search" name="q" aria-label="Search the documentation" placeholder="Search the documentation" value="${escapeHtml(options.query ?? '')}">
+<input type="search" name="q" aria-label="Search the documentation" placeholder="Search the docs" value="${escapeHtml(options.query ?? '')}">
 <button type="submit">Search</button>
 </form>
 </header>

@@ -19,26 +19,28 @@ import page15 from '../../../docs/decisions/0009-claims-and-workers.md' with { t
 import page16 from '../../../docs/decisions/0010-group-commit-writer.md' with { type: 'text' }
 import page17 from '../../../docs/decisions/0011-sliding-window-rate-limits.md' with { type: 'text' }
 import page18 from '../../../docs/decisions/0012-dsn-and-arf-fields.md' with { type: 'text' }
-import page19 from '../../../docs/decisions/README.md' with { type: 'text' }
-import page20 from '../../../docs/dependencies.md' with { type: 'text' }
-import page21 from '../../../docs/features/analytics.md' with { type: 'text' }
-import page22 from '../../../docs/features/campaigns.md' with { type: 'text' }
-import page23 from '../../../docs/features/contacts-import.md' with { type: 'text' }
-import page24 from '../../../docs/features/domains.md' with { type: 'text' }
-import page25 from '../../../docs/features/inbound.md' with { type: 'text' }
-import page26 from '../../../docs/features/sandbox.md' with { type: 'text' }
-import page27 from '../../../docs/features/segments.md' with { type: 'text' }
-import page28 from '../../../docs/features/sending.md' with { type: 'text' }
-import page29 from '../../../docs/features/tracking.md' with { type: 'text' }
-import page30 from '../../../docs/features/verification.md' with { type: 'text' }
-import page31 from '../../../docs/features/webhooks.md' with { type: 'text' }
-import page32 from '../../../docs/features/workflows.md' with { type: 'text' }
-import page33 from '../../../docs/operations/backups.md' with { type: 'text' }
-import page34 from '../../../docs/operations/deploy.md' with { type: 'text' }
-import page35 from '../../../docs/operations/memory.md' with { type: 'text' }
-import page36 from '../../../docs/operations/monitoring.md' with { type: 'text' }
-import page37 from '../../../docs/operations/postgresql.md' with { type: 'text' }
-import page38 from '../../../docs/security.md' with { type: 'text' }
+import page19 from '../../../docs/decisions/0013-mta-sts.md' with { type: 'text' }
+import page20 from '../../../docs/decisions/0014-pooled-smtp-client.md' with { type: 'text' }
+import page21 from '../../../docs/decisions/README.md' with { type: 'text' }
+import page22 from '../../../docs/dependencies.md' with { type: 'text' }
+import page23 from '../../../docs/features/analytics.md' with { type: 'text' }
+import page24 from '../../../docs/features/campaigns.md' with { type: 'text' }
+import page25 from '../../../docs/features/contacts-import.md' with { type: 'text' }
+import page26 from '../../../docs/features/domains.md' with { type: 'text' }
+import page27 from '../../../docs/features/inbound.md' with { type: 'text' }
+import page28 from '../../../docs/features/sandbox.md' with { type: 'text' }
+import page29 from '../../../docs/features/segments.md' with { type: 'text' }
+import page30 from '../../../docs/features/sending.md' with { type: 'text' }
+import page31 from '../../../docs/features/tracking.md' with { type: 'text' }
+import page32 from '../../../docs/features/verification.md' with { type: 'text' }
+import page33 from '../../../docs/features/webhooks.md' with { type: 'text' }
+import page34 from '../../../docs/features/workflows.md' with { type: 'text' }
+import page35 from '../../../docs/operations/backups.md' with { type: 'text' }
+import page36 from '../../../docs/operations/deploy.md' with { type: 'text' }
+import page37 from '../../../docs/operations/memory.md' with { type: 'text' }
+import page38 from '../../../docs/operations/monitoring.md' with { type: 'text' }
+import page39 from '../../../docs/operations/postgresql.md' with { type: 'text' }
+import page40 from '../../../docs/security.md' with { type: 'text' }
 
 /** Each page by its path in the repository, README.md first. */
 export const SOURCES: ReadonlyArray<readonly [path: string, text: string]> = [
@@ -61,24 +63,26 @@ export const SOURCES: ReadonlyArray<readonly [path: string, text: string]> = [
   ['docs/decisions/0010-group-commit-writer.md', page16],
   ['docs/decisions/0011-sliding-window-rate-limits.md', page17],
   ['docs/decisions/0012-dsn-and-arf-fields.md', page18],
-  ['docs/decisions/README.md', page19],
-  ['docs/dependencies.md', page20],
-  ['docs/features/analytics.md', page21],
-  ['docs/features/campaigns.md', page22],
-  ['docs/features/contacts-import.md', page23],
-  ['docs/features/domains.md', page24],
-  ['docs/features/inbound.md', page25],
-  ['docs/features/sandbox.md', page26],
-  ['docs/features/segments.md', page27],
-  ['docs/features/sending.md', page28],
-  ['docs/features/tracking.md', page29],
-  ['docs/features/verification.md', page30],
-  ['docs/features/webhooks.md', page31],
-  ['docs/features/workflows.md', page32],
-  ['docs/operations/backups.md', page33],
-  ['docs/operations/deploy.md', page34],
-  ['docs/operations/memory.md', page35],
-  ['docs/operations/monitoring.md', page36],
-  ['docs/operations/postgresql.md', page37],
-  ['docs/security.md', page38],
+  ['docs/decisions/0013-mta-sts.md', page19],
+  ['docs/decisions/0014-pooled-smtp-client.md', page20],
+  ['docs/decisions/README.md', page21],
+  ['docs/dependencies.md', page22],
+  ['docs/features/analytics.md', page23],
+  ['docs/features/campaigns.md', page24],
+  ['docs/features/contacts-import.md', page25],
+  ['docs/features/domains.md', page26],
+  ['docs/features/inbound.md', page27],
+  ['docs/features/sandbox.md', page28],
+  ['docs/features/segments.md', page29],
+  ['docs/features/sending.md', page30],
+  ['docs/features/tracking.md', page31],
+  ['docs/features/verification.md', page32],
+  ['docs/features/webhooks.md', page33],
+  ['docs/features/workflows.md', page34],
+  ['docs/operations/backups.md', page35],
+  ['docs/operations/deploy.md', page36],
+  ['docs/operations/memory.md', page37],
+  ['docs/operations/monitoring.md', page38],
+  ['docs/operations/postgresql.md', page39],
+  ['docs/security.md', page40],
 ]

@@ -33,9 +33,33 @@ function bodyTypesOf(hooks: JsonObject): string[] {
   return types.length > 0 ? types : DEFAULT_BODY_TYPES
 }
 
+/** Elysia's t.Integer and t.Numeric: a number, or a string of one, which it turns into a number. */
+const isCoercedNumber = (schema: JsonObject) =>
+  Array.isArray(schema.anyOf) &&
+  schema.anyOf.length === 2 &&
+  schema.anyOf[0]?.type === 'string' &&
+  ['integer', 'numeric'].includes(schema.anyOf[0]?.format) &&
+  ['integer', 'number'].includes(schema.anyOf[1]?.type)
+
+/**
+ * An answer's numbers as numbers: the server sends a JSON number where a route's answer says
+ * t.Integer, never the string the coercion would also take in a request, and a client's types
+ * should say so (`count: number`, not `string | number`).
+ */
+export function answerNumbers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(answerNumbers)
+  if (!value || typeof value !== 'object') return value
+  const schema = value as JsonObject
+  if (isCoercedNumber(schema)) {
+    const { anyOf, ...rest } = schema
+    return { ...rest, ...anyOf[1] }
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, inner]) => [key, key === 'default' || key === 'examples' || key === 'enum' || key === 'const' ? inner : answerNumbers(inner)]))
+}
+
 /** A response of one status: JSON for objects and arrays, text for a string. */
 function responseOf(schema: JsonObject): JsonObject {
-  const json = plain(schema)
+  const json = answerNumbers(plain(schema)) as JsonObject
   if (json.type === 'null' || json.type === 'undefined' || json.type === 'void') return { description: json.description ?? '' }
   const type = json.type === 'string' ? 'text/plain' : 'application/json'
   return { description: json.description ?? '', content: { [type]: { schema: json } } }

@@ -5,6 +5,7 @@ export const AccountSchema = t.Object({
   email: t.String(),
   disabled: t.Boolean(),
   passwordSet: t.Boolean(),
+  instanceOwner: t.Boolean({ description: "The server's operator: sees every project and acts as its owner (the first account, or one the CLI made so)" }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'Account' })

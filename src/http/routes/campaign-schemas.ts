@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { oneOf } from '../schemas.ts'
-import { SegmentSchema } from './segments.ts'
+import { SegmentSchema } from './segments.routes.ts'
 
 const Addresses = t.Array(t.String())
 const Time = t.Union([t.String({ format: 'date-time' }), t.Null()])

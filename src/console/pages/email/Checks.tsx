@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { useApi } from '../../api/context.tsx'
-import { emailsApi, type EmailCheck } from '../../api/emails.ts'
+import { emailsApi, type EmailCheck } from '../../api/emails.api.ts'
 import { useProjectKey } from '../../app/project.tsx'
 import { ErrorState, Loading } from '../../components/States.tsx'
 

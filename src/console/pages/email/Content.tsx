@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { Button } from 'react-aria-components'
 import { useApi } from '../../api/context.tsx'
-import { emailsApi, type Email } from '../../api/emails.ts'
+import { emailsApi, type Email } from '../../api/emails.api.ts'
 
 /**
  * The HTML part, framed from its own address (GET …/preview) in a sandbox: no scripts, no forms,

@@ -1,5 +1,5 @@
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components'
-import type { Email } from '../../api/emails.ts'
+import type { Email } from '../../api/emails.api.ts'
 import { Checks } from './Checks.tsx'
 import { Content } from './Content.tsx'
 import { Headers } from './Headers.tsx'

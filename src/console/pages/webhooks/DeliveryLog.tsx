@@ -1,11 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { Button } from 'react-aria-components'
 import { useApi } from '../../api/context.tsx'
-import { webhooksApi, type Webhook, type WebhookDelivery } from '../../api/webhooks.ts'
+import { webhooksApi, type Webhook, type WebhookDelivery } from '../../api/webhooks.api.ts'
 import { PagedList } from '../../components/PagedList.tsx'
 import { Empty } from '../../components/States.tsx'
 import { Time } from '../../components/Time.tsx'
-import { awaitingCalls, deliveryState, mayReplay, prettyBody, prettyJson, responseSummary } from '../../lib/webhooks.ts'
+import { awaitingCalls, deliveryState, mayReplay, prettyBody, prettyJson, responseSummary } from '../../lib/webhooks-view.ts'
 
 const TONES = { ok: 'badge badge-ok', bad: 'badge tone-bad', wait: 'badge tone-wait', off: 'badge badge-off' }
 

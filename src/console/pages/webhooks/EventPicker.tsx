@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
 import { Checkbox, CheckboxGroup, FieldError, Label, Text } from 'react-aria-components'
-import { ALL_EVENTS, EVENT_GROUPS } from '../../lib/webhooks.ts'
+import { ALL_EVENTS, EVENT_GROUPS } from '../../lib/webhooks-view.ts'
 
 function Tick({ value, children, isDisabled }: { value: string; children: ReactNode; isDisabled?: boolean }) {
   return (

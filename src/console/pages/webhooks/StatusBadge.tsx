@@ -1,4 +1,4 @@
-import type { Webhook } from '../../api/webhooks.ts'
+import type { Webhook } from '../../api/webhooks.api.ts'
 
 /** Enabled, disabled by a person, or disabled by the server after failing calls. */
 export function StatusBadge({ webhook }: { webhook: Pick<Webhook, 'enabled' | 'disabledReason' | 'consecutiveFailures'> }) {

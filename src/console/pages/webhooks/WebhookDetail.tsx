@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { Button, Form, Label, Radio, RadioGroup } from 'react-aria-components'
 import { Link, useLocation } from 'wouter'
 import { useApi } from '../../api/context.tsx'
-import { webhooksApi, type Webhook } from '../../api/webhooks.ts'
+import { webhooksApi, type Webhook } from '../../api/webhooks.api.ts'
 import { useProject, useProjectKey } from '../../app/project.tsx'
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx'
 import { Field } from '../../components/Field.tsx'
@@ -12,10 +12,13 @@ import { PageHeader } from '../../components/PageHeader.tsx'
 import { SecretOnce } from '../../components/SecretOnce.tsx'
 import { ErrorState, Loading } from '../../components/States.tsx'
 import { Time } from '../../components/Time.tsx'
-import { ALL_EVENTS, chosenEvents, mayManageWebhooks } from '../../lib/webhooks.ts'
+import { ALL_EVENTS, chosenEvents, mayManageWebhooks } from '../../lib/webhooks-view.ts'
 import { DeliveryLog } from './DeliveryLog.tsx'
 import { EventPicker } from './EventPicker.tsx'
 import { StatusBadge } from './StatusBadge.tsx'
+import { TestEvent } from './TestEvent.tsx'
+import { useSubmitOnce } from '../../components/SubmitButton.tsx'
+import { Card } from '../../components/Card.tsx'
 
 function Facts({ webhook }: { webhook: Webhook }) {
   return (
@@ -60,14 +63,14 @@ function EditWebhook({ webhook, onSaved, onClose }: { webhook: Webhook; onSaved:
   const { api } = useApi()
   const [events, setEvents] = useState(webhook.events)
   const save = useMutation({ mutationFn: (patch: { url: string; events: string[] }) => webhooksApi(api).update(webhook.id, patch), onSuccess: onSaved })
+  const once = useSubmitOnce()
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const url = String(new FormData(event.currentTarget).get('url') ?? '').trim()
-    save.mutate({ url, events: chosenEvents(events) })
+    once(() => save.mutateAsync({ url, events: chosenEvents(events) }))
   }
   return (
-    <section className="panel" aria-labelledby="edit-webhook">
-      <h2 id="edit-webhook">Change the endpoint</h2>
+    <Card title="Change the endpoint">
       <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={save.error} fields={['url', 'events']} />
         <Field label="Endpoint URL" name="url" type="url" isRequired defaultValue={webhook.url} error={fieldError(save.error, 'url')} />
@@ -81,7 +84,7 @@ function EditWebhook({ webhook, onSaved, onClose }: { webhook: Webhook; onSaved:
           </Button>
         </div>
       </Form>
-    </section>
+    </Card>
   )
 }
 
@@ -247,6 +250,7 @@ export function WebhookDetail({ id }: { id: string }) {
       <p role="status" className={saved ? 'panel panel-notice' : 'visually-hidden'}>
         {saved ? 'Changes saved.' : ''}
       </p>
+      {mayManage && <TestEvent webhook={hook} />}
       <DeliveryLog webhook={hook} queryKey={[...key, 'deliveries']} mayManage={mayManage} onReplayed={() => queries.invalidateQueries({ queryKey: [...key, 'deliveries'] })} />
     </>
   )

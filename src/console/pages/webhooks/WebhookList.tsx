@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { Button, Form } from 'react-aria-components'
 import { Link } from 'wouter'
 import { useApi } from '../../api/context.tsx'
-import { webhooksApi, type Webhook } from '../../api/webhooks.ts'
+import { webhooksApi, type Webhook } from '../../api/webhooks.api.ts'
 import { useProject, useProjectKey } from '../../app/project.tsx'
 import { Field } from '../../components/Field.tsx'
 import { fieldError, FormErrors } from '../../components/FormErrors.tsx'
@@ -13,11 +13,14 @@ import { SecretOnce } from '../../components/SecretOnce.tsx'
 import { Empty } from '../../components/States.tsx'
 import type { Column } from '../../components/Table.tsx'
 import { Time } from '../../components/Time.tsx'
-import { chosenEvents, eventsSummary, mayManageWebhooks } from '../../lib/webhooks.ts'
+import { chosenEvents, eventsSummary, mayManageWebhooks } from '../../lib/webhooks-view.ts'
 import { EventPicker } from './EventPicker.tsx'
 import { StatusBadge } from './StatusBadge.tsx'
+import { useSubmitOnce } from '../../components/SubmitButton.tsx'
+import { Card } from '../../components/Card.tsx'
 
 function AddWebhook({ onAdded, onClose }: { onAdded: () => void; onClose: () => void }) {
+  const once = useSubmitOnce()
   const { api } = useApi()
   const [events, setEvents] = useState<string[]>([])
   const add = useMutation({ mutationFn: webhooksApi(api).create, onSuccess: onAdded })
@@ -46,11 +49,10 @@ function AddWebhook({ onAdded, onClose }: { onAdded: () => void; onClose: () => 
     event.preventDefault()
     const form = event.currentTarget
     const url = String(new FormData(form).get('url') ?? '').trim()
-    add.mutate({ url, events: chosenEvents(events) }, { onSuccess: () => setEvents([]) })
+    once(() => add.mutateAsync({ url, events: chosenEvents(events) }, { onSuccess: () => setEvents([]) }))
   }
   return (
-    <section className="panel" aria-labelledby="add-webhook">
-      <h2 id="add-webhook">Add an endpoint</h2>
+    <Card title="Add an endpoint">
       <Form onSubmit={submit} className="form" validationBehavior="aria">
         <FormErrors error={add.error} fields={['url', 'events']} />
         <Field label="Endpoint URL" name="url" type="url" isRequired placeholder="https://example.com/hooks/mailstead" description="http or https; Mailstead POSTs each event here." error={fieldError(add.error, 'url')} />
@@ -64,7 +66,7 @@ function AddWebhook({ onAdded, onClose }: { onAdded: () => void; onClose: () => 
           </Button>
         </div>
       </Form>
-    </section>
+    </Card>
   )
 }
 

@@ -1,0 +1,138 @@
+import type { Db } from '../../db/schema.ts'
+import { isoTime } from '../../lib/clock.ts'
+import { newId } from '../../lib/ids.ts'
+import { signToken, verifyToken } from '../../lib/signed.ts'
+import { enqueueEmail, mailboxOf, prepareEmail, type MessageParts, type SendSettings } from '../emails/index.ts'
+import { findContactRow } from '../contacts/contacts.service.ts'
+import { contactsWritten } from '../reactions.ts'
+import type { LinkSettings } from '../tracking/links.ts'
+import * as optIns from './opt-ins.repository.ts'
+import * as repo from './segments.repository.ts'
+
+const PURPOSE = 'book-opt-in'
+
+/** How long a confirmation link works. */
+export const OPT_IN_LINK_MS = 7 * 24 * 3600_000
+
+/** What sending a confirmation needs: the links' base and key, the message builder, the queue's settings. */
+export interface OptInMail {
+  links: LinkSettings
+  build: (parts: MessageParts) => Promise<Uint8Array>
+  sendSettings: SendSettings
+}
+
+/** The book's double opt-in, as the request needs it. */
+export interface OptInBook {
+  id: string
+  name: string
+  from: string | null
+  subject: string
+  content: string
+}
+
+/** The request's id (a UUID without dashes), signed: what the confirmation link carries. */
+export const optInToken = (secret: string, id: string) => signToken(secret, PURPOSE, id.replaceAll('-', ''))
+
+function idOfToken(secret: string, token: string): string | undefined {
+  if (token.length > 200) return undefined
+  const hex = verifyToken(secret, PURPOSE, token.toLowerCase())
+  const uuid = hex === undefined ? null : /^([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.exec(hex)
+  return uuid ? uuid.slice(1).join('-') : undefined
+}
+
+/**
+ * Asks contacts to confirm their place in the book: each that is neither listed nor already asked
+ * within the link's life gets a request and a confirmation email, queued in the caller's
+ * transaction (transactional mail, without tracking, so the link stays as it is). The request
+ * keeps the subject it was sent under: the consent names it.
+ */
+export async function requestOptIns(db: Db, projectId: number, book: OptInBook, contacts: ReadonlyArray<{ id: string; email: string }>, mail: OptInMail, now: number) {
+  const unique = [...new Map(contacts.map((c) => [c.id, c])).values()]
+  const ids = unique.map((c) => c.id)
+  const listed = new Set(await repo.listedAmong(db, book.id, ids))
+  const asked = await optIns.waitingSince(db, book.id, ids, now - OPT_IN_LINK_MS)
+  for (const contact of unique.filter((c) => !listed.has(c.id) && !asked.has(c.id))) {
+    const id = newId()
+    const url = `${mail.links.baseUrl}/confirm/${optInToken(mail.links.secret, id)}`
+    const email = await prepareEmail(
+      db,
+      projectId,
+      {
+        ...(book.from && { from: mailboxOf(book.from, 'doubleOptInFrom') }),
+        to: [{ address: contact.email }],
+        subject: book.subject,
+        html: book.content,
+        variables: { doubleOptInUrl: url },
+        contactId: contact.id,
+        stream: 'transactional',
+      },
+      now,
+      mail.build,
+    )
+    await enqueueEmail(db, email, mail.sendSettings, now)
+    await optIns.insertOptIn(db, { id, project_id: projectId, segment_id: book.id, contact_id: contact.id, email_id: email.id, requested_at: now, agreed_to: JSON.stringify({ subject: email.subject }) })
+  }
+}
+
+/** Where a confirmation link stands. */
+export type OptInState =
+  | { kind: 'invalid' }
+  | { kind: 'expired'; book: string }
+  | { kind: 'confirmed'; book: string; address: string }
+  | { kind: 'waiting'; book: string; address: string; row: optIns.OptInRow }
+
+/** What the link `token` is: forged or of a deleted book (invalid), too old, used, or waiting. */
+export async function optInState(db: Db, secret: string, token: string, now: number): Promise<OptInState> {
+  const id = idOfToken(secret, token)
+  const row = id === undefined ? undefined : await optIns.findOptIn(db, id)
+  const segment = row && (await repo.findSegment(db, row.project_id, row.segment_id))
+  const address = row && (await findContactRow(db, row.project_id, row.contact_id))?.email
+  if (!row || !segment || address === undefined) return { kind: 'invalid' }
+  if (row.confirmed_at !== null) return { kind: 'confirmed', book: segment.name, address }
+  if (row.requested_at + OPT_IN_LINK_MS <= now) return { kind: 'expired', book: segment.name }
+  return { kind: 'waiting', book: segment.name, address, row }
+}
+
+/** Who followed the link, as the request showed it. */
+export interface ConsentClient {
+  ip: string | null
+  userAgent: string | null
+}
+
+/**
+ * Confirms: the contact is listed in the book, and the consent kept (when, how, the client, and
+ * the book's name and the subject it agreed to). A link used, expired or forged changes nothing.
+ */
+export async function confirmOptIn(db: Db, secret: string, token: string, client: ConsentClient, now: number): Promise<OptInState> {
+  const state = await optInState(db, secret, token, now)
+  if (state.kind !== 'waiting') return state
+  const { row } = state
+  const agreedTo = JSON.stringify({ book: state.book, subject: JSON.parse(row.agreed_to ?? '{}').subject ?? null })
+  const confirmed = await optIns.confirmOptIn(db, row.id, { at: now, method: 'confirmation', clientIp: client.ip, userAgent: client.userAgent, agreedTo })
+  if (!confirmed) return { kind: 'confirmed', book: state.book, address: state.address }
+  await repo.addMembers(db, row.segment_id, [row.contact_id], now)
+  await contactsWritten(db, row.project_id, { touched: [row.contact_id] }, now)
+  return { kind: 'confirmed', book: state.book, address: state.address }
+}
+
+/** What a contact agreed to when it confirmed its place in a book, as the API shows it. */
+export interface Consent {
+  confirmedAt: string
+  method: string
+  clientIp: string | null
+  userAgent: string | null
+  agreedTo: { book: string; subject: string | null }
+}
+
+/** The contact's latest consent to the book; null when it never confirmed one (added without double opt-in, say). */
+export async function consentOf(db: Db, segmentId: string, contactId: string): Promise<Consent | null> {
+  const row = await optIns.latestConsent(db, segmentId, contactId)
+  if (!row) return null
+  return {
+    confirmedAt: isoTime(row.confirmed_at!),
+    method: row.method ?? 'confirmation',
+    clientIp: row.client_ip,
+    userAgent: row.user_agent,
+    agreedTo: JSON.parse(row.agreed_to ?? '{}'),
+  }
+}

@@ -1,0 +1,46 @@
+import type { Insertable, Selectable } from 'kysely'
+import { textsIn } from '../../db/lists.ts'
+import type { BookOptInTable, Db } from '../../db/schema.ts'
+
+export type OptInRow = Selectable<BookOptInTable>
+
+export const insertOptIn = (db: Db, row: Insertable<BookOptInTable>) => db.insertInto('book_opt_ins').values(row).execute()
+
+export const findOptIn = (db: Db, id: string) => db.selectFrom('book_opt_ins').selectAll().where('id', '=', id).executeTakeFirst()
+
+/** The contacts among `contactIds` with a request to this book still waiting, requested after `since`. */
+export async function waitingSince(db: Db, segmentId: string, contactIds: readonly string[], since: number): Promise<Set<string>> {
+  if (contactIds.length === 0) return new Set()
+  const rows = await db
+    .selectFrom('book_opt_ins')
+    .select('contact_id')
+    .where('segment_id', '=', segmentId)
+    .where('contact_id', 'in', textsIn(db, contactIds))
+    .where('confirmed_at', 'is', null)
+    .where('requested_at', '>', since)
+    .execute()
+  return new Set(rows.map((row) => row.contact_id))
+}
+
+/** Marks a waiting request confirmed with its consent; false when it was no longer waiting. */
+export async function confirmOptIn(db: Db, id: string, consent: { at: number; method: string; clientIp: string | null; userAgent: string | null; agreedTo: string }) {
+  const result = await db
+    .updateTable('book_opt_ins')
+    .set({ confirmed_at: consent.at, method: consent.method, client_ip: consent.clientIp, user_agent: consent.userAgent, agreed_to: consent.agreedTo })
+    .where('id', '=', id)
+    .where('confirmed_at', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** The contact's latest confirmed consent to the book, if any. */
+export const latestConsent = (db: Db, segmentId: string, contactId: string) =>
+  db
+    .selectFrom('book_opt_ins')
+    .selectAll()
+    .where('segment_id', '=', segmentId)
+    .where('contact_id', '=', contactId)
+    .where('confirmed_at', 'is not', null)
+    .orderBy('confirmed_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()

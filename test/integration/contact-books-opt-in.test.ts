@@ -1,0 +1,222 @@
+// @database
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { NEEDS_PEER_DOCUMENTS, NO_PEER_DOCUMENTS, schemaErrors, useSendResponse } from '../helpers/peer-schema.ts'
+import { ManualClock } from '../helpers/clock.ts'
+import { parseMime, type MimePart } from '../helpers/sending.ts'
+import { createWorld, type World } from '../helpers/world.ts'
+
+let w: World
+const clock = new ManualClock(Date.now())
+
+beforeAll(async () => {
+  w = await createWorld({ clock })
+})
+
+afterAll(() => w.close())
+
+const BASE = '/api/v1/contactBooks'
+const call = (method: string, path: string, body?: unknown) => w.t.request(method, `${BASE}${path}`, { key: w.key, body })
+const fieldOf = (response: { body: any }) => response.body.errors?.[0]
+
+describe('contact books: double opt-in settings', () => {
+  test('are accepted on create and update and returned on read', async () => {
+    const created = await call('POST', '', {
+      name: 'Letters',
+      doubleOptInEnabled: true,
+      doubleOptInFrom: 'Letters <hello@sender.example.com>',
+      doubleOptInSubject: 'Confirm, please',
+      doubleOptInContent: '<p>Click <a href="{{doubleOptInUrl}}">here</a></p>',
+    })
+    expect(created.status).toBe(200)
+    expect(created.body).toMatchObject({
+      doubleOptInEnabled: true,
+      doubleOptInFrom: 'Letters <hello@sender.example.com>',
+      doubleOptInSubject: 'Confirm, please',
+      doubleOptInContent: '<p>Click <a href="{{doubleOptInUrl}}">here</a></p>',
+    })
+    expect((await call('GET', `/${created.body.id}`)).body).toEqual(created.body)
+    const updated = await call('PATCH', `/${created.body.id}`, { doubleOptInFrom: 'news@sender.example.com', doubleOptInSubject: 'Yes?' })
+    expect(updated.body).toMatchObject({ doubleOptInEnabled: true, doubleOptInFrom: 'news@sender.example.com', doubleOptInSubject: 'Yes?' })
+    // Back to the default sender: refused while the project has none.
+    const toDefault = await call('PATCH', `/${created.body.id}`, { doubleOptInFrom: null })
+    expect({ status: toDefault.status, field: fieldOf(toDefault)?.field }).toEqual({ status: 422, field: 'doubleOptInFrom' })
+    const off = await call('PATCH', `/${created.body.id}`, { doubleOptInEnabled: false, doubleOptInContent: 'no link needed while off' })
+    expect(off.body).toMatchObject({ doubleOptInEnabled: false, doubleOptInContent: 'no link needed while off' })
+  })
+
+  test.skipIf(NO_PEER_DOCUMENTS)(`a book with its double opt-in settings conforms to useSend's schemas ${NEEDS_PEER_DOCUMENTS}`, async () => {
+    const created = await call('POST', '', { name: 'Peer', doubleOptInEnabled: true, doubleOptInFrom: 'hello@sender.example.com' })
+    expect(schemaErrors(useSendResponse('/v1/contactBooks', 'post'), created.body)).toEqual([])
+    expect(schemaErrors(useSendResponse('/v1/contactBooks/{contactBookId}'), (await call('GET', `/${created.body.id}`)).body)).toEqual([])
+    expect(schemaErrors(useSendResponse('/v1/contactBooks'), (await call('GET', '')).body)).toEqual([])
+  })
+
+  test("enabled with the default subject and content, from the project's default sender; refused while the project has none", async () => {
+    const refused = await call('POST', '', { name: 'Defaults', doubleOptInEnabled: true })
+    expect({ status: refused.status, field: fieldOf(refused)?.field }).toEqual({ status: 422, field: 'doubleOptInFrom' })
+    expect(fieldOf(refused).message).toContain('no default sender')
+    expect((await w.t.request('PATCH', '/api/v1/project', { key: w.key, body: { defaultSender: 'news@sender.example.com' } })).status).toBe(200)
+    const created = await call('POST', '', { name: 'Defaults', doubleOptInEnabled: true })
+    expect(created.status).toBe(200)
+    expect(created.body).toMatchObject({ doubleOptInEnabled: true, doubleOptInFrom: null, doubleOptInSubject: 'Please confirm your subscription' })
+    expect(created.body.doubleOptInContent).toContain('{{doubleOptInUrl}}')
+    await call('POST', `/${created.body.id}/contacts`, { email: 'hal@example.net' })
+    const [mail] = await confirmationsTo('hal@example.net')
+    expect(mail).toMatchObject({ subject: 'Please confirm your subscription', from: expect.stringContaining('news@sender.example.com'), link: expect.stringContaining('/confirm/') })
+  })
+
+  test('content without {{doubleOptInUrl}} is a 422 naming the field while enabled', async () => {
+    const refused = await call('POST', '', { name: 'No link', doubleOptInEnabled: true, doubleOptInContent: '<p>Welcome</p>' })
+    expect(refused.status).toBe(422)
+    expect(fieldOf(refused).field).toBe('doubleOptInContent')
+    expect(refused.body.message).toMatch(/doubleOptInContent.*must contain \{\{doubleOptInUrl\}\}/)
+    const off = (await call('POST', '', { name: 'Off', doubleOptInContent: '<p>Welcome</p>' })).body
+    const enabling = await call('PATCH', `/${off.id}`, { doubleOptInEnabled: true })
+    expect(enabling.status).toBe(422)
+    expect(fieldOf(enabling).field).toBe('doubleOptInContent')
+    expect((await call('GET', `/${off.id}`)).body.doubleOptInEnabled).toBe(false)
+  })
+
+  test('a sender off the verified domains, or not an address, is a 422 naming doubleOptInFrom', async () => {
+    for (const from of ['news@elsewhere.example.org', 'not an address']) {
+      const refused = await call('POST', '', { name: 'Elsewhere', doubleOptInEnabled: true, doubleOptInFrom: from })
+      expect({ from, status: refused.status, field: fieldOf(refused)?.field }).toEqual({ from, status: 422, field: 'doubleOptInFrom' })
+    }
+    const subject = await call('POST', '', { name: 'Blank', doubleOptInSubject: ' ' })
+    expect({ status: subject.status, field: fieldOf(subject)?.field }).toEqual({ status: 422, field: 'doubleOptInSubject' })
+  })
+})
+
+const leaves = (part: MimePart): MimePart[] => (part.parts.length > 0 ? part.parts.flatMap(leaves) : [part])
+
+/** The messages the fake MX took for `to`, with their subject and the confirmation link in them. */
+async function confirmationsTo(to: string) {
+  await w.deliver()
+  return w.mx.received
+    .filter((m) => m.to.includes(to))
+    .map((m) => {
+      const mime = parseMime(m.raw.toString('latin1'))
+      const body = leaves(mime).map((p) => p.content.toString('utf8')).join('\n')
+      return { subject: mime.headers.subject, from: mime.headers.from, link: /https?:\/\/[^\s"'<>]+\/confirm\/[a-z0-9-]+/.exec(body)?.[0] }
+    })
+}
+
+const pathOf = (link: string) => new URL(link).pathname
+const page = (method: string, path: string, headers: Record<string, string> = {}) => w.t.request(method, path, { headers })
+const listed = async (bookId: string) => (await call('GET', `/${bookId}/contacts`)).body.map((c: any) => c.email)
+
+async function optInBook(name: string) {
+  const created = await call('POST', '', { name, doubleOptInEnabled: true, doubleOptInFrom: 'Letters <hello@sender.example.com>', doubleOptInSubject: `Confirm ${name}` })
+  expect(created.status).toBe(200)
+  return created.body
+}
+
+describe('contact books: double opt-in', () => {
+  test('an added contact is pending and mailed a link; the link shows a button, and pressing it lists the contact', async () => {
+    const book = await optInBook('Weekly')
+    const added = await call('POST', `/${book.id}/contacts`, { email: 'ada@example.net', firstName: 'Ada' })
+    expect(added.status).toBe(200)
+    expect(await listed(book.id)).toEqual([])
+    expect((await call('GET', `/${book.id}`)).body.contactCount).toBe(0)
+
+    const [mail, ...more] = await confirmationsTo('ada@example.net')
+    expect(more).toEqual([])
+    expect(mail).toMatchObject({ subject: 'Confirm Weekly', from: expect.stringContaining('hello@sender.example.com') })
+    expect(mail!.link).toMatch(/^https?:\/\//)
+
+    // Opening the link (or a scanner fetching it) changes nothing.
+    const shown = await page('GET', pathOf(mail!.link!))
+    expect(shown.status).toBe(200)
+    expect(shown.body).toContain('Confirm my subscription')
+    expect(await listed(book.id)).toEqual([])
+
+    const confirmed = await page('POST', pathOf(mail!.link!), { 'user-agent': 'TestBrowser/1.0' })
+    expect(confirmed.status).toBe(200)
+    expect(confirmed.body).toContain('Your subscription is confirmed')
+    expect(await listed(book.id)).toEqual(['ada@example.net'])
+
+    // Used: the page says so and nothing changes; adding again sends nothing more.
+    const again = await page('POST', pathOf(mail!.link!))
+    expect(again.body).toContain('Your subscription is confirmed')
+    expect((await call('POST', `/${book.id}/contacts`, { email: 'ada@example.net' })).status).toBe(200)
+    expect(await confirmationsTo('ada@example.net')).toHaveLength(1)
+  })
+
+  test('bulk add makes each contact pending with its own link; adding a pending one again sends no second mail', async () => {
+    const book = await optInBook('Bulk')
+    const added = await call('POST', `/${book.id}/contacts/bulk`, [{ email: 'bea@example.net' }, { email: 'cy@example.net' }])
+    expect(added.status).toBe(200)
+    await call('POST', `/${book.id}/contacts`, { email: 'bea@example.net' })
+    const [bea] = await confirmationsTo('bea@example.net')
+    const [cy] = await confirmationsTo('cy@example.net')
+    expect(await confirmationsTo('bea@example.net')).toHaveLength(1)
+    expect(bea!.link).not.toBe(cy!.link)
+    expect(await listed(book.id)).toEqual([])
+    await page('POST', pathOf(cy!.link!))
+    expect(await listed(book.id)).toEqual(['cy@example.net'])
+  })
+
+  test('a tampered link and a link older than 7 days get their page and change nothing', async () => {
+    const book = await optInBook('Expiring')
+    await call('POST', `/${book.id}/contacts`, { email: 'dee@example.net' })
+    const [mail] = await confirmationsTo('dee@example.net')
+    const path = pathOf(mail!.link!)
+    const tampered = path.slice(0, -1) + (path.endsWith('a') ? 'b' : 'a')
+    for (const method of ['GET', 'POST']) {
+      const answer = await page(method, tampered)
+      expect({ method, status: answer.status, invalid: answer.body.includes('This link is not valid') }).toEqual({ method, status: 404, invalid: true })
+    }
+    expect(await listed(book.id)).toEqual([])
+
+    clock.advance(7 * 24 * 3600_000)
+    for (const method of ['GET', 'POST']) {
+      const answer = await page(method, path)
+      expect({ method, status: answer.status, expired: answer.body.includes('This link has expired') }).toEqual({ method, status: 410, expired: true })
+    }
+    expect(await listed(book.id)).toEqual([])
+    // Asked again after the link's life: a new mail, whose link works.
+    await call('POST', `/${book.id}/contacts`, { email: 'dee@example.net' })
+    const mails = await confirmationsTo('dee@example.net')
+    expect(mails).toHaveLength(2)
+    expect((await page('POST', pathOf(mails[1]!.link!))).status).toBe(200)
+    expect(await listed(book.id)).toEqual(['dee@example.net'])
+  })
+
+  test('a book without double opt-in lists added contacts at once and mails nobody', async () => {
+    const book = (await call('POST', '', { name: 'Plain' })).body
+    await call('POST', `/${book.id}/contacts`, { email: 'eve@example.net' })
+    expect(await listed(book.id)).toEqual(['eve@example.net'])
+    expect(await confirmationsTo('eve@example.net')).toEqual([])
+  })
+})
+
+describe('contact books: consent', () => {
+  test('following the link records when, how, from which client and what was agreed to; the book contact shows it', async () => {
+    const book = await optInBook('Consent')
+    const contactId = (await call('POST', `/${book.id}/contacts`, { email: 'fay@example.net' })).body.contactId
+    const [mail] = await confirmationsTo('fay@example.net')
+    // Over a real socket, so that the client's address is the peer's.
+    await w.t.app.start()
+    const pressed = await fetch(`${w.t.app.url}${pathOf(mail!.link!)}`, { method: 'POST', headers: { 'user-agent': 'ConsentBrowser/2.0' } })
+    expect(pressed.status).toBe(200)
+    expect(await pressed.text()).toContain('Your subscription is confirmed')
+    const contact = await call('GET', `/${book.id}/contacts/${contactId}`)
+    expect(contact.body.consent).toEqual({
+      confirmedAt: new Date(clock.now()).toISOString(),
+      method: 'confirmation',
+      clientIp: '127.0.0.1',
+      userAgent: 'ConsentBrowser/2.0',
+      agreedTo: { book: 'Consent', subject: 'Confirm Consent' },
+    })
+    // Pressing it again records nothing new.
+    clock.advance(60_000)
+    await fetch(`${w.t.app.url}${pathOf(mail!.link!)}`, { method: 'POST', headers: { 'user-agent': 'Other/1.0' } })
+    expect((await call('GET', `/${book.id}/contacts/${contactId}`)).body.consent.userAgent).toBe('ConsentBrowser/2.0')
+  })
+
+  test('a contact added to a book without double opt-in has no consent', async () => {
+    const book = (await call('POST', '', { name: 'No consent' })).body
+    const contactId = (await call('POST', `/${book.id}/contacts`, { email: 'gus@example.net' })).body.contactId
+    expect((await call('GET', `/${book.id}/contacts/${contactId}`)).body.consent).toBeNull()
+  })
+})

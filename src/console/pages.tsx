@@ -31,5 +31,7 @@ export const PAGES: PageEntry[] = [
   { path: '/webhooks', label: 'Webhooks', section: 'Sending', Page: lazy(() => import('./pages/Webhooks.tsx')), nested: true },
   { path: '/api-keys', label: 'API keys', section: 'Connect', Page: lazy(() => import('./pages/ApiKeys.tsx')) },
   { path: '/smtp', label: 'SMTP relay', section: 'Connect', Page: lazy(() => import('./pages/SmtpRelay.tsx')) },
+  { path: '/contacts', label: 'Contacts', section: 'Marketing', Page: lazy(() => import('./pages/Contacts.tsx')), nested: true },
+  { path: '/segments', label: 'Segments', section: 'Marketing', Page: lazy(() => import('./pages/Segments.tsx')), nested: true },
   { path: '/settings', label: 'Settings', section: 'Project', Page: lazy(() => import('./pages/Settings.tsx')) },
 ]

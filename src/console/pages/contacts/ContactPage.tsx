@@ -1,0 +1,6 @@
+import { PageHeader } from '../../components/PageHeader.tsx'
+
+/** Placeholder until its page lands (issue 27). */
+export default function ContactPage() {
+  return <PageHeader title="ContactPage" />
+}

@@ -56,6 +56,7 @@ export function wireHttp(parts: SharedParts, wiring: HttpWiring): HttpApp {
       perMinute: config.rateLimitPerMinute,
       trackPerMinute: config.trackRateLimitPerMinute,
       trackPerAddressPerMinute: config.trackRateLimitPerAddressPerMinute,
+      formPerAddressPerMinute: config.formRateLimitPerAddressPerMinute,
       unauthenticatedPerMinute: config.unauthenticatedRateLimitPerMinute,
     }),
     trustedProxies: trustedProxies(config.trustedProxies),

@@ -29,6 +29,7 @@ export interface Config {
   readonly rateLimitPerMinute: number
   readonly trackRateLimitPerMinute: number
   readonly trackRateLimitPerAddressPerMinute: number
+  readonly formRateLimitPerAddressPerMinute: number
   readonly unauthenticatedRateLimitPerMinute: number
   readonly trustedProxies: readonly string[]
   readonly logLevel: LogLevel
@@ -254,6 +255,13 @@ export const SETTINGS = [
     allowed: 'an integer from 1 to 10000000',
     parse: p.integer(1, 10_000_000),
     fallback: () => 120,
+  }),
+  setting({
+    key: 'formRateLimitPerAddressPerMinute',
+    description: 'Posts of one sign-up form per minute from one client address (an IPv6 /64); more are answered 429',
+    allowed: 'an integer from 1 to 10000000',
+    parse: p.integer(1, 10_000_000),
+    fallback: () => 10,
   }),
   setting({
     key: 'unauthenticatedRateLimitPerMinute',

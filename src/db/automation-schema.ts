@@ -47,6 +47,21 @@ export interface BookOptInTable {
   agreed_to: string | null
 }
 
+/** A hosted sign-up form: who sends it is listed in its book or static segment. */
+export interface SignupFormTable {
+  id: string
+  project_id: number
+  segment_id: string
+  name: string
+  /** JSON: FormField[] */
+  fields: string
+  /** JSON: FormPage */
+  page: string
+  enabled: number
+  created_at: number
+  updated_at: number
+}
+
 /** Who was in a tracked segment (DYNAMIC or STATIC) at its last evaluation. */
 export interface SegmentMembershipTable {
   segment_id: string

@@ -43,6 +43,7 @@ export const TABLE_OWNERS = {
   segment_members: 'src/core/segments/',
   segment_memberships: 'src/core/segments/',
   segments: 'src/core/segments/',
+  signup_forms: 'src/core/segments/',
   sending_counters: 'src/core/analytics/',
   server_checks: 'src/dns/server-checks.repository.ts',
   server_settings: 'src/delivery/sites/',

@@ -3,6 +3,7 @@ import type {
   SegmentTable,
   SegmentMemberTable,
   BookOptInTable,
+  SignupFormTable,
   SegmentMembershipTable,
   CampaignTable,
   CampaignRecipientTable,
@@ -327,6 +328,7 @@ export interface DB {
   segment_members: SegmentMemberTable
   segment_memberships: SegmentMembershipTable
   book_opt_ins: BookOptInTable
+  signup_forms: SignupFormTable
   campaigns: CampaignTable
   campaign_recipients: CampaignRecipientTable
   contact_imports: ContactImportTable

@@ -52,3 +52,8 @@ export function viaHttps(request: Request, server: ServerLike, proxies: BlockLis
   if (!peer || !isTrusted(proxies, peer)) return false
   return (request.headers.get('x-forwarded-proto') ?? '').split(',')[0]!.trim().toLowerCase() === 'https'
 }
+
+/** Who sent a request, as a consent keeps it: the client's address and its user agent (cut to 500 characters). */
+export function consentClient(request: Request, server: ServerLike, proxies: BlockList): { ip: string | null; userAgent: string | null } {
+  return { ip: clientAddress(request, server, proxies) ?? null, userAgent: request.headers.get('user-agent')?.slice(0, 500) ?? null }
+}

@@ -34,6 +34,8 @@ import { trackRoutes } from './routes/track.routes.ts'
 import { trackingRoutes } from './routes/tracking.routes.ts'
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts'
 import { optInRoutes } from './routes/opt-in.routes.ts'
+import { formRoutes } from './routes/forms.routes.ts'
+import { signupFormRoutes } from './routes/signup-form.routes.ts'
 import { verifyRoutes } from './routes/verify.routes.ts'
 import { webhookRoutes } from './routes/webhooks.routes.ts'
 import { reportRoutes } from './routes/reports.routes.ts'
@@ -114,11 +116,13 @@ export function createHttpApp(deps: HttpDeps) {
   // as TypeScript follows, and these pages add nothing to the API's type. `use` adds the routes to
   // this same instance, after every hook above, as the chain would.
   app.use(docsRoutes())
-  // The reports too: the chain's type cannot take one more instance. Their routes are in the API
+  // The reports and sign-up forms too: the chain's type cannot take one more instance. Their routes are in the API
   // document and checked like the others; only the app's TypeScript type leaves them out.
   app.use(reportRoutes(deps))
-  // And the confirmation pages of double opt-in, which are pages opened from mail, out of the document.
+  app.use(formRoutes(deps))
+  // And the pages people open, out of the document: double opt-in's confirmation, sign-up forms.
   app.use(optInRoutes(deps))
+  app.use(signupFormRoutes(deps))
   return app
 }
 

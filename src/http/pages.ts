@@ -6,8 +6,24 @@ export interface Page {
   title: string
   /** Paragraphs of plain text: escaped here. */
   lines: string[]
-  /** A button that POSTs to `action`; no other way of changing anything is offered. */
-  form?: { action: string; label: string }
+  /** A button that POSTs to `action`, with the fields to fill above it; no other way of changing anything is offered. */
+  form?: { action: string; label: string; fields?: PageField[]; hidden?: Record<string, string> }
+  /** The accent of its button and links (a project's colour, #rrggbb); dark grey without one. */
+  accent?: string
+}
+
+/**
+ * A field of a page's form. `trap` is a honeypot: off screen, out of the tab order and hidden from
+ * assistive technology, so only a robot fills it.
+ */
+export interface PageField {
+  name: string
+  label: string
+  type: 'email' | 'text' | 'checkbox'
+  required?: boolean
+  checked?: boolean
+  value?: string
+  trap?: boolean
 }
 
 const STYLE = `
@@ -17,15 +33,36 @@ const STYLE = `
     box-shadow: 0 1px 3px rgba(0, 0, 0, .1); }
   h1 { margin: 0 0 1rem; font-size: 1.375rem; }
   p { margin: 0 0 1rem; color: #3f3f46; word-wrap: break-word; }
-  button { font: inherit; padding: .625rem 1.25rem; border: 0; border-radius: 8px; background: #18181b; color: #fff; cursor: pointer; }
-  button:hover, button:focus { background: #3f3f46; }`
+  button { font: inherit; padding: .625rem 1.25rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; cursor: pointer; }
+  button:hover, button:focus { filter: brightness(1.15); }
+  label { display: block; margin: 0 0 1rem; font-size: .875rem; font-weight: 600; color: #27272a; }
+  label input[type=email], label input[type=text] { display: block; box-sizing: border-box; width: 100%; margin-top: .375rem;
+    padding: .5rem .75rem; font: inherit; font-weight: 400; border: 1px solid #a1a1aa; border-radius: 8px; }
+  label.check { display: flex; gap: .5rem; align-items: center; font-weight: 400; }
+  .trap { position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden; }`
+
+const ACCENT = /^#[0-9a-f]{6}$/i
+
+function fieldHtml(field: PageField): string {
+  const name = escapeHtml(field.name)
+  const label = escapeHtml(field.label)
+  if (field.trap) return `<div class="trap" aria-hidden="true"><label>${label} <input name="${name}" type="text" tabindex="-1" autocomplete="off"></label></div>`
+  if (field.type === 'checkbox') {
+    return `<label class="check"><input name="${name}" type="checkbox" value="${escapeHtml(field.value ?? 'on')}"${field.checked ? ' checked' : ''}> ${label}</label>`
+  }
+  const autocomplete = field.type === 'email' ? ' autocomplete="email"' : ''
+  return `<label>${label}${field.required ? '' : ' (optional)'} <input name="${name}" type="${field.type}"${autocomplete}${field.required ? ' required' : ''}></label>`
+}
 
 /** A whole page, self-contained: no script, no outside assets, every text escaped. */
 export function renderPage(page: Page): string {
   const lines = page.lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n    ')
+  const fields = (page.form?.fields ?? []).map(fieldHtml)
+  const hidden = Object.entries(page.form?.hidden ?? {}).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
   const form = page.form
-    ? `<form method="post" action="${escapeHtml(page.form.action)}"><button type="submit">${escapeHtml(page.form.label)}</button></form>`
+    ? `<form method="post" action="${escapeHtml(page.form.action)}">${[...fields, ...hidden].join('')}<button type="submit">${escapeHtml(page.form.label)}</button></form>`
     : ''
+  const accent = page.accent && ACCENT.test(page.accent) ? page.accent : '#18181b'
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -33,7 +70,7 @@ export function renderPage(page: Page): string {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="robots" content="noindex, nofollow">
   <title>${escapeHtml(page.title)}</title>
-  <style>${STYLE}</style>
+  <style>:root { --accent: ${accent}; }${STYLE}</style>
 </head>
 <body>
   <main>

@@ -16,7 +16,7 @@ const FAMILIES: ReadonlyArray<readonly [RegExp, WriteFamily | ((method: string) 
   [/^\/(api\/v1\/)?domains(\/|$)/, 'domains'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(v1\/send|api\/v1\/(emails|queue))(\/|$)/, 'sending'],
-  [/^\/(contacts|templates|segments|campaigns|workflows|v1\/track|v1\/verify|api\/v1\/(contactBooks|campaigns|suppressions))(\/|$)/, 'content'],
+  [/^\/(contacts|templates|segments|campaigns|workflows|v1\/track|v1\/verify|api\/v1\/(contactBooks|campaigns|suppressions|forms))(\/|$)/, 'content'],
 ]
 
 /** The kind of write a request makes; undefined for a read. `listed` is false for a write route no family names. */

@@ -12,15 +12,17 @@ const WINDOW: StepShape = { windowMs: 60_000, stepMs: 1000 }
  * - `public-key`: a project's public-key requests (POST /v1/track), from all addresses;
  * - `public-key-address`: those from one client address;
  * - `unauthenticated`: requests from one address whose key is missing, malformed, unknown or revoked;
- * - `session`: one console account's requests, whichever project they name (as many as a secret key's).
+ * - `session`: one console account's requests, whichever project they name (as many as a secret key's);
+ * - `form-address`: posts of one sign-up form from one address.
  */
-export type Budget = 'secret-key' | 'public-key' | 'public-key-address' | 'unauthenticated' | 'session'
+export type Budget = 'secret-key' | 'public-key' | 'public-key-address' | 'unauthenticated' | 'session' | 'form-address'
 
 export interface RateLimitSettings {
   /** Secret-key requests per minute per project, unless the project says otherwise. */
   perMinute: number
   trackPerMinute: number
   trackPerAddressPerMinute: number
+  formPerAddressPerMinute: number
   unauthenticatedPerMinute: number
 }
 
@@ -34,6 +36,7 @@ const SPENT: Record<Budget, (limit: number) => string> = {
   'public-key-address': (limit) => `The project's public-key budget for your address, ${limit} requests a minute, is spent`,
   unauthenticated: (limit) => `Too many requests without a valid API key from your address: at most ${limit} a minute`,
   session: (limit) => `Your account's budget of ${limit} requests a minute is spent`,
+  'form-address': (limit) => `This form takes at most ${limit} sign-ups a minute from your address`,
 }
 
 const SUGGESTION: Record<Budget, string> = {
@@ -42,6 +45,7 @@ const SUGGESTION: Record<Budget, string> = {
   'public-key-address': 'Wait for Retry-After. Each client address has its own share of the public-key budget.',
   unauthenticated: 'Check the key in the Authorization header; a valid key is still accepted.',
   session: 'Wait for Retry-After. Applications calling with keys are not affected.',
+  'form-address': 'Wait a minute and send the form again.',
 }
 
 /** Where the budgets are counted: the windows every process shares (src/cluster/rate-limits.ts). */
@@ -62,6 +66,7 @@ export function createRateLimiter(windows: Windows, settings: RateLimitSettings)
     'public-key-address': settings.trackPerAddressPerMinute,
     unauthenticated: settings.unauthenticatedPerMinute,
     session: settings.perMinute,
+    'form-address': settings.formPerAddressPerMinute,
   }
   return {
     async take(budget: Budget, key: string, override: number | null = null): Promise<RateLimitState> {

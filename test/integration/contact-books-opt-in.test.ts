@@ -206,7 +206,7 @@ describe('contact books: consent', () => {
       method: 'confirmation',
       clientIp: '127.0.0.1',
       userAgent: 'ConsentBrowser/2.0',
-      agreedTo: { book: 'Consent', subject: 'Confirm Consent' },
+      agreedTo: { book: 'Consent', subject: 'Confirm Consent', via: 'api' },
     })
     // Pressing it again records nothing new.
     clock.advance(60_000)
@@ -214,9 +214,20 @@ describe('contact books: consent', () => {
     expect((await call('GET', `/${book.id}/contacts/${contactId}`)).body.consent.userAgent).toBe('ConsentBrowser/2.0')
   })
 
-  test('a contact added to a book without double opt-in has no consent', async () => {
-    const book = (await call('POST', '', { name: 'No consent' })).body
-    const contactId = (await call('POST', `/${book.id}/contacts`, { email: 'gus@example.net' })).body.contactId
-    expect((await call('GET', `/${book.id}/contacts/${contactId}`)).body.consent).toBeNull()
+  test('a contact added to a book without double opt-in: the consent says the API listed it, when and from which client', async () => {
+    const book = (await call('POST', '', { name: 'Straight in' })).body
+    const added = await w.t.request('POST', `${BASE}/${book.id}/contacts`, { key: w.key, body: { email: 'gus@example.net' }, headers: { 'user-agent': 'app-server/1.0' } })
+    const contactId = added.body.contactId
+    expect((await call('GET', `/${book.id}/contacts/${contactId}`)).body.consent).toEqual({
+      confirmedAt: new Date(clock.now()).toISOString(),
+      method: 'api',
+      clientIp: null,
+      userAgent: 'app-server/1.0',
+      agreedTo: { book: 'Straight in', subject: null, via: 'api' },
+    })
+    // Added again: already listed, so the first consent stands.
+    clock.advance(1000)
+    await call('POST', `/${book.id}/contacts`, { email: 'gus@example.net' })
+    expect((await call('GET', `/${book.id}/contacts/${contactId}`)).body.consent.confirmedAt).toBe(new Date(clock.now() - 1000).toISOString())
   })
 })

@@ -86,7 +86,7 @@ describe('contacts of a book', () => {
       contactBookId: created.id,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
-      consent: null,
+      consent: { confirmedAt: expect.any(String), method: 'api', clientIp: null, userAgent: null, agreedTo: { book: created.name, subject: null, via: 'api' } },
     })
     const plain = await t.request('GET', `/contacts/${contactId}`, { key: project.secretKey })
     expect(plain.body.data).toEqual({ company: 'Acme', firstName: 'Koushik', lastName: 'KM' })

@@ -523,6 +523,20 @@ export interface paths {
      */
     get: operations["getApiV1ReportsReceived"];
   };
+  "/api/v1/forms": {
+    /** The project's sign-up forms, newest first */
+    get: operations["getApiV1Forms"];
+    /** Create a sign-up form for a contact book or static segment */
+    post: operations["postApiV1Forms"];
+  };
+  "/api/v1/forms/{id}": {
+    /** Get a sign-up form, with its hosted address and HTML snippet */
+    get: operations["getApiV1FormsById"];
+    /** Delete a sign-up form; who signed up stays listed */
+    delete: operations["deleteApiV1FormsById"];
+    /** Change a sign-up form */
+    patch: operations["patchApiV1FormsById"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -1733,6 +1747,39 @@ export interface components {
           /** @description What was done, or why nothing was, in a sentence */
           description: string;
         })[];
+    };
+    /** FormField */
+    FormField: {
+      /** @description Where the answer goes: firstName, lastName or a key of the contact data */
+      key: string;
+      /** @description What the form shows beside the field */
+      label: string;
+      required: boolean;
+    };
+    /** SignupForm */
+    SignupForm: {
+      id: string;
+      name: string;
+      /** @description The contact book or static segment that lists who signs up */
+      contactBookId: string;
+      listName: string;
+      /** @description The book's double opt-in: who signs up is listed once they follow the confirmation email's link */
+      doubleOptIn: boolean;
+      /** @description Asked besides the email address, which every form asks first */
+      fields: components["schemas"]["FormField"][];
+      title: string;
+      description: string;
+      buttonLabel: string;
+      successMessage: string;
+      /** @description Where a browser goes after signing up; null: the success page */
+      redirectUrl: string | null;
+      enabled: boolean;
+      /** @description The hosted page */
+      hostedUrl: string;
+      /** @description HTML to paste into a site: posts to the hosted address with the project's public key (replace pk_YOUR_PUBLIC_KEY) */
+      embedHtml: string;
+      createdAt: string;
+      updatedAt: string;
     };
   };
   responses: never;
@@ -9257,6 +9304,260 @@ export interface operations {
       };
       /** @description The key or role may not do this */
       403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** The project's sign-up forms, newest first */
+  getApiV1Forms: {
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["SignupForm"][];
+          };
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Create a sign-up form for a contact book or static segment */
+  postApiV1Forms: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description What the console calls the form */
+          name: string;
+          contactBookId: string;
+          fields?: components["schemas"]["FormField"][];
+          title?: string;
+          description?: string;
+          buttonLabel?: string;
+          successMessage?: string;
+          redirectUrl?: string | null;
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        content: {
+          "application/json": components["schemas"]["SignupForm"];
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Get a sign-up form, with its hosted address and HTML snippet */
+  getApiV1FormsById: {
+    parameters: {
+      path: {
+        /** @description Form id */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": components["schemas"]["SignupForm"];
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Delete a sign-up form; who signed up stays listed */
+  deleteApiV1FormsById: {
+    parameters: {
+      path: {
+        /** @description Form id */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            id: string;
+            deleted: boolean;
+          };
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Change a sign-up form */
+  patchApiV1FormsById: {
+    parameters: {
+      path: {
+        /** @description Form id */
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description What the console calls the form */
+          name?: string;
+          contactBookId?: string;
+          fields?: components["schemas"]["FormField"][];
+          title?: string;
+          description?: string;
+          buttonLabel?: string;
+          successMessage?: string;
+          redirectUrl?: string | null;
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": components["schemas"]["SignupForm"];
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

@@ -10,7 +10,7 @@ import { contactsWritten } from '../reactions.ts'
 import { mailboxOf, senderDomain } from '../emails/index.ts'
 import { defaultSenderOf } from '../projects/project-queries.ts'
 import { checkSubject } from '../templates/subject.ts'
-import { consentOf, requestOptIns, type OptInMail } from './opt-in.service.ts'
+import { consentOf, recordConsents, requestOptIns, type ConsentSource, type OptInMail } from './opt-in.service.ts'
 import * as repo from './segments.repository.ts'
 import { createSegment, deleteSegment } from './segments.service.ts'
 
@@ -54,6 +54,20 @@ async function requireBook(db: Db, projectId: number, id: string) {
   const meta = row && metaOf(row)
   if (!row || !meta) throw notFound('Contact book')
   return { row, meta }
+}
+
+/**
+ * A list people can be added to: a contact book (with its double opt-in) or a static segment
+ * (none); a dynamic segment's members come from its condition, so it is not one. `field` names the
+ * refusal.
+ */
+export async function requireList(db: Db, projectId: number, id: string, field: string): Promise<{ row: repo.SegmentRow; optIn: DoubleOptIn }> {
+  const row = await repo.findSegment(db, projectId, id)
+  if (!row) throw notFound('Contact book or segment')
+  const meta = metaOf(row)
+  if (meta) return { row, optIn: optInOf(meta) }
+  if (row.type !== 'STATIC') throw invalid(field, "must be a contact book or a static segment: a dynamic segment's members come from its condition")
+  return { row, optIn: DEFAULT_OPT_IN }
 }
 
 async function toBook(db: Db, row: repo.SegmentRow, meta: BookMeta) {
@@ -194,35 +208,46 @@ export function toBookContact(contact: Contact, bookId: string) {
  * written, so a bad one (named by its index under `field`) leaves the book as it was. What
  * follows is reported once they are listed, so tracked segments see both.
  */
-async function addToBook(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], mail: OptInMail, now: number, at: (i: number) => string) {
+async function addToBook(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], source: ConsentSource, mail: OptInMail, now: number, at: (i: number) => string) {
   const { row, meta } = await requireBook(db, projectId, bookId)
+  return addToList(db, projectId, { row, optIn: optInOf(meta) }, inputs, source, mail, now, at)
+}
+
+/**
+ * Adds to a book or a static segment: listed at once with the consent of `source`, or, while the
+ * book asks for double opt-in, written and sent a confirmation to follow.
+ */
+export async function addToList(db: Db, projectId: number, list: { row: repo.SegmentRow; optIn: DoubleOptIn }, inputs: readonly BookContactInput[], source: ConsentSource, mail: OptInMail, now: number, at: (i: number) => string) {
+  const { row, optIn } = list
+  const bookId = row.id
   const contacts = inputs.map((input, i) => ({
     address: requireAddress(input.email, `${at(i)}email`),
     subscribed: input.subscribed,
     data: dataOf(input, `${at(i)}properties`),
   }))
   const { ids, writes } = await writeContacts(db, projectId, contacts, now)
-  const optIn = optInOf(meta)
   if (optIn.enabled) {
     // Pending until each follows the link of its confirmation: written, asked, not listed.
     await contactsWritten(db, projectId, { ...writes, touched: ids }, now)
-    await requestOptIns(db, projectId, { id: bookId, name: row.name, ...optIn }, ids.map((id, i) => ({ id, email: contacts[i]!.address.address })), mail, now)
+    await requestOptIns(db, projectId, { id: bookId, name: row.name, ...optIn }, ids.map((id, i) => ({ id, email: contacts[i]!.address.address })), source, mail, now)
     return ids
   }
+  const listed = new Set(await repo.listedAmong(db, bookId, ids))
   await repo.addMembers(db, bookId, ids, now)
+  await recordConsents(db, projectId, row, [...new Set(ids)].filter((id) => !listed.has(id)), source, now)
   await contactsWritten(db, projectId, { ...writes, touched: ids }, now)
   return ids
 }
 
 /** With double opt-in, the contact is written and sent its confirmation, and listed once it confirms. */
-export async function addBookContact(db: Db, projectId: number, bookId: string, input: BookContactInput, mail: OptInMail, now: number) {
-  const [contactId] = await addToBook(db, projectId, bookId, [input], mail, now, () => '')
+export async function addBookContact(db: Db, projectId: number, bookId: string, input: BookContactInput, source: ConsentSource, mail: OptInMail, now: number) {
+  const [contactId] = await addToBook(db, projectId, bookId, [input], source, mail, now, () => '')
   return { contactId: contactId! }
 }
 
 /** Up to 1,000 at once, all or none. */
-export async function addBookContacts(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], mail: OptInMail, now: number) {
-  await addToBook(db, projectId, bookId, inputs, mail, now, (i) => `[${i}].`)
+export async function addBookContacts(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], source: ConsentSource, mail: OptInMail, now: number) {
+  await addToBook(db, projectId, bookId, inputs, source, mail, now, (i) => `[${i}].`)
   return { message: `Added ${inputs.length} contacts`, count: inputs.length }
 }
 

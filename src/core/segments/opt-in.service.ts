@@ -21,6 +21,18 @@ export interface OptInMail {
   sendSettings: SendSettings
 }
 
+/**
+ * How a contact came to a book, and the client that sent it there: an app through the API, or a
+ * person through a sign-up form (`form` names it). Kept with the contact's consent.
+ */
+export interface ConsentSource {
+  method: 'api' | 'form'
+  ip: string | null
+  userAgent: string | null
+  /** The form's title, when a form. */
+  form?: string
+}
+
 /** The book's double opt-in, as the request needs it. */
 export interface OptInBook {
   id: string
@@ -46,7 +58,7 @@ function idOfToken(secret: string, token: string): string | undefined {
  * transaction (transactional mail, without tracking, so the link stays as it is). The request
  * keeps the subject it was sent under: the consent names it.
  */
-export async function requestOptIns(db: Db, projectId: number, book: OptInBook, contacts: ReadonlyArray<{ id: string; email: string }>, mail: OptInMail, now: number) {
+export async function requestOptIns(db: Db, projectId: number, book: OptInBook, contacts: ReadonlyArray<{ id: string; email: string }>, source: ConsentSource, mail: OptInMail, now: number) {
   const unique = [...new Map(contacts.map((c) => [c.id, c])).values()]
   const ids = unique.map((c) => c.id)
   const listed = new Set(await repo.listedAmong(db, book.id, ids))
@@ -70,7 +82,31 @@ export async function requestOptIns(db: Db, projectId: number, book: OptInBook, 
       mail.build,
     )
     await enqueueEmail(db, email, mail.sendSettings, now)
-    await optIns.insertOptIn(db, { id, project_id: projectId, segment_id: book.id, contact_id: contact.id, email_id: email.id, requested_at: now, agreed_to: JSON.stringify({ subject: email.subject }) })
+    const agreedTo = { subject: email.subject, via: source.method, ...(source.form !== undefined && { form: source.form }) }
+    await optIns.insertOptIn(db, { id, project_id: projectId, segment_id: book.id, contact_id: contact.id, email_id: email.id, requested_at: now, agreed_to: JSON.stringify(agreedTo) })
+  }
+}
+
+/**
+ * Keeps the consent of contacts listed in a book at once (no double opt-in): when, how, the
+ * client that sent them and what they agreed to (the book, and the form when one).
+ */
+export async function recordConsents(db: Db, projectId: number, book: { id: string; name: string }, contactIds: readonly string[], source: ConsentSource, now: number) {
+  const agreedTo = JSON.stringify({ book: book.name, subject: null, via: source.method, ...(source.form !== undefined && { form: source.form }) })
+  for (const contactId of contactIds) {
+    await optIns.insertOptIn(db, {
+      id: newId(),
+      project_id: projectId,
+      segment_id: book.id,
+      contact_id: contactId,
+      email_id: null,
+      requested_at: now,
+      confirmed_at: now,
+      method: source.method,
+      client_ip: source.ip,
+      user_agent: source.userAgent,
+      agreed_to: agreedTo,
+    })
   }
 }
 
@@ -107,7 +143,8 @@ export async function confirmOptIn(db: Db, secret: string, token: string, client
   const state = await optInState(db, secret, token, now)
   if (state.kind !== 'waiting') return state
   const { row } = state
-  const agreedTo = JSON.stringify({ book: state.book, subject: JSON.parse(row.agreed_to ?? '{}').subject ?? null })
+  const asked = JSON.parse(row.agreed_to ?? '{}')
+  const agreedTo = JSON.stringify({ book: state.book, subject: asked.subject ?? null, via: asked.via ?? 'api', ...(asked.form !== undefined && { form: asked.form }) })
   const confirmed = await optIns.confirmOptIn(db, row.id, { at: now, method: 'confirmation', clientIp: client.ip, userAgent: client.userAgent, agreedTo })
   if (!confirmed) return { kind: 'confirmed', book: state.book, address: state.address }
   await repo.addMembers(db, row.segment_id, [row.contact_id], now)
@@ -121,7 +158,8 @@ export interface Consent {
   method: string
   clientIp: string | null
   userAgent: string | null
-  agreedTo: { book: string; subject: string | null }
+  /** The book, the confirmation's subject (null without one), how the contact came (api or form), and the form's title when a form. */
+  agreedTo: { book: string; subject: string | null; via?: string; form?: string }
 }
 
 /** The contact's latest consent to the book; null when it never confirmed one (added without double opt-in, say). */

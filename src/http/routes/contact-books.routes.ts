@@ -1,4 +1,6 @@
 import { Elysia, t } from 'elysia'
+import type { ConsentSource } from '../../core/segments/opt-in.service.ts'
+import { consentClient, type ServerLike } from '../client-address.ts'
 import * as books from '../../core/segments/contact-books.service.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
@@ -80,6 +82,7 @@ export const contactBookRoutes = (deps: HttpDeps) => {
   }
   // Read when a contact is added, not while the routes are declared.
   const mail = () => ({ links: deps.links, build: deps.build, sendSettings: deps.sendSettings })
+  const viaApi = (request: Request, server: ServerLike): ConsentSource => ({ method: 'api', ...consentClient(request, server, deps.trustedProxies) })
   return new Elysia({ prefix: '/api/v1/contactBooks' })
     .use(requireKey(deps))
     .get('', ({ caller }) => books.listBooks(deps.db, caller.project.id), {
@@ -128,13 +131,13 @@ export const contactBookRoutes = (deps: HttpDeps) => {
         detail: { summary: "A page of the book's contacts, newest first", tags },
       },
     )
-    .post('/:contactBookId/contacts', ({ params, body, caller }) => write((trx, now) => books.addBookContact(trx, caller.project.id, params.contactBookId, body, mail(), now)), {
+    .post('/:contactBookId/contacts', ({ params, body, caller, request, server }) => write((trx, now) => books.addBookContact(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now)), {
       params: BookParams,
       body: NewContact,
       response: { 200: ContactId, ...withNotFound },
       detail: { summary: 'Add a contact to the book (created, or updated by email); with double opt-in, pending until it confirms by email', tags },
     })
-    .post('/:contactBookId/contacts/bulk', ({ params, body, caller }) => write((trx, now) => books.addBookContacts(trx, caller.project.id, params.contactBookId, body, mail(), now)), {
+    .post('/:contactBookId/contacts/bulk', ({ params, body, caller, request, server }) => write((trx, now) => books.addBookContacts(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now)), {
       params: BookParams,
       body: t.Array(NewContact, { minItems: 1, maxItems: 1000, error: 'must be a list of 1 to 1000 contacts' }),
       response: { 200: t.Object({ message: t.String(), count: t.Integer() }), ...withNotFound },

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { confirmOptIn, optInState, type OptInState } from '../../core/segments/opt-in.service.ts'
-import { clientAddress } from '../client-address.ts'
+import { consentClient } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
 import { answerPage, invalidLinkPage, renderPage } from '../pages.ts'
 
@@ -27,7 +27,7 @@ export const optInRoutes = (deps: HttpDeps) =>
       '/confirm/:token',
       async ({ params, request, server, set }) => {
         const now = deps.clock.now()
-        const client = { ip: clientAddress(request, server, deps.trustedProxies) ?? null, userAgent: request.headers.get('user-agent')?.slice(0, 500) ?? null }
+        const client = consentClient(request, server, deps.trustedProxies)
         const state = await deps.writer.run((trx) => confirmOptIn(trx, deps.config.secret, params.token, client, now))
         return answer(set, state, params.token.toLowerCase())
       },

@@ -231,3 +231,52 @@ describe('contact books: consent', () => {
     expect((await call('GET', `/${book.id}/contacts/${contactId}`)).body.consent.confirmedAt).toBe(new Date(clock.now() - 1000).toISOString())
   })
 })
+
+describe('contact books: pending contacts', () => {
+  test('are listed with their expiry until they confirm; an expired one says so', async () => {
+    const book = await optInBook('Pending')
+    await call('POST', `/${book.id}/contacts/bulk`, [{ email: 'p1@example.net' }, { email: 'p2@example.net' }])
+    const pending = await call('GET', `/${book.id}/pending`)
+    expect(pending.status).toBe(200)
+    expect(pending.body.total).toBe(2)
+    expect(pending.body.data.map((p: any) => p.email).sort()).toEqual(['p1@example.net', 'p2@example.net'])
+    expect(pending.body.data[0]).toMatchObject({
+      requestedAt: new Date(clock.now()).toISOString(),
+      expiresAt: new Date(clock.now() + 7 * 24 * 3600_000).toISOString(),
+      expired: false,
+      emailId: expect.any(String),
+    })
+    const [first] = await confirmationsTo('p1@example.net')
+    await page('POST', pathOf(first!.link!))
+    expect((await call('GET', `/${book.id}/pending`)).body.data.map((p: any) => p.email)).toEqual(['p2@example.net'])
+    clock.advance(7 * 24 * 3600_000)
+    expect((await call('GET', `/${book.id}/pending`)).body.data).toEqual([expect.objectContaining({ email: 'p2@example.net', expired: true })])
+  })
+
+  test('are sent a new link on request, at most once a minute; the new link lists them', async () => {
+    const book = await optInBook('Resend')
+    const contactId = (await call('POST', `/${book.id}/contacts`, { email: 'again@example.net' })).body.contactId
+    const tooSoon = await call('POST', `/${book.id}/contacts/${contactId}/confirmation`)
+    expect(tooSoon.status).toBe(429)
+    expect(Number(tooSoon.headers.get('retry-after'))).toBeGreaterThan(0)
+    clock.advance(61_000)
+    const resent = await call('POST', `/${book.id}/contacts/${contactId}/confirmation`)
+    expect(resent).toMatchObject({ status: 202, body: { contactId, expiresAt: new Date(clock.now() + 7 * 24 * 3600_000).toISOString() } })
+    const links = await confirmationsTo('again@example.net')
+    expect(links).toHaveLength(2)
+    expect(links[1]!.link).not.toBe(links[0]!.link)
+    await page('POST', pathOf(links[1]!.link!))
+    expect(await listed(book.id)).toEqual(['again@example.net'])
+    clock.advance(61_000)
+    expect((await call('POST', `/${book.id}/contacts/${contactId}/confirmation`)).status).toBe(409)
+  })
+
+  test('a re-send for a contact never asked, of another book or unknown is a 404', async () => {
+    const book = await optInBook('Resend 404')
+    const plain = (await call('POST', '', { name: 'Plain' })).body
+    const contactId = (await call('POST', `/${plain.id}/contacts`, { email: 'never@example.net' })).body.contactId
+    expect((await call('POST', `/${book.id}/contacts/${contactId}/confirmation`)).status).toBe(404)
+    expect((await call('POST', `/${book.id}/contacts/01900000-0000-7000-8000-000000000000/confirmation`)).status).toBe(404)
+    expect((await call('GET', `/01900000-0000-7000-8000-000000000000/pending`)).status).toBe(404)
+  })
+})

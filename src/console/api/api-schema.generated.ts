@@ -354,6 +354,14 @@ export interface paths {
     /** Take up to 1,000 contacts out of the book (they stay contacts) */
     delete: operations["deleteApiV1ContactBooksByContactBookIdContactsBulk"];
   };
+  "/api/v1/contactBooks/{contactBookId}/pending": {
+    /** Contacts waiting to confirm their place in the book (double opt-in), newest first; an expired link says so */
+    get: operations["getApiV1ContactBooksByContactBookIdPending"];
+  };
+  "/api/v1/contactBooks/{contactBookId}/contacts/{contactId}/confirmation": {
+    /** Send a pending contact a new confirmation link (at most once a minute) */
+    post: operations["postApiV1ContactBooksByContactBookIdContactsByContactIdConfirmation"];
+  };
   "/api/v1/contactBooks/{contactBookId}/contacts/{contactId}": {
     /** Get one of the book's contacts, with the consent it gave by double opt-in */
     get: operations["getApiV1ContactBooksByContactBookIdContactsByContactId"];
@@ -1254,6 +1262,18 @@ export interface components {
       /** @description Free-form key/value metadata; in updates a null value removes the key */
       properties?: Record<string, unknown>;
       subscribed?: boolean;
+    };
+    /** PendingBookContact */
+    PendingBookContact: {
+      contactId: string;
+      email: string;
+      /** @description When the latest confirmation was sent */
+      requestedAt: string;
+      /** @description When its link stops working */
+      expiresAt: string;
+      expired: boolean;
+      /** @description The confirmation email in the email log */
+      emailId: string | null;
     };
     /** ContactBookConsent */
     ContactBookConsent: {
@@ -6617,6 +6637,117 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Contacts waiting to confirm their place in the book (double opt-in), newest first; an expired link says so */
+  getApiV1ContactBooksByContactBookIdPending: {
+    parameters: {
+      query?: {
+        /** @description Page number, 1 when absent: a whole number from 1 to 1000000 */
+        page?: string;
+        /** @description Page size, 50 when absent: a whole number from 1 to 1000 */
+        limit?: string;
+      };
+      path: {
+        contactBookId: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["PendingBookContact"][];
+            total: number;
+          };
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Send a pending contact a new confirmation link (at most once a minute) */
+  postApiV1ContactBooksByContactBookIdContactsByContactIdConfirmation: {
+    parameters: {
+      path: {
+        contactBookId: string;
+        contactId: string;
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      202: {
+        content: {
+          "application/json": {
+            contactId: string;
+            expiresAt: string;
+          };
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the current state */
+      409: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

@@ -10,7 +10,7 @@ import { contactsWritten } from '../reactions.ts'
 import { mailboxOf, senderDomain } from '../emails/index.ts'
 import { defaultSenderOf } from '../projects/project-queries.ts'
 import { checkSubject } from '../templates/subject.ts'
-import { consentOf, recordConsents, requestOptIns, type ConsentSource, type OptInMail } from './opt-in.service.ts'
+import { consentOf, pendingContacts, recordConsents, requestOptIns, resendOptIn, type ConsentSource, type OptInMail } from './opt-in.service.ts'
 import * as repo from './segments.repository.ts'
 import { createSegment, deleteSegment } from './segments.service.ts'
 
@@ -325,4 +325,16 @@ export async function listBookContacts(db: Db, projectId: number, bookId: string
     .offset((query.page - 1) * query.limit)
     .execute()
   return page.map((row) => toBookContact(toContact(row), bookId))
+}
+
+/** The book's contacts waiting to confirm (double opt-in), newest first; expired ones say so. */
+export async function listPendingContacts(db: Db, projectId: number, bookId: string, page: number, limit: number, now: number) {
+  await requireBook(db, projectId, bookId)
+  return pendingContacts(db, projectId, bookId, page, limit, now)
+}
+
+/** Sends a pending contact of the book a new confirmation link. */
+export async function resendConfirmation(db: Db, projectId: number, bookId: string, contactId: string, mail: OptInMail, now: number) {
+  const { row, meta } = await requireBook(db, projectId, bookId)
+  return resendOptIn(db, projectId, { id: bookId, name: row.name, ...optInOf(meta) }, contactId, mail, now)
 }

@@ -3,7 +3,9 @@ import { isoTime } from '../../lib/clock.ts'
 import { newId } from '../../lib/ids.ts'
 import { signToken, verifyToken } from '../../lib/signed.ts'
 import { enqueueEmail, mailboxOf, prepareEmail, type MessageParts, type SendSettings } from '../emails/index.ts'
+import { contactsByIds } from '../contacts/index.ts'
 import { findContactRow } from '../contacts/contacts.service.ts'
+import { AppError, conflict } from '../../lib/errors.ts'
 import { contactsWritten } from '../reactions.ts'
 import type { LinkSettings } from '../tracking/links.ts'
 import * as optIns from './opt-ins.repository.ts'
@@ -54,15 +56,15 @@ function idOfToken(secret: string, token: string): string | undefined {
 
 /**
  * Asks contacts to confirm their place in the book: each that is neither listed nor already asked
- * within the link's life gets a request and a confirmation email, queued in the caller's
+ * within the link's life (unless asked `again`) gets a request and a confirmation email, queued in the caller's
  * transaction (transactional mail, without tracking, so the link stays as it is). The request
  * keeps the subject it was sent under: the consent names it.
  */
-export async function requestOptIns(db: Db, projectId: number, book: OptInBook, contacts: ReadonlyArray<{ id: string; email: string }>, source: ConsentSource, mail: OptInMail, now: number) {
+export async function requestOptIns(db: Db, projectId: number, book: OptInBook, contacts: ReadonlyArray<{ id: string; email: string }>, source: ConsentSource, mail: OptInMail, now: number, options: { again?: boolean } = {}) {
   const unique = [...new Map(contacts.map((c) => [c.id, c])).values()]
   const ids = unique.map((c) => c.id)
   const listed = new Set(await repo.listedAmong(db, book.id, ids))
-  const asked = await optIns.waitingSince(db, book.id, ids, now - OPT_IN_LINK_MS)
+  const asked = options.again ? new Set<string>() : await optIns.waitingSince(db, book.id, ids, now - OPT_IN_LINK_MS)
   for (const contact of unique.filter((c) => !listed.has(c.id) && !asked.has(c.id))) {
     const id = newId()
     const url = `${mail.links.baseUrl}/confirm/${optInToken(mail.links.secret, id)}`
@@ -173,4 +175,55 @@ export async function consentOf(db: Db, segmentId: string, contactId: string): P
     userAgent: row.user_agent,
     agreedTo: JSON.parse(row.agreed_to ?? '{}'),
   }
+}
+
+/** A contact of the book still waiting to confirm; `expired` once its link no longer works (adding it again, or re-sending, sends a new one). */
+export interface PendingContact {
+  contactId: string
+  email: string
+  requestedAt: string
+  expiresAt: string
+  expired: boolean
+  /** The confirmation email, in the email log. */
+  emailId: string | null
+}
+
+/** A page of the book's pending contacts, newest request first, with how many there are. */
+export async function pendingContacts(db: Db, projectId: number, bookId: string, page: number, limit: number, now: number) {
+  const rows = await optIns.pendingPage(db, bookId, limit, (page - 1) * limit)
+  const emails = new Map((await contactsByIds(db, projectId, rows.map((row) => row.contact_id))).map((c) => [c.id, c.email]))
+  const data: PendingContact[] = rows.map((row) => ({
+    contactId: row.contact_id,
+    email: emails.get(row.contact_id) ?? '',
+    requestedAt: isoTime(row.requested_at),
+    expiresAt: isoTime(row.requested_at + OPT_IN_LINK_MS),
+    expired: row.requested_at + OPT_IN_LINK_MS <= now,
+    emailId: row.email_id,
+  }))
+  return { data, total: await optIns.pendingCount(db, bookId) }
+}
+
+/** How soon a confirmation may be sent again to one contact. */
+export const RESEND_AFTER_MS = 60_000
+
+/**
+ * Sends the contact a new confirmation link (the old one keeps working until it expires): only
+ * to a contact waiting for this book, at most once a minute, and while the book asks for it.
+ */
+export async function resendOptIn(db: Db, projectId: number, book: OptInBook & { enabled: boolean }, contactId: string, mail: OptInMail, now: number) {
+  const latest = await optIns.latestRequest(db, book.id, contactId)
+  const contact = await findContactRow(db, projectId, contactId)
+  if (!latest || !contact) throw new AppError(404, 'NOT_FOUND', 'This contact has no confirmation to send again for this book')
+  if ((await repo.listedAmong(db, book.id, [contactId])).length > 0 || latest.confirmed_at !== null) throw conflict('This contact is already in the book')
+  if (!book.enabled) throw conflict("This book's double opt-in is off", 'Add the contact again: it is listed at once.')
+  const wait = latest.requested_at + RESEND_AFTER_MS - now
+  if (wait > 0) {
+    throw new AppError(429, 'RATE_LIMITED', 'A confirmation was sent to this contact less than a minute ago', {
+      suggestion: 'Wait for Retry-After before sending another.',
+      headers: { 'retry-after': String(Math.ceil(wait / 1000)) },
+    })
+  }
+  const via = JSON.parse(latest.agreed_to ?? '{}')
+  await requestOptIns(db, projectId, book, [{ id: contactId, email: contact.email }], { method: via.via ?? 'api', ip: null, userAgent: null, ...(via.form && { form: via.form }) }, mail, now, { again: true })
+  return { contactId, expiresAt: isoTime(now + OPT_IN_LINK_MS) }
 }

@@ -44,3 +44,34 @@ export const latestConsent = (db: Db, segmentId: string, contactId: string) =>
     .orderBy('confirmed_at', 'desc')
     .limit(1)
     .executeTakeFirst()
+
+/**
+ * The book's contacts still waiting to confirm, newest request first: each one's latest request,
+ * unconfirmed, for a contact not listed in the book.
+ */
+export function pendingPage(db: Db, segmentId: string, limit: number, offset: number) {
+  return pendingRows(db, segmentId)
+    .select(['o.id', 'o.contact_id', 'o.email_id', 'o.requested_at'])
+    .orderBy('o.requested_at', 'desc')
+    .orderBy('o.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute()
+}
+
+export const pendingCount = async (db: Db, segmentId: string) =>
+  Number((await pendingRows(db, segmentId).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+
+const pendingRows = (db: Db, segmentId: string) =>
+  db
+    .selectFrom('book_opt_ins as o')
+    .where('o.segment_id', '=', segmentId)
+    .where('o.confirmed_at', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('book_opt_ins as later').select('later.id').whereRef('later.segment_id', '=', 'o.segment_id').whereRef('later.contact_id', '=', 'o.contact_id').whereRef('later.requested_at', '>', 'o.requested_at'))),
+    )
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('segment_members as m').select('m.contact_id').whereRef('m.segment_id', '=', 'o.segment_id').whereRef('m.contact_id', '=', 'o.contact_id'))))
+
+/** The contact's latest request to the book, confirmed or not. */
+export const latestRequest = (db: Db, segmentId: string, contactId: string) =>
+  db.selectFrom('book_opt_ins').selectAll().where('segment_id', '=', segmentId).where('contact_id', '=', contactId).orderBy('requested_at', 'desc').limit(1).executeTakeFirst()

@@ -67,6 +67,18 @@ const ContactFields = {
 }
 const NewContact = strictObject({ email: EmailField, ...ContactFields }, { title: 'NewContactBookContact' })
 const ContactId = t.Object({ contactId: t.String() })
+const PendingContactSchema = t.Object(
+  {
+    contactId: t.String(),
+    email: t.String(),
+    requestedAt: t.String({ description: 'When the latest confirmation was sent' }),
+    expiresAt: t.String({ description: 'When its link stops working' }),
+    expired: t.Boolean(),
+    emailId: t.Union([t.String(), t.Null()], { description: 'The confirmation email in the email log' }),
+  },
+  { title: 'PendingBookContact' },
+)
+
 const BookParams = t.Object({ contactBookId: t.String() })
 const ContactParams = t.Object({ contactBookId: t.String(), contactId: t.String() })
 const commaList = (name: string) => t.Optional(t.String({ maxLength: 100_000, description: `Only these ${name}, comma-separated` }))
@@ -149,6 +161,31 @@ export const contactBookRoutes = (deps: HttpDeps) => {
       response: { 200: t.Object({ success: t.Boolean(), count: t.Integer() }), ...withNotFound },
       detail: { summary: 'Take up to 1,000 contacts out of the book (they stay contacts)', tags },
     })
+    .get(
+      '/:contactBookId/pending',
+      ({ params, query, caller }) => books.listPendingContacts(deps.db, caller.project.id, params.contactBookId, query.page ?? 1, query.limit ?? 50, deps.clock.now()),
+      {
+        params: BookParams,
+        query: t.Object({
+          page: t.Optional(intQuery('page', 1, 1_000_000, 'Page number, 1 when absent')),
+          limit: t.Optional(intQuery('limit', 1, 1000, 'Page size, 50 when absent')),
+        }),
+        response: { 200: t.Object({ data: t.Array(PendingContactSchema), total: t.Integer() }), ...withNotFound },
+        detail: { summary: 'Contacts waiting to confirm their place in the book (double opt-in), newest first; an expired link says so', tags },
+      },
+    )
+    .post(
+      '/:contactBookId/contacts/:contactId/confirmation',
+      ({ params, caller, set }) => {
+        set.status = 202
+        return write((trx, now) => books.resendConfirmation(trx, caller.project.id, params.contactBookId, params.contactId, mail(), now))
+      },
+      {
+        params: ContactParams,
+        response: { 202: t.Object({ contactId: t.String(), expiresAt: t.String() }), ...withNotFound, 409: ErrorSchema, 429: ErrorSchema },
+        detail: { summary: 'Send a pending contact a new confirmation link (at most once a minute)', tags },
+      },
+    )
     .get('/:contactBookId/contacts/:contactId', ({ params, caller }) => books.getBookContact(deps.db, caller.project.id, params.contactBookId, params.contactId), {
       params: ContactParams,
       response: { 200: BookContactWithConsent, ...withNotFound },

@@ -46,6 +46,8 @@ export interface ProjectTable {
   sandbox_dkim_private_key: string | null
   /** The key's p= value: what a receiver's DKIM check would find in DNS. */
   sandbox_dkim_public_key: string | null
+  /** #rrggbb: the colour of the pages its recipients open; null for none. */
+  brand_color: string | null
   created_at: number
   updated_at: number
 }

@@ -7,9 +7,22 @@ export interface Page {
   /** Paragraphs of plain text: escaped here. */
   lines: string[]
   /** A button that POSTs to `action`, with the fields to fill above it; no other way of changing anything is offered. */
-  form?: { action: string; label: string; fields?: PageField[]; hidden?: Record<string, string> }
+  form?: PageForm
+  /** More than one form, one under the other; the later ones' buttons are drawn as secondary. */
+  forms?: PageForm[]
   /** The accent of its button and links (a project's colour, #rrggbb); dark grey without one. */
   accent?: string
+  /** The project's name, above the title. */
+  project?: string
+}
+
+export interface PageForm {
+  action: string
+  label: string
+  fields?: PageField[]
+  hidden?: Record<string, string>
+  /** Words above the form's fields. */
+  legend?: string
 }
 
 /**
@@ -35,6 +48,9 @@ const STYLE = `
   p { margin: 0 0 1rem; color: #3f3f46; word-wrap: break-word; }
   button { font: inherit; padding: .625rem 1.25rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; cursor: pointer; }
   button:hover, button:focus { filter: brightness(1.15); }
+  button.secondary { background: transparent; color: #3f3f46; border: 1px solid #a1a1aa; }
+  form + form { margin-top: 1.5rem; padding-top: 1.5rem; border-top: 1px solid #e4e4e7; }
+  .project { margin: 0 0 .25rem; font-size: .8125rem; font-weight: 600; letter-spacing: .02em; color: var(--accent); }
   label { display: block; margin: 0 0 1rem; font-size: .875rem; font-weight: 600; color: #27272a; }
   label input[type=email], label input[type=text] { display: block; box-sizing: border-box; width: 100%; margin-top: .375rem;
     padding: .5rem .75rem; font: inherit; font-weight: 400; border: 1px solid #a1a1aa; border-radius: 8px; }
@@ -42,6 +58,14 @@ const STYLE = `
   .trap { position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden; }`
 
 const ACCENT = /^#[0-9a-f]{6}$/i
+
+function formHtml(form: PageForm, secondary: boolean): string {
+  const legend = form.legend ? `<p>${escapeHtml(form.legend)}</p>` : ''
+  const fields = (form.fields ?? []).map(fieldHtml)
+  const hidden = Object.entries(form.hidden ?? {}).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+  const button = `<button type="submit"${secondary ? ' class="secondary"' : ''}>${escapeHtml(form.label)}</button>`
+  return `<form method="post" action="${escapeHtml(form.action)}">${legend}${[...fields, ...hidden].join('')}${button}</form>`
+}
 
 function fieldHtml(field: PageField): string {
   const name = escapeHtml(field.name)
@@ -57,11 +81,7 @@ function fieldHtml(field: PageField): string {
 /** A whole page, self-contained: no script, no outside assets, every text escaped. */
 export function renderPage(page: Page): string {
   const lines = page.lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n    ')
-  const fields = (page.form?.fields ?? []).map(fieldHtml)
-  const hidden = Object.entries(page.form?.hidden ?? {}).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-  const form = page.form
-    ? `<form method="post" action="${escapeHtml(page.form.action)}">${[...fields, ...hidden].join('')}<button type="submit">${escapeHtml(page.form.label)}</button></form>`
-    : ''
+  const form = (page.forms ?? (page.form ? [page.form] : [])).map((each, i) => formHtml(each, i > 0)).join('\n    ')
   const accent = page.accent && ACCENT.test(page.accent) ? page.accent : '#18181b'
   return `<!doctype html>
 <html lang="en">
@@ -74,7 +94,7 @@ export function renderPage(page: Page): string {
 </head>
 <body>
   <main>
-    <h1>${escapeHtml(page.title)}</h1>
+    ${page.project ? `<p class="project">${escapeHtml(page.project)}</p>` : ''}<h1>${escapeHtml(page.title)}</h1>
     ${lines}
     ${form}
   </main>

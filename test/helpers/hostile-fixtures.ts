@@ -100,6 +100,10 @@ export async function createFixtures(w: World, template: string, n: number): Pro
       return { id: (await call('POST', '/segments', { name: `Static ${n}`, type: 'STATIC' })).id }
     case 'contactBooks':
       return bookIds(w, n)
+    case 'forms': {
+      const book = await bookIds(w, n)
+      return { id: (await call('POST', '/api/v1/forms', { name: `Form ${n}`, contactBookId: book.contactBookId })).id }
+    }
     case 'campaigns':
       if (template.startsWith('/api/v1/')) {
         const book = await bookIds(w, n)

@@ -52,7 +52,7 @@ describe('the unsubscribe page', () => {
       expect(page.headers.get('cache-control')).toBe('no-store')
       expect(page.headers.get('content-security-policy')).toContain("default-src 'none'")
       expect(page.body).toContain(to)
-      expect(page.body).toContain('<button type="submit">Unsubscribe</button>')
+      expect(page.body).toContain('<button type="submit">Unsubscribe from everything</button>')
       expect(page.body).not.toMatch(/<script|<link|src=/i)
       expect(formAction(page.body, path)).toBe(path)
     }

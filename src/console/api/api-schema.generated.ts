@@ -643,6 +643,8 @@ export interface components {
       defaultSender: string | null;
       /** @description Emails per second; null for the server's rate, which is also the most a project may set here */
       sendRatePerSecond: number | null;
+      /** @description The colour (#rrggbb) of the pages its recipients open: preferences, sign-up forms, confirmation */
+      brandColor: string | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -2700,6 +2702,8 @@ export interface operations {
             defaultSender: string | null;
             /** @description Emails per second; null for the server's rate, which is also the most a project may set here */
             sendRatePerSecond: number | null;
+            /** @description The colour (#rrggbb) of the pages its recipients open: preferences, sign-up forms, confirmation */
+            brandColor: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2808,6 +2812,8 @@ export interface operations {
           defaultSender?: string | null;
           /** @description Emails per second, at most the server's rate; null for the server's rate */
           sendRatePerSecond?: (string | number) | null;
+          /** @description The colour (#rrggbb) of the pages its recipients open; null for none */
+          brandColor?: string | null;
           /** @description Simulate this project's mail instead of sending it; a signed-in owner or admin only (an API key gets 403); false is refused (409) while sandbox mail from unverified domains is in flight */
           sandbox?: boolean;
         };

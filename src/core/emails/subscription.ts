@@ -13,7 +13,10 @@ export type SubscriptionSource = 'link' | 'one-click' | 'mail'
 
 /** Where the recipient of one email stands, for the unsubscribe page. */
 export interface Subscription {
+  projectId: number
   projectName: string
+  /** The project's colour for the page, #rrggbb, or null. */
+  brandColor: string | null
   /** The contact's address, else the address the email went to. */
   address: string
   /** Without a contact there is nothing to unsubscribe: such a recipient is on no list. */
@@ -26,14 +29,16 @@ export async function subscriptionOf(db: Db, emailId: string): Promise<Subscript
   const email = await db
     .selectFrom(emailRows(db).as('emails'))
     .innerJoin(projectRows(db).as('projects'), 'projects.id', 'emails.project_id')
-    .select(['emails.project_id', 'emails.contact_id', 'emails.recipients', 'projects.name'])
+    .select(['emails.project_id', 'emails.contact_id', 'emails.recipients', 'projects.name', 'projects.brand_color'])
     .where('emails.id', '=', emailId)
     .executeTakeFirst()
   if (!email) return undefined
   const firstTo = firstAddress(JSON.parse(email.recipients).to ?? [])
   const contact = await contactOf(db, email.project_id, email.contact_id, firstTo)
   return {
+    projectId: email.project_id,
     projectName: email.name,
+    brandColor: email.brand_color,
     address: contact?.email ?? firstTo ?? '',
     contactId: contact?.id ?? null,
     subscribed: contact ? contact.subscribed === 1 : true,

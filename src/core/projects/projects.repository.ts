@@ -17,7 +17,7 @@ export const listProjects = (db: Db) => db.selectFrom('projects').selectAll().or
 export const updateProject = (
   db: Db,
   id: number,
-  values: { name?: string; disabled?: number; sandbox?: number; rate_limit_per_minute?: number | null; default_sender?: string | null; send_rate_per_second?: number | null },
+  values: { name?: string; disabled?: number; sandbox?: number; rate_limit_per_minute?: number | null; default_sender?: string | null; send_rate_per_second?: number | null; brand_color?: string | null },
   now: number,
 ) =>
   db

@@ -18,6 +18,7 @@ export const toProject = (row: ProjectRow) => ({
   rateLimitPerMinute: row.rate_limit_per_minute,
   defaultSender: row.default_sender,
   sendRatePerSecond: row.send_rate_per_second,
+  brandColor: row.brand_color,
   createdAt: isoTime(row.created_at),
   updatedAt: isoTime(row.updated_at),
 })
@@ -146,6 +147,12 @@ export const setProjectRateLimit = (db: Db, id: number, perMinute: number | null
 /** The From of sends that name none; null removes it. */
 export const setDefaultSender = (db: Db, id: number, address: string | null, now: number) =>
   changeProject(db, id, { default_sender: address === null ? null : requireAddress(address, 'ADDRESS').address }, now)
+
+/** The colour of the pages its recipients open, #rrggbb; null for none. */
+export function setBrandColor(db: Db, id: number, color: string | null, now: number) {
+  if (color !== null && !/^#[0-9a-f]{6}$/i.test(color)) throw invalid('brandColor', 'must be a colour as #rrggbb, for example #4f46e5, or null for none')
+  return changeProject(db, id, { brand_color: color === null ? null : color.toLowerCase() }, now)
+}
 
 /** Emails per second for this project; null returns it to the server-wide rate. */
 export const setSendRate = (db: Db, id: number, perSecond: number | null, now: number) =>

@@ -10,7 +10,7 @@ import { contactsWritten } from '../reactions.ts'
 import { mailboxOf, senderDomain } from '../emails/index.ts'
 import { defaultSenderOf } from '../projects/project-queries.ts'
 import { checkSubject } from '../templates/subject.ts'
-import { consentOf, pendingContacts, recordConsents, requestOptIns, resendOptIn, type ConsentSource, type OptInMail } from './opt-in.service.ts'
+import { consentOf, pendingContacts, recordConsents, requestOptIns, resendOptIn, type ConsentClient, type ConsentSource, type OptInMail } from './opt-in.service.ts'
 import * as repo from './segments.repository.ts'
 import { createSegment, deleteSegment } from './segments.service.ts'
 
@@ -337,4 +337,30 @@ export async function listPendingContacts(db: Db, projectId: number, bookId: str
 export async function resendConfirmation(db: Db, projectId: number, bookId: string, contactId: string, mail: OptInMail, now: number) {
   const { row, meta } = await requireBook(db, projectId, bookId)
   return resendOptIn(db, projectId, { id: bookId, name: row.name, ...optInOf(meta) }, contactId, mail, now)
+}
+
+/** The project's books as a recipient's preference page offers them, by name, each with whether the contact is in it. */
+export async function preferenceBooks(db: Db, projectId: number, contactId: string) {
+  const books = (await repo.listSegments(db, projectId)).filter((row) => metaOf(row) !== undefined)
+  const listed = await repo.listsOf(db, contactId, books.map((row) => row.id))
+  return books.map((row) => ({ id: row.id, name: row.name, listed: listed.has(row.id) })).sort((a, b) => a.name.localeCompare(b.name))
+}
+
+/**
+ * What a recipient chose on its preference page: it joins the books checked (listed at once, with
+ * the consent `preferences`: the link it followed was mailed to its address) and leaves the others.
+ * Ids that are not the project's books are passed over.
+ */
+export async function choosePreferenceBooks(db: Db, projectId: number, contactId: string, chosen: readonly string[], client: ConsentClient, now: number) {
+  const books = await preferenceBooks(db, projectId, contactId)
+  const wanted = new Set(chosen)
+  const joining = books.filter((book) => wanted.has(book.id) && !book.listed)
+  const leaving = books.filter((book) => !wanted.has(book.id) && book.listed)
+  for (const book of joining) {
+    await repo.addMembers(db, book.id, [contactId], now)
+    await recordConsents(db, projectId, book, [contactId], { method: 'preferences', ...client }, now)
+  }
+  for (const book of leaving) await repo.removeMembers(db, book.id, [contactId])
+  if (joining.length + leaving.length > 0) await contactsWritten(db, projectId, { touched: [contactId] }, now)
+  return { joined: joining.map((b) => b.name), left: leaving.map((b) => b.name) }
 }

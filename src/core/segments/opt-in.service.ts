@@ -24,11 +24,12 @@ export interface OptInMail {
 }
 
 /**
- * How a contact came to a book, and the client that sent it there: an app through the API, or a
- * person through a sign-up form (`form` names it). Kept with the contact's consent.
+ * How a contact came to a book, and the client that sent it there: an app through the API, a
+ * person through a sign-up form (`form` names it) or through their preference page. Kept with the
+ * contact's consent.
  */
 export interface ConsentSource {
-  method: 'api' | 'form'
+  method: 'api' | 'form' | 'preferences'
   ip: string | null
   userAgent: string | null
   /** The form's title, when a form. */

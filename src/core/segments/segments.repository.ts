@@ -51,3 +51,10 @@ export async function listedAmong(db: Db, segmentId: string, contactIds: readonl
   const rows = await db.selectFrom('segment_members').select('contact_id').where('segment_id', '=', segmentId).where('contact_id', 'in', textsIn(db, contactIds)).execute()
   return rows.map((row) => row.contact_id)
 }
+
+/** Which of `segmentIds` list the contact. */
+export async function listsOf(db: Db, contactId: string, segmentIds: readonly string[]): Promise<Set<string>> {
+  if (segmentIds.length === 0) return new Set()
+  const rows = await db.selectFrom('segment_members').select('segment_id').where('contact_id', '=', contactId).where('segment_id', 'in', textsIn(db, segmentIds)).execute()
+  return new Set(rows.map((row) => row.segment_id))
+}

@@ -21,6 +21,7 @@ const ProjectSchema = t.Object({
   rateLimitPerMinute: t.Union([t.Integer(), t.Null()], { description: "Set by the server's operator (mailstead project set-rate-limit)" }),
   defaultSender: t.Union([t.String(), t.Null()]),
   sendRatePerSecond: t.Union([t.Number(), t.Null()], { description: "Emails per second; null for the server's rate, which is also the most a project may set here" }),
+  brandColor: t.Union([t.String(), t.Null()], { description: 'The colour (#rrggbb) of the pages its recipients open: preferences, sign-up forms, confirmation' }),
   createdAt: Time,
   updatedAt: Time,
 }, { title: 'Project' })
@@ -61,7 +62,7 @@ export const projectRoutes = (deps: HttpDeps) => {
     .patch(
       '/project',
       ({ body, caller }) => {
-        if (Object.keys(body).length === 0) throw invalid('body', 'give at least one of name, defaultSender, sendRatePerSecond, sandbox')
+        if (Object.keys(body).length === 0) throw invalid('body', 'give at least one of name, defaultSender, sendRatePerSecond, sandbox, brandColor')
         // A key is bound to the way its project sends: a sandbox's key must never make real mail,
         // nor a real project's key simulated mail. People switch it (the console, or the CLI).
         if (body.sandbox !== undefined && caller.keyType !== 'session') {
@@ -77,6 +78,7 @@ export const projectRoutes = (deps: HttpDeps) => {
           if (body.name !== undefined) await projects.renameProject(trx, caller.project.id, body.name, at)
           if (body.defaultSender !== undefined) await projects.setDefaultSender(trx, caller.project.id, body.defaultSender, at)
           if (rate !== undefined) await projects.setSendRate(trx, caller.project.id, rate, at)
+          if (body.brandColor !== undefined) await projects.setBrandColor(trx, caller.project.id, body.brandColor, at)
           if (body.sandbox !== undefined) await setProjectSandbox(trx, caller.project.id, body.sandbox, at)
           return projects.getProject(trx, caller.project.id)
         })
@@ -90,6 +92,7 @@ export const projectRoutes = (deps: HttpDeps) => {
               description: "Emails per second, at most the server's rate; null for the server's rate",
             }),
           ),
+          brandColor: t.Optional(t.Union([t.String({ maxLength: 7 }), t.Null()], { description: 'The colour (#rrggbb) of the pages its recipients open; null for none' })),
           sandbox: t.Optional(
             t.Boolean({ description: 'Simulate this project\'s mail instead of sending it; a signed-in owner or admin only (an API key gets 403); false is refused (409) while sandbox mail from unverified domains is in flight' }),
           ),

@@ -103,6 +103,11 @@ export function renderPage(page: Page): string {
 `
 }
 
+/** What a page shows of its project: its name above the title, its colour on the buttons. */
+export type Brand = Pick<Page, 'project' | 'accent'>
+
+export const projectBrand = (project: { name: string; brandColor: string | null }): Brand => ({ project: project.name, ...(project.brandColor && { accent: project.brandColor }) })
+
 /**
  * Headers of a page: nothing cached (it shows someone's subscription), no framing (a framed
  * button could be clicked by trickery), no referrer (the URL holds a token), nothing loaded.

@@ -116,9 +116,9 @@ export async function recordConsents(db: Db, projectId: number, book: { id: stri
 /** Where a confirmation link stands. */
 export type OptInState =
   | { kind: 'invalid' }
-  | { kind: 'expired'; book: string }
-  | { kind: 'confirmed'; book: string; address: string }
-  | { kind: 'waiting'; book: string; address: string; row: optIns.OptInRow }
+  | { kind: 'expired'; book: string; projectId: number }
+  | { kind: 'confirmed'; book: string; address: string; projectId: number }
+  | { kind: 'waiting'; book: string; address: string; projectId: number; row: optIns.OptInRow }
 
 /** What the link `token` is: forged or of a deleted book (invalid), too old, used, or waiting. */
 export async function optInState(db: Db, secret: string, token: string, now: number): Promise<OptInState> {
@@ -127,9 +127,10 @@ export async function optInState(db: Db, secret: string, token: string, now: num
   const segment = row && (await repo.findSegment(db, row.project_id, row.segment_id))
   const address = row && (await findContactRow(db, row.project_id, row.contact_id))?.email
   if (!row || !segment || address === undefined) return { kind: 'invalid' }
-  if (row.confirmed_at !== null) return { kind: 'confirmed', book: segment.name, address }
-  if (row.requested_at + OPT_IN_LINK_MS <= now) return { kind: 'expired', book: segment.name }
-  return { kind: 'waiting', book: segment.name, address, row }
+  const projectId = row.project_id
+  if (row.confirmed_at !== null) return { kind: 'confirmed', book: segment.name, address, projectId }
+  if (row.requested_at + OPT_IN_LINK_MS <= now) return { kind: 'expired', book: segment.name, projectId }
+  return { kind: 'waiting', book: segment.name, address, projectId, row }
 }
 
 /** Who followed the link, as the request showed it. */
@@ -149,10 +150,10 @@ export async function confirmOptIn(db: Db, secret: string, token: string, client
   const asked = JSON.parse(row.agreed_to ?? '{}')
   const agreedTo = JSON.stringify({ book: state.book, subject: asked.subject ?? null, via: asked.via ?? 'api', ...(asked.form !== undefined && { form: asked.form }) })
   const confirmed = await optIns.confirmOptIn(db, row.id, { at: now, method: 'confirmation', clientIp: client.ip, userAgent: client.userAgent, agreedTo })
-  if (!confirmed) return { kind: 'confirmed', book: state.book, address: state.address }
+  if (!confirmed) return { kind: 'confirmed', book: state.book, address: state.address, projectId: state.projectId }
   await repo.addMembers(db, row.segment_id, [row.contact_id], now)
   await contactsWritten(db, row.project_id, { touched: [row.contact_id] }, now)
-  return { kind: 'confirmed', book: state.book, address: state.address }
+  return { kind: 'confirmed', book: state.book, address: state.address, projectId: state.projectId }
 }
 
 /** What a contact agreed to when it confirmed its place in a book, as the API shows it. */

@@ -1,12 +1,12 @@
 import { Elysia, t } from 'elysia'
-import { authenticate } from '../../core/projects/projects.service.ts'
+import { authenticate, getProject } from '../../core/projects/projects.service.ts'
 import { formPageToken, isFormPageToken, publicForm, submitForm, type PublicForm } from '../../core/segments/forms.service.ts'
 import { HONEYPOT } from '../../core/segments/form.ts'
 import { AppError } from '../../lib/errors.ts'
 import { clientKey } from '../../lib/ip.ts'
 import { clientAddress, consentClient } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
-import { answerPage, renderPage, type PageField } from '../pages.ts'
+import { answerPage, projectBrand, renderPage, type Brand, type PageField } from '../pages.ts'
 
 const IdParams = t.Object({ id: t.String() })
 // Opened by people and posted by their browsers, not called by apps: kept out of the OpenAPI document.
@@ -27,7 +27,7 @@ export const signupFormRoutes = (deps: HttpDeps) =>
       async ({ params, set }) => {
         const form = await publicForm(deps.db, params.id)
         if (!form) return answerPage(set, 404, notFoundPage)
-        return answerPage(set, 200, formPage(form, formPageToken(deps.config.secret, form.id)))
+        return answerPage(set, 200, formPage(form, formPageToken(deps.config.secret, form.id), await brandOf(deps, form)))
       },
       { params: IdParams, detail: detail('The hosted sign-up page') },
     )
@@ -54,11 +54,11 @@ export const signupFormRoutes = (deps: HttpDeps) =>
             set.headers.location = form.page.redirectUrl
             return ''
           }
-          return answerPage(set, 200, donePage(form, status))
+          return answerPage(set, 200, donePage(form, status, await brandOf(deps, form)))
         } catch (error) {
           if (!(error instanceof AppError) || json) throw error
           Object.assign(set.headers, error.details.headers ?? {})
-          return answerPage(set, error.status, formPage(form, formPageToken(deps.config.secret, form.id), error))
+          return answerPage(set, error.status, formPage(form, formPageToken(deps.config.secret, form.id), await brandOf(deps, form), error))
         }
       },
       { params: IdParams, detail: detail('Sign up: from the hosted page or from a snippet with the public key') },
@@ -85,7 +85,9 @@ async function admit(deps: HttpDeps, form: PublicForm, posted: Record<string, un
   if (caller.project.id !== form.projectId) throw new AppError(403, 'FORBIDDEN', "This key is not of the form's project")
 }
 
-function formPage(form: PublicForm, token: string, error?: AppError) {
+const brandOf = async (deps: HttpDeps, form: PublicForm): Promise<Brand> => projectBrand(await getProject(deps.db, form.projectId))
+
+function formPage(form: PublicForm, token: string, brand: Brand, error?: AppError) {
   const fields: PageField[] = [
     { name: 'email', label: 'Email', type: 'email', required: true },
     ...form.fields.map((field) => ({ name: field.key, label: field.label, type: 'text' as const, required: field.required })),
@@ -93,14 +95,16 @@ function formPage(form: PublicForm, token: string, error?: AppError) {
   ]
   const problem = error ? [error.message] : []
   return renderPage({
+    ...brand,
     title: form.page.title,
     lines: [...(form.page.description ? [form.page.description] : []), ...problem],
     form: { action: form.id, label: form.page.button, fields, hidden: { t: token } },
   })
 }
 
-const donePage = (form: PublicForm, status: 'pending' | 'subscribed') =>
+const donePage = (form: PublicForm, status: 'pending' | 'subscribed', brand: Brand) =>
   renderPage({
+    ...brand,
     title: status === 'pending' ? 'Check your inbox' : form.page.title,
     lines: status === 'pending' ? ['We sent you an email with a link: follow it to confirm your subscription.'] : [form.page.success],
   })

@@ -5,7 +5,7 @@ import { emailOfUnsubscribeToken } from '../../core/tracking/unsubscribe-links.t
 import { AppError, invalid } from '../../lib/errors.ts'
 import { consentClient } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
-import { answerPage, invalidLinkPage, renderPage, type PageForm } from '../pages.ts'
+import { answerPage, invalidLinkPage, projectBrand, renderPage, type PageForm } from '../pages.ts'
 
 const TokenParams = t.Object({ token: t.String() })
 // Opened from mail, not called by apps: kept out of the OpenAPI document.
@@ -122,7 +122,7 @@ export const unsubscribeRoutes = (deps: HttpDeps) => {
 
 const who = (s: Subscription) => s.address || 'This address'
 
-const brand = (s: Subscription) => ({ project: s.projectName, ...(s.brandColor && { accent: s.brandColor }) })
+const brand = (s: Subscription) => projectBrand({ name: s.projectName, brandColor: s.brandColor })
 
 /**
  * The page is /unsubscribe/<token>: relative to it, <token> is itself (`../<token>` from the

@@ -10,7 +10,7 @@ import { contactsWritten } from '../reactions.ts'
 import { mailboxOf, senderDomain } from '../emails/index.ts'
 import { defaultSenderOf } from '../projects/project-queries.ts'
 import { checkSubject } from '../templates/subject.ts'
-import { consentOf, pendingContacts, recordConsents, requestOptIns, resendOptIn, type ConsentClient, type ConsentSource, type OptInMail } from './opt-in.service.ts'
+import { consentOf, pendingContacts, prepareOptIns, recordConsents, requestOptIns, resendOptIn, type ConsentClient, type ConsentSource, type OptInMail, type PreparedOptIns } from './opt-in.service.ts'
 import * as repo from './segments.repository.ts'
 import { createSegment, deleteSegment } from './segments.service.ts'
 
@@ -208,16 +208,39 @@ export function toBookContact(contact: Contact, bookId: string) {
  * written, so a bad one (named by its index under `field`) leaves the book as it was. What
  * follows is reported once they are listed, so tracked segments see both.
  */
-async function addToBook(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], source: ConsentSource, mail: OptInMail, now: number, at: (i: number) => string) {
+async function addToBook(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], source: ConsentSource, mail: OptInMail, now: number, at: (i: number) => string, prepared?: PreparedOptIns) {
   const { row, meta } = await requireBook(db, projectId, bookId)
-  return addToList(db, projectId, { row, optIn: optInOf(meta) }, inputs, source, mail, now, at)
+  return addToList(db, projectId, { row, optIn: optInOf(meta) }, inputs, source, mail, now, at, prepared)
+}
+
+/**
+ * Before the write transaction: the confirmations adding `inputs` to the book or static segment
+ * `listId` may send (none while it asks for no double opt-in, or when it is not found: the
+ * transaction says so).
+ */
+export async function prepareListOptIns(db: Db, projectId: number, listId: string, inputs: readonly Pick<BookContactInput, 'email'>[], mail: OptInMail, now: number): Promise<PreparedOptIns | undefined> {
+  const row = await repo.findSegment(db, projectId, listId)
+  const meta = row && metaOf(row)
+  const optIn = meta && optInOf(meta)
+  if (!row || !optIn?.enabled) return undefined
+  return prepareOptIns(db, projectId, { id: row.id, name: row.name, ...optIn }, inputs.map((input) => input.email), mail, now)
 }
 
 /**
  * Adds to a book or a static segment: listed at once with the consent of `source`, or, while the
  * book asks for double opt-in, written and sent a confirmation to follow.
  */
-export async function addToList(db: Db, projectId: number, list: { row: repo.SegmentRow; optIn: DoubleOptIn }, inputs: readonly BookContactInput[], source: ConsentSource, mail: OptInMail, now: number, at: (i: number) => string) {
+export async function addToList(
+  db: Db,
+  projectId: number,
+  list: { row: repo.SegmentRow; optIn: DoubleOptIn },
+  inputs: readonly BookContactInput[],
+  source: ConsentSource,
+  mail: OptInMail,
+  now: number,
+  at: (i: number) => string,
+  prepared?: PreparedOptIns,
+) {
   const { row, optIn } = list
   const bookId = row.id
   const contacts = inputs.map((input, i) => ({
@@ -229,7 +252,7 @@ export async function addToList(db: Db, projectId: number, list: { row: repo.Seg
   if (optIn.enabled) {
     // Pending until each follows the link of its confirmation: written, asked, not listed.
     await contactsWritten(db, projectId, { ...writes, touched: ids }, now)
-    await requestOptIns(db, projectId, { id: bookId, name: row.name, ...optIn }, ids.map((id, i) => ({ id, email: contacts[i]!.address.address })), source, mail, now)
+    await requestOptIns(db, projectId, { id: bookId, name: row.name, ...optIn }, ids.map((id, i) => ({ id, email: contacts[i]!.address.address })), source, mail, now, { prepared })
     return ids
   }
   const listed = new Set(await repo.listedAmong(db, bookId, ids))
@@ -240,14 +263,14 @@ export async function addToList(db: Db, projectId: number, list: { row: repo.Seg
 }
 
 /** With double opt-in, the contact is written and sent its confirmation, and listed once it confirms. */
-export async function addBookContact(db: Db, projectId: number, bookId: string, input: BookContactInput, source: ConsentSource, mail: OptInMail, now: number) {
-  const [contactId] = await addToBook(db, projectId, bookId, [input], source, mail, now, () => '')
+export async function addBookContact(db: Db, projectId: number, bookId: string, input: BookContactInput, source: ConsentSource, mail: OptInMail, now: number, prepared?: PreparedOptIns) {
+  const [contactId] = await addToBook(db, projectId, bookId, [input], source, mail, now, () => '', prepared)
   return { contactId: contactId! }
 }
 
 /** Up to 1,000 at once, all or none. */
-export async function addBookContacts(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], source: ConsentSource, mail: OptInMail, now: number) {
-  await addToBook(db, projectId, bookId, inputs, source, mail, now, (i) => `[${i}].`)
+export async function addBookContacts(db: Db, projectId: number, bookId: string, inputs: readonly BookContactInput[], source: ConsentSource, mail: OptInMail, now: number, prepared?: PreparedOptIns) {
+  await addToBook(db, projectId, bookId, inputs, source, mail, now, (i) => `[${i}].`, prepared)
   return { message: `Added ${inputs.length} contacts`, count: inputs.length }
 }
 

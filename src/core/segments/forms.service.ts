@@ -4,10 +4,10 @@ import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { signToken, verifyToken } from '../../lib/signed.ts'
-import { addToList, requireList } from './contact-books.service.ts'
+import { addToList, prepareListOptIns, requireList } from './contact-books.service.ts'
 import { answersOf, checkFields, checkPage, DEFAULT_PAGE, embedHtml, HONEYPOT, type FormField, type FormPage } from './form.ts'
 import * as repo from './forms.repository.ts'
-import type { ConsentClient, OptInMail } from './opt-in.service.ts'
+import type { ConsentClient, OptInMail, PreparedOptIns } from './opt-in.service.ts'
 
 const PAGE_PURPOSE = 'form-page'
 
@@ -140,7 +140,7 @@ export type PublicForm = NonNullable<Awaited<ReturnType<typeof publicForm>>>
  * otherwise the contact is written with its answers and listed, or sent a confirmation while the
  * book asks for double opt-in. Its consent keeps the client and the form's title.
  */
-export async function submitForm(db: Db, form: PublicForm, posted: Record<string, unknown>, client: ConsentClient, mail: OptInMail, now: number) {
+export async function submitForm(db: Db, form: PublicForm, posted: Record<string, unknown>, client: ConsentClient, mail: OptInMail, now: number, prepared?: PreparedOptIns) {
   if (typeof posted[HONEYPOT] === 'string' && posted[HONEYPOT].trim() !== '') return { kind: 'ignored' as const }
   const email = typeof posted.email === 'string' ? posted.email.trim() : ''
   const address = requireAddress(email, 'email')
@@ -149,6 +149,13 @@ export async function submitForm(db: Db, form: PublicForm, posted: Record<string
   if (!row) throw notFound('Form')
   const list = await requireList(db, row.project_id, row.segment_id, 'contactBookId')
   const { firstName, lastName, ...properties } = answers
-  await addToList(db, row.project_id, list, [{ email: address.address, firstName, lastName, properties }], { method: 'form', form: form.page.title, ...client }, mail, now, () => '')
+  await addToList(db, row.project_id, list, [{ email: address.address, firstName, lastName, properties }], { method: 'form', form: form.page.title, ...client }, mail, now, () => '', prepared)
   return { kind: list.optIn.enabled ? ('pending' as const) : ('listed' as const) }
+}
+
+/** Before the write transaction: the confirmation this post may send (see prepareListOptIns). */
+export async function prepareSubmission(db: Db, form: PublicForm, posted: Record<string, unknown>, mail: OptInMail, now: number) {
+  const row = await repo.findFormById(db, form.id)
+  if (!row || typeof posted.email !== 'string' || (typeof posted[HONEYPOT] === 'string' && posted[HONEYPOT].trim() !== '')) return undefined
+  return prepareListOptIns(db, row.project_id, row.segment_id, [{ email: posted.email.trim() }], mail, now)
 }

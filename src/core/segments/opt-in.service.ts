@@ -2,7 +2,8 @@ import type { Db } from '../../db/schema.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { newId } from '../../lib/ids.ts'
 import { signToken, verifyToken } from '../../lib/signed.ts'
-import { enqueueEmail, mailboxOf, prepareEmail, type MessageParts, type SendSettings } from '../emails/index.ts'
+import { enqueueEmail, mailboxOf, prepareEmail, type MessageParts, type PreparedEmail, type SendSettings } from '../emails/index.ts'
+import { checkAddress } from '../../lib/address.ts'
 import { contactsByIds } from '../contacts/index.ts'
 import { findContactRow } from '../contacts/contacts.service.ts'
 import { AppError, conflict } from '../../lib/errors.ts'
@@ -61,30 +62,24 @@ function idOfToken(secret: string, token: string): string | undefined {
  * transaction (transactional mail, without tracking, so the link stays as it is). The request
  * keeps the subject it was sent under: the consent names it.
  */
-export async function requestOptIns(db: Db, projectId: number, book: OptInBook, contacts: ReadonlyArray<{ id: string; email: string }>, source: ConsentSource, mail: OptInMail, now: number, options: { again?: boolean } = {}) {
+export async function requestOptIns(
+  db: Db,
+  projectId: number,
+  book: OptInBook,
+  contacts: ReadonlyArray<{ id: string; email: string }>,
+  source: ConsentSource,
+  mail: OptInMail,
+  now: number,
+  options: { again?: boolean; prepared?: PreparedOptIns } = {},
+) {
   const unique = [...new Map(contacts.map((c) => [c.id, c])).values()]
   const ids = unique.map((c) => c.id)
   const listed = new Set(await repo.listedAmong(db, book.id, ids))
   const asked = options.again ? new Set<string>() : await optIns.waitingSince(db, book.id, ids, now - OPT_IN_LINK_MS)
   for (const contact of unique.filter((c) => !listed.has(c.id) && !asked.has(c.id))) {
-    const id = newId()
-    const url = `${mail.links.baseUrl}/confirm/${optInToken(mail.links.secret, id)}`
-    const email = await prepareEmail(
-      db,
-      projectId,
-      {
-        ...(book.from && { from: mailboxOf(book.from, 'doubleOptInFrom') }),
-        to: [{ address: contact.email }],
-        subject: book.subject,
-        html: book.content,
-        variables: { doubleOptInUrl: url },
-        contactId: contact.id,
-        stream: 'transactional',
-      },
-      now,
-      mail.build,
-    )
-    await enqueueEmail(db, email, mail.sendSettings, now)
+    const ready = options.prepared?.take(book, contact.email)
+    const { id, email } = ready ?? (await confirmationOf(db, projectId, book, contact.email, mail, now))
+    await enqueueEmail(db, { ...email, contactId: contact.id }, mail.sendSettings, now)
     const agreedTo = { subject: email.subject, via: source.method, ...(source.form !== undefined && { form: source.form }) }
     await optIns.insertOptIn(db, { id, project_id: projectId, segment_id: book.id, contact_id: contact.id, email_id: email.id, requested_at: now, agreed_to: JSON.stringify(agreedTo) })
   }
@@ -110,6 +105,69 @@ export async function recordConsents(db: Db, projectId: number, book: { id: stri
       user_agent: source.userAgent,
       agreed_to: agreedTo,
     })
+  }
+}
+
+/** A request's id and its confirmation email, built: the link in it carries the id. */
+interface Confirmation {
+  id: string
+  email: PreparedEmail
+}
+
+async function confirmationOf(db: Db, projectId: number, book: OptInBook, address: string, mail: OptInMail, now: number): Promise<Confirmation> {
+  const id = newId()
+  const url = `${mail.links.baseUrl}/confirm/${optInToken(mail.links.secret, id)}`
+  const email = await prepareEmail(
+    db,
+    projectId,
+    {
+      ...(book.from && { from: mailboxOf(book.from, 'doubleOptInFrom') }),
+      to: [{ address }],
+      subject: book.subject,
+      html: book.content,
+      variables: { doubleOptInUrl: url },
+      stream: 'transactional',
+    },
+    now,
+    mail.build,
+  )
+  return { id, email }
+}
+
+/** Confirmations built ahead, by address; each is taken once, and only for the book settings it was built with. */
+export interface PreparedOptIns {
+  take(book: OptInBook, address: string): Confirmation | undefined
+}
+
+const NONE_PREPARED: PreparedOptIns = { take: () => undefined }
+const settingsOf = (book: OptInBook) => JSON.stringify([book.id, book.from, book.subject, book.content])
+const keyOf = (address: string) => {
+  const checked = checkAddress(address)
+  return checked.ok ? checked.value.key : undefined
+}
+
+/**
+ * Builds the confirmations that adding `addresses` to the book may send, before the write
+ * transaction (a bulk add of 1,000 builds 1,000 messages, which would hold the writer): the
+ * transaction then only queues those it needs, and builds one itself only if the book's settings
+ * changed in between. Addresses that are not addresses are left to the transaction to refuse.
+ */
+export async function prepareOptIns(db: Db, projectId: number, book: OptInBook, addresses: readonly string[], mail: OptInMail, now: number): Promise<PreparedOptIns> {
+  const ready = new Map<string, Confirmation>()
+  for (const address of addresses) {
+    const key = keyOf(address)
+    if (key === undefined || ready.has(key)) continue
+    ready.set(key, await confirmationOf(db, projectId, book, address, mail, now))
+  }
+  if (ready.size === 0) return NONE_PREPARED
+  const settings = settingsOf(book)
+  return {
+    take(asked, address) {
+      const key = keyOf(address)
+      const found = key === undefined || settingsOf(asked) !== settings ? undefined : ready.get(key)
+      if (key !== undefined) ready.delete(key)
+      return found
+    },
   }
 }
 

@@ -143,13 +143,22 @@ export const contactBookRoutes = (deps: HttpDeps) => {
         detail: { summary: "A page of the book's contacts, newest first", tags },
       },
     )
-    .post('/:contactBookId/contacts', ({ params, body, caller, request, server }) => write((trx, now) => books.addBookContact(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now)), {
+    .post('/:contactBookId/contacts', async ({ params, body, caller, request, server }) => {
+      const now = deps.clock.now()
+      const prepared = await books.prepareListOptIns(deps.db, caller.project.id, params.contactBookId, [body], mail(), now)
+      return deps.writer.run((trx) => books.addBookContact(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now, prepared))
+    }, {
       params: BookParams,
       body: NewContact,
       response: { 200: ContactId, ...withNotFound },
       detail: { summary: 'Add a contact to the book (created, or updated by email); with double opt-in, pending until it confirms by email', tags },
     })
-    .post('/:contactBookId/contacts/bulk', ({ params, body, caller, request, server }) => write((trx, now) => books.addBookContacts(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now)), {
+    .post('/:contactBookId/contacts/bulk', async ({ params, body, caller, request, server }) => {
+      // The confirmations are built before the transaction: 1,000 of them would hold the writer.
+      const now = deps.clock.now()
+      const prepared = await books.prepareListOptIns(deps.db, caller.project.id, params.contactBookId, body, mail(), now)
+      return deps.writer.run((trx) => books.addBookContacts(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now, prepared))
+    }, {
       params: BookParams,
       body: t.Array(NewContact, { minItems: 1, maxItems: 1000, error: 'must be a list of 1 to 1000 contacts' }),
       response: { 200: t.Object({ message: t.String(), count: t.Integer() }), ...withNotFound },

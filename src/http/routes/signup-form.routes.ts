@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { authenticate, getProject } from '../../core/projects/projects.service.ts'
-import { formPageToken, isFormPageToken, publicForm, submitForm, type PublicForm } from '../../core/segments/forms.service.ts'
+import { formPageToken, isFormPageToken, prepareSubmission, publicForm, submitForm, type PublicForm } from '../../core/segments/forms.service.ts'
 import { HONEYPOT } from '../../core/segments/form.ts'
 import { AppError } from '../../lib/errors.ts'
 import { clientKey } from '../../lib/ip.ts'
@@ -45,7 +45,8 @@ export const signupFormRoutes = (deps: HttpDeps) =>
           const now = deps.clock.now()
           const mail = { links: deps.links, build: deps.build, sendSettings: deps.sendSettings }
           const client = consentClient(request, server, deps.trustedProxies)
-          const result = await deps.writer.run((trx) => submitForm(trx, form, posted, client, mail, now))
+          const prepared = await prepareSubmission(deps.db, form, posted, mail, now)
+          const result = await deps.writer.run((trx) => submitForm(trx, form, posted, client, mail, now, prepared))
           // A filled honeypot is answered as a success, so that a robot learns nothing.
           const status = result.kind === 'pending' ? 'pending' : 'subscribed'
           if (json) return { status }

@@ -77,7 +77,7 @@ const RESERVED_IGNORED = ['createdat', 'updatedat']
 /** What a column's name suggests, as the server reads a header without a mapping; a name with "mail" in it is taken for the email when no column is named email. */
 export function guessColumns(header: string[]): ColumnChoice[] {
   const lower = header.map((name) => name.toLowerCase())
-  const email = lower.indexOf('email') >= 0 ? lower.indexOf('email') : lower.findIndex((name) => /e-?mail/.test(name))
+  const email = lower.indexOf('email') >= 0 ? lower.indexOf('email') : lower.findIndex((name) => name.includes('mail'))
   return header.map((name, index) => {
     const low = lower[index]!
     if (index === email) return { name, kind: 'email', key: '' }
@@ -105,7 +105,15 @@ export function choiceProblems(choices: ColumnChoice[]): string[] {
   return problems
 }
 
-/** The first rows as they will be imported: email, subscribed, and the data keys. */
+/** Why the server will refuse a row, as far as the browser can tell (the server checks more); undefined when it looks fine. */
+function refusal(row: string[], width: number, email: string): string | undefined {
+  if (row.length !== width) return `the row has ${row.length} ${row.length === 1 ? 'field' : 'fields'} where the header has ${width}`
+  if (email === '') return 'the email is empty'
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) return 'not a valid address'
+  return undefined
+}
+
+/** The first rows as they will be imported: email, subscribed and the data keys, and why a row will be refused. */
 export function importedRows(preview: CsvPreview, choices: ColumnChoice[]) {
   const index = (kind: ColumnKind) => choices.findIndex((c) => c.kind === kind)
   const email = index('email')
@@ -113,6 +121,12 @@ export function importedRows(preview: CsvPreview, choices: ColumnChoice[]) {
   const data = choices.map((c, i) => ({ ...c, i })).filter((c) => c.kind === 'data')
   return {
     columns: ['email', ...(subscribed >= 0 ? ['subscribed'] : []), ...data.map((d) => d.key.trim() || '(no key)')],
-    rows: preview.rows.map((row) => [email >= 0 ? (row[email] ?? '').trim() : '', ...(subscribed >= 0 ? [row[subscribed] ?? ''] : []), ...data.map((d) => row[d.i] ?? '')]),
+    rows: preview.rows.map((row) => {
+      const address = email >= 0 ? (row[email] ?? '').trim() : ''
+      return {
+        cells: [address, ...(subscribed >= 0 ? [row[subscribed] ?? ''] : []), ...data.map((d) => row[d.i] ?? '')],
+        refused: email >= 0 ? refusal(row, preview.header.length, address) : undefined,
+      }
+    }),
   }
 }

@@ -4,6 +4,7 @@ import { Button, DropZone, FileTrigger, Text } from 'react-aria-components'
 import { ApiError } from '../../api/api-errors.ts'
 import { useApi } from '../../api/context.tsx'
 import { importsApi, type ContactImport } from '../../api/imports.api.ts'
+import { Badge } from '../../components/Badge.tsx'
 import { Card } from '../../components/Card.tsx'
 import { useSubmitOnce } from '../../components/SubmitButton.tsx'
 import { choiceProblems, guessColumns, importedRows, mappingOf, PREVIEW_ROWS, readPreview, type ColumnChoice, type ColumnKind, type CsvPreview } from '../../lib/csv-preview.ts'
@@ -21,13 +22,13 @@ export function fileSize(bytes: number): string {
 /** Why the server refused the upload: its field's message and what to do, in one alert. */
 export function UploadRefused({ error }: { error: unknown }) {
   const api = error instanceof ApiError ? error : undefined
-  const message = api ? (api.fieldMessage('file') ?? api.fieldMessage('mapping') ?? api.fieldMessage('body') ?? api.message) : String((error as Error)?.message ?? error)
-  const where = api?.fieldMessage('mapping') ? 'The column mapping was refused' : 'The file was refused'
+  const field = api?.fields[0]
+  const message = field ? field.message : api ? api.message : String((error as Error)?.message ?? error)
+  const where = field?.field === 'mapping' ? 'The column mapping was refused' : 'The file was refused'
   return (
     <div className="import-refused" role="alert">
-      <p className="state-title">
-        {where}: {message}
-      </p>
+      <p className="state-title">{where}</p>
+      <p>{message}</p>
       {api?.suggestion && <p>{api.suggestion}</p>}
     </div>
   )
@@ -103,13 +104,13 @@ function ColumnRow({ choice, sample, onChange }: { choice: ColumnChoice; sample:
   )
 }
 
-/** The first rows as they will be imported, with the chosen mapping. */
+/** The first rows as they will be imported, with the chosen mapping; a row the server will refuse says why. */
 function PreviewTable({ preview, choices }: { preview: CsvPreview; choices: ColumnChoice[] }) {
   const shown = importedRows(preview, choices)
   return (
     <div className="table-wrap">
       <table className="table preview-table">
-        <caption>First {Math.min(PREVIEW_ROWS, preview.rows.length)} rows as they will be imported</caption>
+        <caption className="visually-hidden">First rows as they will be imported</caption>
         <thead>
           <tr>
             {shown.columns.map((c, i) => (
@@ -127,9 +128,16 @@ function PreviewTable({ preview, choices }: { preview: CsvPreview; choices: Colu
           )}
           {shown.rows.map((row, r) => (
             <tr key={r}>
-              {row.map((cell, c) => (
+              {row.cells.map((cell, c) => (
                 <td key={c} data-label={shown.columns[c]}>
-                  {cell === '' ? <span className="muted">—</span> : cell}
+                  <span className="cell-stack">
+                    {cell === '' ? <span className="muted">—</span> : <span>{cell}</span>}
+                    {c === 0 && row.refused && (
+                      <span className="preview-refused">
+                        <Badge tone="bad">Refused</Badge> {row.refused}
+                      </span>
+                    )}
+                  </span>
                 </td>
               ))}
             </tr>
@@ -186,7 +194,7 @@ function MapColumns({ file, preview, onBack, onStarted }: { file: File; preview:
           </table>
         </div>
       </Card>
-      <Card title="Preview">
+      <Card title="Preview" description={preview.rows.length === 1 ? 'The first row as it will be imported' : `The first ${Math.min(PREVIEW_ROWS, preview.rows.length)} rows as they will be imported`}>
         <PreviewTable preview={preview} choices={choices} />
       </Card>
       <div className="import-actions">

@@ -61,11 +61,9 @@ export function parseMapping(text: string): ColumnMapping {
 export function planColumns(header: string[], mapping?: ColumnMapping): ColumnPlan {
   const plan: ColumnPlan = { width: header.length, email: -1, subscribed: -1, data: [] }
   const names = header.map((raw) => raw.trim())
-  const lowered = new Set<string>()
   names.forEach((name, index) => {
     if (name === '') throw invalid('file', `column ${index + 1} of the header has no name`)
-    if (lowered.has(name.toLowerCase())) throw invalid('file', `the header names the column "${name}" twice: each column needs its own name`)
-    lowered.add(name.toLowerCase())
+    if (names.indexOf(name) !== index) throw invalid('file', `the header names the column "${name}" twice: each column needs its own name`)
   })
   const unknown = Object.keys(mapping ?? {}).find((column) => !names.includes(column.trim()))
   if (unknown !== undefined) throw invalid('mapping', `names the column "${unknown.slice(0, 60)}", which the header does not have (it has ${listed(names)})`)
@@ -78,7 +76,7 @@ export function planColumns(header: string[], mapping?: ColumnMapping): ColumnPl
     const other = byTarget.get(id)
     if (other !== undefined) {
       if (chosen.has(name) || chosen.has(other)) throw invalid('mapping', `maps both "${other}" and "${name}" to ${target}: choose one, and ignore the other`)
-      throw invalid('file', `the header names the column "${name}" twice`)
+      throw invalid('file', `the header names the column "${name}" twice: each column needs its own name`)
     }
     byTarget.set(id, name)
     if (target === 'email') plan.email = index

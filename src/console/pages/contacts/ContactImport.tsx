@@ -98,18 +98,16 @@ export default function ContactImport() {
           </Link>
         }
       />
-      <div className="import-page">
-        {id ? (
-          <ImportProgress id={id} onAnother={() => (setRestart((n) => n + 1), navigate('/contacts/import'))} onSettled={() => queries.invalidateQueries({ queryKey: recentKey })} />
-        ) : mayImport ? (
-          <NewImport key={restart} onStarted={started} />
-        ) : (
-          <Card title="Import a file">
-            <p className="muted">Your role in this project sees imports but does not start them: an owner, admin or member does.</p>
-          </Card>
-        )}
-        <RecentImports current={id} />
-      </div>
+      {id ? (
+        <ImportProgress id={id} onAnother={() => (setRestart((n) => n + 1), navigate('/contacts/import'))} onSettled={() => queries.invalidateQueries({ queryKey: recentKey })} />
+      ) : mayImport ? (
+        <NewImport key={restart} onStarted={started} />
+      ) : (
+        <Card title="Import a file">
+          <p className="muted">Your role in this project sees imports but does not start them: an owner, admin or member does.</p>
+        </Card>
+      )}
+      <RecentImports current={id} />
     </>
   )
 }

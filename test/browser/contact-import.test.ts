@@ -1,6 +1,8 @@
 // @database-incidental: the console in a browser; the API and its database stand behind it, tested on both databases elsewhere
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { addMember, createOwnedProject } from '../../src/core/accounts/members.service.ts'
 import { makeAccount } from '../helpers/accounts.ts'
@@ -41,6 +43,18 @@ async function chooseFile(page: Page, name: string, bytes: Uint8Array) {
   const chooser = page.waitForEvent('filechooser')
   await page.getByRole('button', { name: 'Choose a file' }).click()
   await (await chooser).setFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(bytes) })
+  await page.getByRole('heading', { name: 'Map the columns' }).waitFor()
+}
+
+/** Drops a file from disk on the page's drop zone: a real drag, through Chromium's DevTools protocol, as from a file manager. */
+async function dropFile(page: Page, name: string, text: string) {
+  const path = join(mkdtempSync(join(tmpdir(), 'import-drop-')), name)
+  writeFileSync(path, text)
+  const box = (await page.locator('.drop-zone').boundingBox())!
+  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 }
+  const cdp = await page.context().newCDPSession(page)
+  const data = { items: [], files: [path], dragOperationsMask: 1 }
+  for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type: type as 'drop', ...at, data })
   await page.getByRole('heading', { name: 'Map the columns' }).waitFor()
 }
 
@@ -148,9 +162,9 @@ describeInBrowser('the contact import page in Chromium', () => {
   })
 
   for (const width of ['desktop', 'phone'] as const satisfies Width[]) {
-    test(`at ${width} width: the steps fit, a viewer sees the imports without the upload`, async () => {
+    test(`at ${width} width: a file dropped, the steps fit; a viewer sees the imports without the upload`, async () => {
       const page = await w.signedInAt(width, '/console/contacts/import')
-      await chooseFile(page, 'people.csv', new TextEncoder().encode(CSV))
+      await dropFile(page, 'people.csv', CSV)
       await screenshot(page, 'contact-import-mapping')
       if (width === 'phone') expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
       await page.getByRole('button', { name: 'Import contacts' }).click()

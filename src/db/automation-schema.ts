@@ -169,6 +169,8 @@ export interface ContactImportTable extends Claimable {
   errors: Generated<string>
   /** Why the whole import failed. */
   error: string | null
+  /** JSON: the column mapping the upload came with, column name to target; null reads the header as named. */
+  mapping: Generated<string | null>
   created_at: number
   updated_at: number
   finished_at: number | null

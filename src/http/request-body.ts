@@ -34,7 +34,9 @@ export const pathOf = (request: Request) => {
 }
 
 const tooLarge = (limit: number) =>
-  new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limit / 1024 / 1024} MiB`)
+  new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limit / 1024 / 1024} MiB`, {
+    errors: [{ field: 'body', message: `is larger than ${limit / 1024 / 1024} MiB`, code: 'too_big' }],
+  })
 
 /** Refuses a declared Content-Length over the limit before any of the body is read. */
 export function checkDeclaredLength(request: Request, limit: number): void {

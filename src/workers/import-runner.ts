@@ -7,7 +7,7 @@ import type { Clock } from '../lib/clock.ts'
 import { AppError } from '../lib/errors.ts'
 import { PRIVATE_DIR } from '../lib/files.ts'
 import type { Logger } from '../lib/logger.ts'
-import { claimImport, dropUpload, fetchUpload, finishImport, importCsvFile, progressOf, saveProgress, UPLOADS_DIR, waitingImportIds, type ImportRow, type Write } from '../core/contacts/index.ts'
+import { claimImport, dropUpload, fetchUpload, finishImport, importCsvFile, mappingOf, progressOf, saveProgress, UPLOADS_DIR, waitingImportIds, type ImportRow, type Write } from '../core/contacts/index.ts'
 
 export interface ImportRunnerDeps {
   db: Db
@@ -64,6 +64,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
       await fetchUpload(deps.db, job.id, path)
       const summary = await importCsvFile(deps.db, deps.write, job.project_id, path, {
         resume: progressOf(job),
+        mapping: mappingOf(job),
         chunkRows: deps.chunkRows,
         now: clock.now,
         signal: abort.signal,

@@ -36,6 +36,7 @@ const pages = () => [
   { path: '/console/domains', heading: 'Domains', shot: 'theme-domains' },
   { path: `/console/domains/${domainId}`, heading: 'sender.example.com', shot: 'theme-domain' },
   { path: '/console/suppressions', heading: 'Suppressions', shot: 'theme-suppressions' },
+  { path: '/console/contacts/import', heading: 'Import contacts', shot: 'theme-contact-import' },
   { path: '/console/reports', heading: 'Reports', shot: 'theme-reports-dmarc' },
   { path: '/console/reports/bounces', heading: 'Reports', shot: 'theme-reports-bounces' },
   { path: '/console/queue', heading: 'Queue', shot: 'theme-queue' },

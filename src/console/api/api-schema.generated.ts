@@ -140,7 +140,7 @@ export interface paths {
     get: operations["getContactsImport"];
     /**
      * Import contacts from a CSV file (text/csv body, or the field "file" of a multipart form), in the background
-     * @description The header needs an email column; subscribed (true/false/yes/no/1/0) is optional; every other column is a data key. Answers 202 with the import; follow it at GET /contacts/import/{id}.
+     * @description The file must be UTF-8. The header needs an email column; subscribed (true/false/yes/no/1/0) is optional; every other column is a data key. A form may add "mapping", JSON of column name to email, subscribed, ignore or data.<key>, for columns named otherwise (e.g. {"E-mail address": "email"}). A file that is not UTF-8, has no header, names a column twice or does not fit its mapping is a 422 and starts nothing. Answers 202 with the import; follow it at GET /contacts/import/{id}.
      */
     post: operations["postContactsImport"];
   };
@@ -3562,7 +3562,7 @@ export interface operations {
   };
   /**
    * Import contacts from a CSV file (text/csv body, or the field "file" of a multipart form), in the background
-   * @description The header needs an email column; subscribed (true/false/yes/no/1/0) is optional; every other column is a data key. Answers 202 with the import; follow it at GET /contacts/import/{id}.
+   * @description The file must be UTF-8. The header needs an email column; subscribed (true/false/yes/no/1/0) is optional; every other column is a data key. A form may add "mapping", JSON of column name to email, subscribed, ignore or data.<key>, for columns named otherwise (e.g. {"E-mail address": "email"}). A file that is not UTF-8, has no header, names a column twice or does not fit its mapping is a 422 and starts nothing. Answers 202 with the import; follow it at GET /contacts/import/{id}.
    */
   postContactsImport: {
     requestBody: {
@@ -3571,6 +3571,8 @@ export interface operations {
         "multipart/form-data": {
           /** Format: binary */
           file: string;
+          /** @description JSON object: CSV column name to "email", "subscribed", "ignore" or "data.<key>"; columns it leaves out are read as named */
+          mapping?: string;
         };
       };
     };

@@ -23,28 +23,75 @@ export interface ColumnPlan {
 
 const reservedName = (name: string) => RESERVED.find((r) => r.toLowerCase() === name.toLowerCase())
 
-/** Reads a header row; a header that cannot be imported is a 422 saying why. */
-export function planColumns(header: string[]): ColumnPlan {
+/** What a column of an import becomes: the contact's email or subscribed, a data key, or nothing. */
+export type ColumnTarget = 'email' | 'subscribed' | 'ignore' | `data.${string}`
+
+/** Targets chosen by the importer, by column name (as the header writes it, trimmed); other columns are guessed. */
+export type ColumnMapping = Record<string, ColumnTarget>
+
+const TARGETS = 'email, subscribed, ignore or data.<key>'
+
+/** The target a column's name suggests, as an import without a mapping reads it. */
+export function guessTarget(name: string): ColumnTarget {
+  const reserved = reservedName(name)
+  if (reserved === 'email' || reserved === 'subscribed') return reserved
+  return reserved ? 'ignore' : `data.${dataKeyOf(name)}`
+}
+
+/** A mapping as sent (JSON text of a form field): an object of column name to target, else a 422 on `mapping`. */
+export function parseMapping(text: string): ColumnMapping {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw invalid('mapping', `is not JSON: it must be an object of column name to ${TARGETS}`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('mapping', `must be a JSON object of column name to ${TARGETS}`)
+  for (const [column, target] of Object.entries(value)) {
+    const ok = target === 'email' || target === 'subscribed' || target === 'ignore' || (typeof target === 'string' && target.startsWith(DATA_PREFIX) && target.length > DATA_PREFIX.length)
+    if (!ok) throw invalid('mapping', `maps "${column.slice(0, 60)}" to ${JSON.stringify(target)?.slice(0, 60)}: a column goes to ${TARGETS}`)
+  }
+  return value as ColumnMapping
+}
+
+/**
+ * Reads a header row, with the importer's mapping when there is one; a header that cannot be
+ * imported is a 422 on `file`, a mapping that does not fit it a 422 on `mapping`, saying why.
+ */
+export function planColumns(header: string[], mapping?: ColumnMapping): ColumnPlan {
   const plan: ColumnPlan = { width: header.length, email: -1, subscribed: -1, data: [] }
-  const seen = new Set<string>()
-  header.forEach((raw, index) => {
-    const name = raw.trim()
+  const names = header.map((raw) => raw.trim())
+  names.forEach((name, index) => {
     if (name === '') throw invalid('file', `column ${index + 1} of the header has no name`)
-    const reserved = reservedName(name)
-    const id = reserved ?? `data:${dataKeyOf(name)}`
-    if (seen.has(id)) throw invalid('file', `the header names the column "${name}" twice`)
-    seen.add(id)
-    if (reserved === 'email') plan.email = index
-    else if (reserved === 'subscribed') plan.subscribed = index
-    else if (!reserved) plan.data.push({ index, key: dataKeyOf(name) })
+    if (names.indexOf(name) !== index) throw invalid('file', `the header names the column "${name}" twice: each column needs its own name`)
+  })
+  const unknown = Object.keys(mapping ?? {}).find((column) => !names.includes(column.trim()))
+  if (unknown !== undefined) throw invalid('mapping', `names the column "${unknown.slice(0, 60)}", which the header does not have (it has ${listed(names)})`)
+  const chosen = new Map(Object.entries(mapping ?? {}).map(([column, target]) => [column.trim(), target]))
+  const byTarget = new Map<string, string>()
+  names.forEach((name, index) => {
+    const target = chosen.get(name) ?? guessTarget(name)
+    if (target === 'ignore') return
+    const id = target.startsWith(DATA_PREFIX) ? `data:${target.slice(DATA_PREFIX.length)}` : target
+    const other = byTarget.get(id)
+    if (other !== undefined) {
+      if (chosen.has(name) || chosen.has(other)) throw invalid('mapping', `maps both "${other}" and "${name}" to ${target}: choose one, and ignore the other`)
+      throw invalid('file', `the header names the column "${name}" twice: each column needs its own name`)
+    }
+    byTarget.set(id, name)
+    if (target === 'email') plan.email = index
+    else if (target === 'subscribed') plan.subscribed = index
+    else plan.data.push({ index, key: target.slice(DATA_PREFIX.length) })
   })
   if (plan.email < 0) {
-    const found = header.slice(0, 10).map((h) => JSON.stringify(h.trim().slice(0, 40))).join(', ')
-    throw invalid('file', `the CSV has no email column: the first line must be a header with one, and it has ${found}`)
+    if (mapping) throw invalid('mapping', 'maps no column to email: choose the column that holds the addresses')
+    throw invalid('file', `the CSV has no email column: the first line must be a header with one, and it has ${listed(header)}`)
   }
   checkKeys(plan.data.map((d) => d.key))
   return plan
 }
+
+const listed = (names: string[]) => names.slice(0, 10).map((h) => JSON.stringify(h.trim().slice(0, 40))).join(', ')
 
 const dataKeyOf = (name: string) =>
   name.toLowerCase().startsWith(DATA_PREFIX) && reservedName(name.slice(DATA_PREFIX.length)) ? name.slice(DATA_PREFIX.length) : name
@@ -53,7 +100,7 @@ function checkKeys(keys: string[]): void {
   try {
     checkContactData(Object.fromEntries(keys.map((key) => [key, 0])))
   } catch (error) {
-    if (error instanceof AppError) throw invalid('file', `a column name is not a usable data key: ${error.message}`)
+    if (error instanceof AppError) throw invalid('file', `a column name is not a usable data key: ${error.message} (map the column to another key, or ignore it)`)
     throw error
   }
 }

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises'
 import type { Db } from '../../db/schema.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { findProject } from '../projects/index.ts'
-import { planColumns, readRow, type ColumnPlan, type CsvContact } from './csv-columns.ts'
+import { planColumns, readRow, type ColumnMapping, type ColumnPlan, type CsvContact } from './csv-columns.ts'
 import { CsvReader, type CsvItem, type CsvPosition } from '../../lib/csv-reader.ts'
 import { upsertChunk } from './import-chunk.ts'
 
@@ -41,6 +41,8 @@ export interface ImportSummary extends ImportProgress {
 export type Write = <T>(work: (trx: Db) => Promise<T>) => Promise<T>
 
 export interface ImportOptions {
+  /** The importer's choice of what each column is (see planColumns); without it the header is read as named. */
+  mapping?: ColumnMapping
   /** Progress to go on from: an import resumed after an interruption. */
   resume?: ImportProgress
   /** Runs in each chunk's transaction after its contacts: where a job records its progress. */
@@ -59,8 +61,8 @@ export interface CsvHeader {
   next: CsvPosition
 }
 
-/** Reads a CSV's header line: a 422 when the file is empty or the header cannot be imported. */
-export async function readCsvHeader(path: string): Promise<CsvHeader> {
+/** Reads a CSV's header line: a 422 when the file is empty or the header (with its mapping) cannot be imported. */
+export async function readCsvHeader(path: string, mapping?: ColumnMapping): Promise<CsvHeader> {
   let first: CsvItem | undefined
   const reader = new CsvReader({ maxRecordBytes: MAX_RECORD_BYTES }, (item) => (first ??= item))
   let read = 0
@@ -74,7 +76,7 @@ export async function readCsvHeader(path: string): Promise<CsvHeader> {
   const header = first as CsvItem | undefined
   if (!header) throw invalid('file', 'the file is empty: the first line must be a header naming the columns, one of them email')
   if (!header.fields) throw invalid('file', `the header on line ${header.line} cannot be read: ${header.error}`)
-  return { plan: planColumns(header.fields), next: header.next }
+  return { plan: planColumns(header.fields, mapping), next: header.next }
 }
 
 /**
@@ -84,7 +86,7 @@ export async function readCsvHeader(path: string): Promise<CsvHeader> {
  */
 export async function importCsvFile(db: Db, write: Write, projectId: number, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
   if (!(await findProject(db, projectId))) throw notFound(`Project ${projectId}`)
-  const header = await readCsvHeader(path)
+  const header = await readCsvHeader(path, options.mapping)
   const bytesTotal = (await stat(path)).size
   const progress: ImportProgress = options.resume
     ? { ...options.resume, bytesTotal, errors: [...options.resume.errors] }

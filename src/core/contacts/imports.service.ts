@@ -1,9 +1,11 @@
 import { join } from 'node:path'
+import { stringify } from 'csv-stringify/sync'
 import type { Db } from '../../db/schema.ts'
 import { rowsWait } from '../../db/writer.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
-import type { ImportProgress, RowError } from './import-file.ts'
+import type { ColumnMapping } from './csv-columns.ts'
+import { MAX_ERRORS, type ImportProgress, type RowError } from './import-file.ts'
 import * as repo from './imports.repository.ts'
 import type { ImportRow } from './imports.repository.ts'
 import { keepUpload } from './import-uploads.repository.ts'
@@ -41,6 +43,8 @@ export interface NewImport {
   /** Where this process stored it: it is kept in the database too, for whichever process runs the import. */
   storedAt: string
   bytesTotal: number
+  /** The column mapping the upload came with, checked against its header. */
+  mapping?: ColumnMapping
 }
 
 /** A PENDING import of an upload whose header has been checked. */
@@ -53,6 +57,7 @@ export async function createImport(db: Db, projectId: number, upload: NewImport,
     file_path: upload.filePath,
     bytes_total: upload.bytesTotal,
     error: null,
+    mapping: upload.mapping ? JSON.stringify(upload.mapping) : null,
     created_at: now,
     updated_at: now,
     finished_at: null,
@@ -85,4 +90,18 @@ export function progressOf(row: ImportRow): ImportProgress | undefined {
     failedCount: row.failed_count,
     errors: JSON.parse(row.errors),
   }
+}
+
+/** The mapping an import's upload came with, for the process that runs it. */
+export const mappingOf = (row: ImportRow): ColumnMapping | undefined => (row.mapping === null ? undefined : JSON.parse(row.mapping))
+
+/**
+ * The report of an import's refused rows as CSV: `line,reason` for each kept (the first
+ * MAX_ERRORS), then, when more were refused, a last row without a line saying how many more.
+ */
+export function refusedRowsCsv(job: ImportJob): string {
+  const rows: Array<[number | string, string]> = job.errors.map((e) => [e.line, e.message])
+  const unlisted = job.failedCount - job.errors.length
+  if (unlisted > 0) rows.push(['', `${unlisted} more ${unlisted === 1 ? 'row was' : 'rows were'} refused after the first ${MAX_ERRORS}, which are the ones listed`])
+  return stringify([['line', 'reason'], ...rows])
 }

@@ -1,13 +1,14 @@
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Elysia, t } from 'elysia'
-import { readCsvHeader } from '../../core/contacts/import-file.ts'
+import { parseMapping, type ColumnMapping } from '../../core/contacts/csv-columns.ts'
+import { MAX_ERRORS, readCsvHeader } from '../../core/contacts/import-file.ts'
 import * as imports from '../../core/contacts/imports.service.ts'
 import { newId } from '../../lib/ids.ts'
 import { requireKey } from '../auth.ts'
 import { IMPORT_BODY_LIMIT } from '../request-body.ts'
 import type { HttpDeps } from '../deps.ts'
-import { CSV_UPLOAD_BODY, receiveCsvUpload } from '../upload.ts'
+import { csvUploadBody, receiveCsvUpload } from '../upload.ts'
 import { authErrors, ErrorSchema, intQuery } from '../schemas.ts'
 
 const ImportSchema = t.Object({
@@ -40,15 +41,16 @@ export const contactImportRoutes = (deps: HttpDeps) =>
         const id = newId()
         const stored = join(deps.config.dataDir, imports.uploadPath(id))
         const upload = await receiveCsvUpload(request, stored, IMPORT_BODY_LIMIT)
+        let mapping: ColumnMapping | undefined
         try {
-          await readCsvHeader(stored)
+          mapping = upload.fields.mapping === undefined ? undefined : parseMapping(upload.fields.mapping)
+          await readCsvHeader(stored, mapping)
         } catch (error) {
           await rm(stored, { force: true })
           throw error
         }
-        const job = await deps.writer.run((trx) =>
-          imports.createImport(trx, caller.project.id, { id, fileName: upload.fileName, filePath: imports.uploadPath(id), storedAt: stored, bytesTotal: upload.bytes }, deps.clock.now()),
-        )
+        const created = { id, fileName: upload.fileName, filePath: imports.uploadPath(id), storedAt: stored, bytesTotal: upload.bytes, mapping }
+        const job = await deps.writer.run((trx) => imports.createImport(trx, caller.project.id, created, deps.clock.now()))
         set.status = 202
         return job
       },
@@ -57,10 +59,14 @@ export const contactImportRoutes = (deps: HttpDeps) =>
         detail: {
           summary: 'Import contacts from a CSV file (text/csv body, or the field "file" of a multipart form), in the background',
           description:
-            'The header needs an email column; subscribed (true/false/yes/no/1/0) is optional; every other column is a data key. ' +
+            'The file must be UTF-8. The header needs an email column; subscribed (true/false/yes/no/1/0) is optional; every other column is a data key. ' +
+            'A form may add "mapping", JSON of column name to email, subscribed, ignore or data.<key>, for columns named otherwise (e.g. {"E-mail address": "email"}). ' +
+            'A file that is not UTF-8, has no header, names a column twice or does not fit its mapping is a 422 and starts nothing. ' +
             'Answers 202 with the import; follow it at GET /contacts/import/{id}.',
           tags,
-          requestBody: CSV_UPLOAD_BODY,
+          requestBody: csvUploadBody({
+            mapping: { type: 'string', description: 'JSON object: CSV column name to "email", "subscribed", "ignore" or "data.<key>"; columns it leaves out are read as named' },
+          }),
         },
       },
     )
@@ -74,3 +80,24 @@ export const contactImportRoutes = (deps: HttpDeps) =>
       response: { 200: ImportSchema, ...authErrors, 404: ErrorSchema },
       detail: { summary: 'A contact import and its progress', tags },
     })
+    .get(
+      '/:id/errors.csv',
+      async ({ params, caller, set }) => {
+        const job = await imports.getImport(deps.db, caller.project.id, params.id)
+        set.headers['content-type'] = 'text/csv; charset=utf-8'
+        set.headers['content-disposition'] = `attachment; filename="import-${job.id}-refused-rows.csv"`
+        return imports.refusedRowsCsv(job)
+      },
+      {
+        params: t.Object({ id: t.String({ description: 'Import id' }) }),
+        detail: {
+          summary: 'The report of the rows an import refused, as CSV: line,reason',
+          description: `Each refused row with its line (1 is the header) and why, the first ${MAX_ERRORS} of them; when more were refused, a last row without a line says how many more.`,
+          tags,
+          responses: {
+            200: { description: 'The report', content: { 'text/csv': { schema: { type: 'string' } } } },
+            404: { description: 'No such import in the project (the error body)' },
+          },
+        },
+      },
+    )

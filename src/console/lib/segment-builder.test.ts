@@ -21,7 +21,7 @@ describe('the rules mirror the server', () => {
   test('operators, units, activities and what each operator takes on each kind of field are those of src/core/segments/fields.ts', () => {
     expect(RULES).toEqual(server.RULES)
     expect([...OPERATORS]).toEqual([...server.OPERATORS])
-    expect([...UNITS]).toEqual(Object.keys(server.UNIT_MS))
+    expect([...UNITS] as string[]).toEqual(Object.keys(server.UNIT_MS))
     expect([...ACTIVITIES]).toEqual([...server.ACTIVITIES])
   })
 })

@@ -248,7 +248,7 @@ export function fromCondition(condition: Condition): DraftCondition {
 
 /** The API's path of a node: `condition.groups[0].filters[1]`, `condition.groups[0].conditions`. */
 export const groupPath = (conditionPath: string, i: number) => `${conditionPath}.groups[${i}]`
-export const filterPath = (conditionPath: string, i: number, j: number) => `${groupPath(conditionPath, i)}.filters[${j}]`
+export const filterPath = (groupAt: string, j: number) => `${groupAt}.filters[${j}]`
 
 /**
  * The messages of `problems` that belong beside the node at `path`: those naming it or a part of

@@ -49,7 +49,7 @@ export function StaticMembers({ segment, readOnly, onChanged }: { segment: Segme
     })
   }
   return (
-    <Card title="Listed members" description={`${membersText(segment.memberCount)}. A static segment holds the contacts listed here, whatever their data.`}>
+    <Card title="Members" description={`${membersText(segment.memberCount)}. A static segment holds the contacts listed here, whatever their data.`}>
       {!readOnly && (
         <Form onSubmit={submit} className="builder-add-members" validationBehavior="aria">
           <FormErrors error={add.error ?? remove.error} fields={[]} />
@@ -60,7 +60,7 @@ export function StaticMembers({ segment, readOnly, onChanged }: { segment: Segme
         </Form>
       )}
       <PagedTable
-        caption="Listed members"
+        caption="Contacts listed"
         queryKey={queryKey}
         fetchPage={async (cursor, size) => {
           const page = await segmentsApi(api).members(segment.id, cursor === null ? 1 : Number(cursor), size)

@@ -18,6 +18,7 @@ export function LiveCount({ preview, error, counting }: { preview: SegmentPrevie
         {error ? <span className="muted">{problem?.fields.length ? 'Fix the condition to count its members.' : `Could not count: ${(error as Error).message}`}</span> : preview ? membersText(preview.count) : <span className="muted">Counting…</span>}
       </p>
       {!error && !preview && <Skeleton label="Counting members" lines={3} />}
+      {!error && preview && preview.count === 0 && <p className="muted">No contact matches this condition now.</p>}
       {!error && preview && preview.contacts.length > 0 && (
         <>
           <h3 className="builder-count-heading">{preview.count > preview.contacts.length ? `The newest ${preview.contacts.length}` : 'All of them'}</h3>

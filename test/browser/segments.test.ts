@@ -87,6 +87,18 @@ describeInBrowser('the Segments pages in Chromium', () => {
     await page.getByRole('button', { name: 'Remove group 2' }).click()
     await count(page).getByText('2 members').waitFor()
 
+    // A nested condition inside group 1: its filter narrows the count; taken away, it is back.
+    await page.getByRole('button', { name: 'Add nested condition to group 1' }).click()
+    const nested = filter(page, '1.1.1')
+    await nested.getByLabel('Field').selectOption({ label: 'Email activity' })
+    expect(await nested.getByLabel('Activity').locator('option').allTextContents()).toEqual(['delivered', 'opened', 'clicked', 'bounced', 'complained'])
+    await nested.getByLabel('Field').selectOption({ label: 'Email address' })
+    await nested.getByLabel('Operator').selectOption({ label: 'starts with' })
+    await nested.getByLabel('Value', { exact: true }).fill('ada')
+    await count(page).getByText('1 member', { exact: true }).waitFor()
+    await page.getByRole('button', { name: 'Remove nested condition' }).click()
+    await count(page).getByText('2 members').waitFor()
+
     await screenshot(page, 'segment-builder')
     expect(await axeViolations(page)).toEqual([])
     await page.getByRole('button', { name: 'Create segment' }).click()

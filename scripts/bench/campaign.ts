@@ -4,6 +4,8 @@
 //     subscribed, firstName, plan, age, country, signupDate) until the job is COMPLETED;
 //   member_count_ms: GET /segments/{id} (its memberCount is counted live) of a three-filter
 //     segment (subscribed equals true, data.plan equals "pro", data.age gt 30), median of 5;
+//   preview_ms: POST /segments/preview of the same condition unsaved (the console builder's live
+//     count: the count and the newest ten members), median of 5;
 //   contacts_page_p50_ms / p99: GET /contacts?limit=100, page after page by cursor (200 pages);
 //   materialise_s: POST /campaigns/{id}/send to everyone until every member of the audience is a
 //     recipient row (campaigns.listed), and materialise_rss_mb, the server's largest resident set
@@ -84,6 +86,14 @@ try {
     if (got.memberCount !== segment.memberCount) throw new Error('memberCount changed')
   }
   log(`memberCount ${segment.memberCount}: ${counts.map((ms) => ms.toFixed(0)).join(', ')} ms`)
+  const previews: number[] = []
+  for (let i = 0; i < 5; i++) {
+    started = performance.now()
+    const got = await api('POST', '/segments/preview', { condition })
+    previews.push(performance.now() - started)
+    if (got.count !== segment.memberCount || got.contacts.length !== 10) throw new Error(`preview answered ${got.count} and ${got.contacts.length} contacts`)
+  }
+  log(`preview ${previews.map((ms) => ms.toFixed(0)).join(', ')} ms`)
 
   const pages: number[] = []
   let cursor: string | null = null
@@ -129,6 +139,7 @@ try {
       import_s: Number(importS.toFixed(1)),
       member_count: segment.memberCount,
       member_count_ms: Math.round(median(counts)),
+      preview_ms: Math.round(median(previews)),
       contacts_page_p50_ms: Number(median(pages).toFixed(1)),
       contacts_page_p99_ms: Number(percentile(pages, 0.99).toFixed(1)),
       recipients,

@@ -1,11 +1,12 @@
 import { scopeAllows, type KeyAccess, type KeyScope } from '../core/projects/keys.ts'
 import { AppError } from '../lib/errors.ts'
+import { isReadOnlyPost } from './read-routes.ts'
 
 /**
  * What a key's scope lets it call, by the route the router matched (never the path as spelled):
  * the one place where routes are mapped to scopes. A route is one of:
  * - `send`: sending email, the routes below and nothing else;
- * - `read`: a GET (or HEAD), which changes nothing;
+ * - `read`: a GET (or HEAD), or a POST that only reads (src/http/read-routes.ts), which changes nothing;
  * - `write`: everything else, a `full` key's alone.
  * Which scope allows which is `scopeAllows` of src/core/projects/keys.ts. A new route is a read or
  * a write by its method: no list has to remember it, and a `sending` key reaches it only once it
@@ -18,7 +19,7 @@ export const SENDING_ROUTES: ReadonlySet<string> = new Set(['POST /api/v1/emails
 export function accessOf(method: string, route: string): KeyAccess {
   const upper = method.toUpperCase()
   if (SENDING_ROUTES.has(`${upper} ${route.replace(/\/+$/, '') || '/'}`)) return 'send'
-  return upper === 'GET' || upper === 'HEAD' ? 'read' : 'write'
+  return upper === 'GET' || upper === 'HEAD' || isReadOnlyPost(upper, route) ? 'read' : 'write'
 }
 
 const WHAT: Record<KeyScope, string> = {

@@ -1,12 +1,13 @@
 import { mayWrite, type ProjectRole, type WriteFamily } from '../core/accounts/roles.ts'
 import { AppError } from '../lib/errors.ts'
+import { isReadOnlyPost } from './read-routes.ts'
 import { isWrite } from './session.ts'
 
 /**
  * Which kind of write each route family makes, by the route the router matched (`/contacts/:id`,
  * never the request's own spelling of it, which may end in a slash): with the roles' table
  * (src/core/accounts/roles.ts), the one place where roles are enforced. Reads are open to every
- * role. A write route that matches none counts as `settings`, which members and viewers may not
+ * role, and so are the POSTs that only read (src/http/read-routes.ts). A write route that matches none counts as `settings`, which members and viewers may not
  * make; a test checks that every documented write route matches one.
  */
 const FAMILIES: ReadonlyArray<readonly [RegExp, WriteFamily | ((method: string) => WriteFamily)]> = [
@@ -21,7 +22,7 @@ const FAMILIES: ReadonlyArray<readonly [RegExp, WriteFamily | ((method: string) 
 
 /** The kind of write a request makes; undefined for a read. `listed` is false for a write route no family names. */
 export function writeFamilyOf(method: string, route: string): { family: WriteFamily; listed: boolean } | undefined {
-  if (!isWrite(method)) return undefined
+  if (!isWrite(method) || isReadOnlyPost(method, route)) return undefined
   const found = FAMILIES.find(([pattern]) => pattern.test(route))
   if (!found) return { family: 'settings', listed: false }
   const [, family] = found

@@ -27,6 +27,7 @@ let mx: FakeMx
 let emailId: string
 let domainId: string
 let webhookId: string
+let segmentId: string
 
 /** Every signed-in page: its address, its h1 and the name of its screenshot. */
 const pages = () => [
@@ -42,6 +43,8 @@ const pages = () => [
   { path: '/console/queue', heading: 'Queue', shot: 'theme-queue' },
   { path: '/console/webhooks', heading: 'Webhooks', shot: 'theme-webhooks' },
   { path: `/console/webhooks/${webhookId}`, heading: 'Webhook', shot: 'theme-webhook' },
+  { path: '/console/segments', heading: 'Segments', shot: 'theme-segments' },
+  { path: `/console/segments/${segmentId}`, heading: 'Signed up lately', shot: 'theme-segment' },
   { path: '/console/api-keys', heading: 'API keys', shot: 'theme-api-keys' },
   { path: '/console/smtp', heading: 'SMTP relay', shot: 'theme-smtp' },
   { path: '/console/settings', heading: 'Settings', shot: 'theme-settings' },
@@ -85,6 +88,12 @@ describeInBrowser('the console in its light and dark themes', () => {
     expect({ status: hook.status, body: hook.body }).toMatchObject({ status: expect.any(Number) })
     expect(hook.status).toBeLessThan(300)
     webhookId = String(hook.body.id)
+    const segment = await request('POST', '/segments', {
+      name: 'Signed up lately',
+      condition: { logic: 'AND', groups: [{ filters: [{ field: 'event.signup', operator: 'triggeredWithin', value: 7, unit: 'days' }, { field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
+    })
+    expect(segment.status).toBe(201)
+    segmentId = segment.body.id
     await w.t.app.writer.run((trx) => suppress(trx, project.id, 'complained@example.net', 'complaint', 'feedback loop report', Date.now()))
     await w.t.app.deliveries.drain()
     // Reports received over SMTP: a DMARC aggregate, a later bounce and a complaint.

@@ -82,6 +82,7 @@ describe('OpenAPI', () => {
     ['get', '/contacts/import/{id}'],
     ['get', '/segments'],
     ['post', '/segments'],
+    ['post', '/segments/preview'],
     ['get', '/segments/{id}'],
     ['patch', '/segments/{id}'],
     ['delete', '/segments/{id}'],

@@ -310,6 +310,13 @@ export interface paths {
     /** Create a segment */
     post: operations["postSegments"];
   };
+  "/segments/preview": {
+    /**
+     * Count the members a condition would have, with the newest ten, without saving it
+     * @description Read-only (every role and a read key may call it): the condition is checked as POST /segments checks it, with the same errors and limits.
+     */
+    post: operations["postSegmentsPreview"];
+  };
   "/segments/{id}": {
     /** Get a segment with its member count */
     get: operations["getSegmentsById"];
@@ -1219,6 +1226,17 @@ export interface components {
      * @description {logic: AND|OR, groups: [{filters: [{field, operator, value?, unit?}], conditions?}]}. Fields: email, subscribed, createdAt, updatedAt, data.<key>, event.<name>, email.<status>, segment.<id>. Operators: equals, notEquals, contains, notContains, startsWith, endsWith, gt, gte, lt, lte, exists, notExists, within, olderThan (unit minutes|hours|days|weeks), triggered, notTriggered, triggeredWithin, memberOfSegment, notMemberOfSegment.
      */
     Condition: unknown;
+    /** SegmentPreview */
+    SegmentPreview: {
+      /** @description How many contacts the condition matches now */
+      count: number;
+      /** @description The newest ten of them */
+      contacts: {
+          id: string;
+          email: string;
+          subscribed: boolean;
+        }[];
+    };
     /** ContactBook */
     ContactBook: {
       id: string;
@@ -5825,6 +5843,51 @@ export interface operations {
       201: {
         content: {
           "application/json": components["schemas"]["Segment"];
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Count the members a condition would have, with the newest ten, without saving it
+   * @description Read-only (every role and a read key may call it): the condition is checked as POST /segments checks it, with the same errors and limits.
+   */
+  postSegmentsPreview: {
+    requestBody: {
+      content: {
+        "application/json": {
+          condition: components["schemas"]["Condition"];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": components["schemas"]["SegmentPreview"];
         };
       };
       /** @description No key, or not a valid one */

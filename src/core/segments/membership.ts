@@ -35,11 +35,17 @@ export function matching(db: Db, projectId: number, condition: Condition, contex
  * the project holds most of them, as on most servers; a listing is counted from its rows.
  */
 export async function memberCount(db: Db, segment: SegmentRow, context: CompileContext): Promise<number> {
-  const contacts = everyContact(db)
-  const members =
-    segment.type === 'STATIC'
-      ? contacts.where('c.project_id', '=', segment.project_id).where('c.id', 'in', listed(db, segment.id))
-      : contacts.where((eb) => holdsForMost(db, eb('c.project_id', '=', segment.project_id))).where(compileCondition(conditionOf(segment)!, context))
-  const row = await members.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  if (segment.type !== 'STATIC') return conditionCount(db, segment.project_id, conditionOf(segment)!, context)
+  const members = everyContact(db).where('c.project_id', '=', segment.project_id).where('c.id', 'in', listed(db, segment.id))
+  return countOf(members)
+}
+
+/** How many of the project's contacts a checked condition matches now, counted as a segment's are. */
+export function conditionCount(db: Db, projectId: number, condition: Condition, context: CompileContext): Promise<number> {
+  return countOf(everyContact(db).where((eb) => holdsForMost(db, eb('c.project_id', '=', projectId))).where(compileCondition(condition, context)))
+}
+
+async function countOf(contacts: ReturnType<typeof everyContact>): Promise<number> {
+  const row = await contacts.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
   return Number(row.n)
 }

@@ -3,8 +3,9 @@ import { AppError, conflict, invalid, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { compileCondition, dependentsOf, reaches, type CompileContext } from './compile.ts'
 import { checkCondition, forEachFilter, segmentIdOf, segmentRefs, type Condition } from './condition.ts'
-import { compileContext, memberCount } from './membership.ts'
+import { compileContext, conditionCount, memberCount, membersOf } from './membership.ts'
 import { toSegment } from './segment.ts'
+import { contactFields, toContact } from '../contacts/contact.ts'
 import * as repo from './segments.repository.ts'
 import { clearMemberships, refreshSegment } from './segment-tracking.ts'
 
@@ -80,6 +81,16 @@ export async function createSegment(db: Db, projectId: number, input: SegmentInp
   })
   if (row.track_membership === 1) await refreshSegment(db, row, now, { baseline: true })
   return withCount(db, row, now)
+}
+
+/** How many members a segment of `condition` would have now, and the newest few: read-only, checked as creating the segment is. */
+export async function previewSegment(db: Db, projectId: number, input: unknown, now: number, size = 10) {
+  const condition = await checkedCondition(db, projectId, input, undefined, now)
+  const context = await compileContext(db, projectId, now)
+  const draft = { id: '', project_id: projectId, type: 'DYNAMIC' as const, condition: JSON.stringify(condition) }
+  const rows = await membersOf(db, draft, context).select(contactFields).orderBy('c.id', 'desc').limit(size).execute()
+  const count = await conditionCount(db, projectId, condition, context)
+  return { count, contacts: rows.map((row) => ({ id: row.id, email: row.email, subscribed: toContact(row).subscribed })) }
 }
 
 export async function requireSegment(db: Db, projectId: number, id: string) {

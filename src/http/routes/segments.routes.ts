@@ -27,6 +27,11 @@ export const SegmentSchema = t.Object({
   updatedAt: t.String(),
 }, { title: 'Segment' })
 
+const PreviewSchema = t.Object({
+  count: t.Integer({ description: 'How many contacts the condition matches now' }),
+  contacts: t.Array(t.Object({ id: t.String(), email: t.String(), subscribed: t.Boolean() }), { description: 'The newest ten of them' }),
+}, { title: 'SegmentPreview' })
+
 const Members = strictObject({
   contactIds: t.Optional(t.Array(t.String(), { maxItems: 1000 })),
   emails: t.Optional(t.Array(t.String(), { maxItems: 1000 })),
@@ -66,6 +71,15 @@ export const segmentRoutes = (deps: HttpDeps) =>
         detail: { summary: 'Create a segment', tags },
       },
     )
+    .post('/preview', ({ body, caller }) => segments.previewSegment(deps.db, caller.project.id, body.condition, deps.clock.now()), {
+      body: strictObject({ condition: ConditionSchema }),
+      response: { 200: PreviewSchema, ...authErrors },
+      detail: {
+        summary: 'Count the members a condition would have, with the newest ten, without saving it',
+        description: 'Read-only (every role and a read key may call it): the condition is checked as POST /segments checks it, with the same errors and limits.',
+        tags,
+      },
+    })
     .get('/:id', ({ params, caller }) => segments.getSegment(deps.db, caller.project.id, params.id, deps.clock.now()), {
       params: IdParams,
       response: { 200: SegmentSchema, ...authErrors, 404: ErrorSchema },

@@ -7,7 +7,7 @@ import { useApi } from '../api/context.tsx'
 import { overviewApi, type DomainSummary, type ServerChecks } from '../api/overview.api.ts'
 import { useProject, useProjectKey } from '../app/project.tsx'
 import { SendTestEmail } from './email/SendTestEmail.tsx'
-import { GetStarted } from './overview/GetStarted.tsx'
+import { GetStarted, useGetStartedDismissed } from './overview/GetStarted.tsx'
 import { Card } from '../components/Card.tsx'
 import { PageHeader } from '../components/PageHeader.tsx'
 import { Empty, ErrorState, Loading } from '../components/States.tsx'
@@ -43,8 +43,15 @@ function rateDetail(key: string, counts: TimeSeries['totalCounts']) {
   return <span className={over ? 'rate rate-over' : 'rate'}>{showRate(value)}{over ? ' · over the limit' : ''}</span>
 }
 
-function Mail() {
+/**
+ * The project's mail over a range. `offerTestEmail`: its empty state has the Send test email
+ * button, unless the Get started card shows it already (not dismissed, and no email yet), so that
+ * the page never shows it twice.
+ */
+function Mail({ getStartedDismissed }: { getStartedDismissed: boolean }) {
   const { api } = useApi()
+  const emailCount = useQuery({ queryKey: useProjectKey('emails', 'count'), queryFn: overviewApi(api).emailCount })
+  const offerTestEmail = getStartedDismissed || (emailCount.data ?? 0) > 0
   const [rangeId, setRangeId] = useState(RANGES[0]!.id)
   const [asTable, setAsTable] = useState(false)
   const range = rangeOf(rangeId)
@@ -86,7 +93,7 @@ function Mail() {
               <p>
                 Send with <code>POST /api/v1/emails</code> or the SMTP relay; what happens to it is counted here.
               </p>
-              <SendTestEmail primary />
+              {offerTestEmail && <SendTestEmail primary />}
             </Empty>
           ) : (
             <Suspense fallback={<Loading label="Loading the chart" />}>
@@ -241,11 +248,12 @@ function Reputation() {
 /** How the project's mail went over the last day, week or month; the queue, the domains and the server's checks. */
 export default function Overview() {
   const { project } = useProject()
+  const [dismissed, setDismissed] = useGetStartedDismissed(project.id)
   return (
     <>
       <PageHeader title="Overview" description="What happened to your mail, what waits in the queue, and whether your domains and the server are set up right." />
-      <GetStarted key={project.id} />
-      <Mail />
+      {!dismissed && <GetStarted key={project.id} onDismiss={() => setDismissed(true)} />}
+      <Mail getStartedDismissed={dismissed} />
       <div className="overview-grid">
         <Queue />
         <Domains />

@@ -38,23 +38,37 @@ function StepItem({ step, role }: { step: Step; role: string }) {
   )
 }
 
+/** Whether the project's Get started card was dismissed in this browser, and a way to dismiss it (kept in localStorage). */
+export function useGetStartedDismissed(projectId: number): [boolean, (dismissed: true) => void] {
+  const [dismissed, setDismissed] = useState(() => localStorage.getItem(dismissedKey(projectId)) === 'true')
+  const [forProject, setForProject] = useState(projectId)
+  if (forProject !== projectId) {
+    setForProject(projectId)
+    setDismissed(localStorage.getItem(dismissedKey(projectId)) === 'true')
+  }
+  return [
+    dismissed,
+    () => {
+      localStorage.setItem(dismissedKey(projectId), 'true')
+      setDismissed(true)
+    },
+  ]
+}
+
 /**
  * A new project's first steps, each done or not as the project's lists say (a verified domain, or
  * a sandbox; an API key; an email; a webhook), with where to do it. Gone once all are done, or
  * once dismissed (remembered in this browser, per project). Nothing shows while it loads: a
  * project set up long ago never sees it flash.
  */
-export function GetStarted() {
+export function GetStarted({ onDismiss }: { onDismiss: () => void }) {
   const { api } = useApi()
   const { project } = useProject()
-  const [dismissed, setDismissed] = useState(() => localStorage.getItem(dismissedKey(project.id)) === 'true')
-  const on = !dismissed
   const calls = overviewApi(api)
-  const domains = useQuery({ queryKey: useProjectKey('domains'), queryFn: calls.domains, enabled: on })
-  const keys = useQuery({ queryKey: useProjectKey('keys', 'count'), queryFn: calls.keyCount, enabled: on })
-  const emails = useQuery({ queryKey: useProjectKey('emails', 'count'), queryFn: calls.emailCount, enabled: on })
-  const webhooks = useQuery({ queryKey: useProjectKey('webhooks', 'total'), queryFn: calls.webhookCount, enabled: on })
-  if (dismissed) return null
+  const domains = useQuery({ queryKey: useProjectKey('domains'), queryFn: calls.domains })
+  const keys = useQuery({ queryKey: useProjectKey('keys', 'count'), queryFn: calls.keyCount })
+  const emails = useQuery({ queryKey: useProjectKey('emails', 'count'), queryFn: calls.emailCount })
+  const webhooks = useQuery({ queryKey: useProjectKey('webhooks', 'total'), queryFn: calls.webhookCount })
   const queries = [domains, keys, emails, webhooks]
   const failed = queries.find((q) => q.error && q.data === undefined)
   if (failed) {
@@ -74,16 +88,12 @@ export function GetStarted() {
   })
   if (allDone(steps)) return null
   const done = steps.filter((step) => step.done).length
-  const dismiss = () => {
-    localStorage.setItem(dismissedKey(project.id), 'true')
-    setDismissed(true)
-  }
   return (
     <Card
       title="Get started"
       description={`${done} of ${steps.length} done. Each step is ticked as the project reaches it.`}
       actions={
-        <Button className="button button-small button-ghost" onPress={dismiss}>
+        <Button className="button button-small button-ghost" onPress={onDismiss}>
           Dismiss
         </Button>
       }

@@ -3,7 +3,7 @@ import type { Db } from '../../db/schema.ts'
 import { checkAddress, requireAddress } from '../../lib/address.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
-import { projectContacts } from '../contacts/index.ts'
+import { contactsByIds, projectContacts } from '../contacts/index.ts'
 import { checkContactData, contactFields, toContact, type Contact } from '../contacts/contact.ts'
 import { findContactRow, updateContact, writeContacts } from '../contacts/contacts.service.ts'
 import { contactsWritten } from '../reactions.ts'
@@ -301,3 +301,26 @@ export async function listBookContacts(db: Db, projectId: number, bookId: string
     .execute()
   return page.map((row) => toBookContact(toContact(row), bookId))
 }
+
+/**
+ * Lists these contacts of the project in the book (a bulk action's chunk); with double opt-in each
+ * is sent its confirmation instead, and listed once it confirms. Ids of no contact of the project
+ * are passed over; answers how many were not in the book yet.
+ */
+export async function addContactsToBook(db: Db, projectId: number, bookId: string, contactIds: readonly string[], mail: OptInMail, now: number): Promise<number> {
+  const { row, meta } = await requireBook(db, projectId, bookId)
+  const listed = new Set(await repo.listedAmong(db, bookId, contactIds))
+  const contacts = (await contactsByIds(db, projectId, contactIds)).filter((contact) => !listed.has(contact.id))
+  const ids = contacts.map((contact) => contact.id)
+  const optIn = optInOf(meta)
+  if (optIn.enabled) {
+    await requestOptIns(db, projectId, { id: bookId, name: row.name, ...optIn }, contacts.map((contact) => ({ id: contact.id, email: contact.email })), mail, now)
+    return ids.length
+  }
+  await repo.addMembers(db, bookId, ids, now)
+  await contactsWritten(db, projectId, { touched: ids }, now)
+  return ids.length
+}
+
+/** Checks that the book exists before a bulk action reads its first chunk. */
+export const checkBook = async (db: Db, projectId: number, bookId: string): Promise<void> => void (await requireBook(db, projectId, bookId))

@@ -203,8 +203,9 @@ describe('GET /contacts/export', () => {
     expect(lines[1]).toMatch(/^p2\d@example\.com,true,[^,]+Z,[^,]+Z,2\d,pro$/)
   })
 
-  test('the whole table without a filter; a viewer may export', async () => {
-    const response = await t.app.handle(new Request('http://localhost/contacts/export', { headers: people.viewer.headers({ project: projectId }) }))
+  test('the whole table without a filter; a viewer may export, by a link naming the project in projectId', async () => {
+    const { cookie } = people.viewer.headers()
+    const response = await t.app.handle(new Request(`http://localhost/contacts/export?projectId=${projectId}`, { headers: { cookie: cookie! } }))
     expect(response.status).toBe(200)
     const lines = (await response.text()).trim().split('\n')
     const total = (await t.request('GET', '/contacts?limit=1', { key })).body.total

@@ -148,15 +148,18 @@ export interface paths {
     /** A contact import and its progress */
     get: operations["getContactsImportById"];
   };
+  "/contacts/export": {
+    /**
+     * Download the contacts a filter selects (every one without a filter) as CSV, streamed: email, subscribed, createdAt, updatedAt, then a column per data key
+     * @description A signed-in person's download link names the project in projectId, as a link cannot send X-Project-Id.
+     */
+    get: operations["getContactsExport"];
+  };
   "/contacts": {
     /** List contacts, newest first unless sorted, by cursor (a cursor pages on in the sort and dir it was made in), filtered by search, subscription and a segment condition */
     get: operations["getContacts"];
     /** Create a contact, or update the one with this email */
     post: operations["postContacts"];
-  };
-  "/contacts/export": {
-    /** Download the contacts a filter selects (every one without a filter) as CSV, streamed: email, subscribed, createdAt, updatedAt, then a column per data key */
-    get: operations["getContactsExport"];
   };
   "/contacts/bulk": {
     /** Add contacts to a book, take them out of it, or unsubscribe them: by ids, or every contact a filter selects (in chunks) */
@@ -3625,6 +3628,36 @@ export interface operations {
       };
     };
   };
+  /**
+   * Download the contacts a filter selects (every one without a filter) as CSV, streamed: email, subscribed, createdAt, updatedAt, then a column per data key
+   * @description A signed-in person's download link names the project in projectId, as a link cannot send X-Project-Id.
+   */
+  getContactsExport: {
+    parameters: {
+      query?: {
+        /** @description Only subscribed (true) or unsubscribed (false) contacts */
+        subscribed?: boolean | string;
+        /** @description Part of the email address */
+        search?: string;
+        /** @description A segment condition as JSON: {"logic":"AND","groups":[{"filters":[{"field":"data.plan","operator":"equals","value":"pro"}]}]}; fields data.<key>, segment.<id>, email, subscribed, createdAt, event.<name>, email.<status>, with every operator a segment takes */
+        condition?: string;
+        /** @description With a session and no X-Project-Id header: the project */
+        projectId?: string;
+      };
+    };
+    responses: {
+      /** @description The CSV */
+      200: {
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description A filter is not valid (the error body names it) */
+      422: {
+        content: never;
+      };
+    };
+  };
   /** List contacts, newest first unless sorted, by cursor (a cursor pages on in the sort and dir it was made in), filtered by search, subscription and a segment condition */
   getContacts: {
     parameters: {
@@ -3734,31 +3767,6 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"];
         };
-      };
-    };
-  };
-  /** Download the contacts a filter selects (every one without a filter) as CSV, streamed: email, subscribed, createdAt, updatedAt, then a column per data key */
-  getContactsExport: {
-    parameters: {
-      query?: {
-        /** @description Only subscribed (true) or unsubscribed (false) contacts */
-        subscribed?: boolean | string;
-        /** @description Part of the email address */
-        search?: string;
-        /** @description A segment condition as JSON: {"logic":"AND","groups":[{"filters":[{"field":"data.plan","operator":"equals","value":"pro"}]}]}; fields data.<key>, segment.<id>, email, subscribed, createdAt, event.<name>, email.<status>, with every operator a segment takes */
-        condition?: string;
-      };
-    };
-    responses: {
-      /** @description The CSV */
-      200: {
-        content: {
-          "text/csv": string;
-        };
-      };
-      /** @description A filter is not valid (the error body names it) */
-      422: {
-        content: never;
       };
     };
   };

@@ -38,7 +38,10 @@ function csvStream(chunks: AsyncGenerator<{ csv: string }>): ReadableStream<Uint
   }, { highWaterMark: 0 })
 }
 
-export const contactRoutes = (deps: HttpDeps) =>
+/** The contacts: the export (its own instance, for its projectId) and the rest. */
+export const contactRoutes = (deps: HttpDeps) => new Elysia().use(contactExportRoutes(deps)).use(contactTableRoutes(deps))
+
+const contactTableRoutes = (deps: HttpDeps) =>
   new Elysia({ prefix: '/contacts' })
     .use(requireKey(deps))
     .get(
@@ -68,27 +71,6 @@ export const contactRoutes = (deps: HttpDeps) =>
         summary: 'List contacts, newest first unless sorted, by cursor (a cursor pages on in the sort and dir it was made in), filtered by search, subscription and a segment condition',
         tags,
       },
-      },
-    )
-    .get(
-      '/export',
-      async ({ query, caller }) => {
-        const match = await contactMatch(deps.db, caller.project.id, query, deps.clock.now())
-        const { chunks } = await contactsCsv(deps.db, caller.project.id, match)
-        return new Response(csvStream(chunks), {
-          headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="contacts-${caller.project.id}.csv"` },
-        })
-      },
-      {
-        query: t.Object(filterQuery),
-        detail: {
-          summary: 'Download the contacts a filter selects (every one without a filter) as CSV, streamed: email, subscribed, createdAt, updatedAt, then a column per data key',
-          tags,
-          responses: {
-            200: { description: 'The CSV', content: { 'text/csv': { schema: { type: 'string', format: 'binary' } } } },
-            422: { description: 'A filter is not valid (the error body names it)' },
-          },
-        },
       },
     )
     .post(
@@ -162,3 +144,37 @@ export const contactRoutes = (deps: HttpDeps) =>
       response: { 200: t.Object({ id: t.String(), success: t.Boolean(), message: t.String() }), ...withNotFound },
       detail: { summary: 'Delete a contact and its events', tags },
     })
+
+/**
+ * The contacts as CSV, streamed page by page from the database. A download link cannot send
+ * headers, so a session names the project in ?projectId= here, as the email preview does; a key's
+ * project is its own, whatever the query says.
+ */
+const contactExportRoutes = (deps: HttpDeps) =>
+  new Elysia({ prefix: '/contacts' })
+    .use(requireKey(deps, { projectQuery: true }))
+    .get(
+      '/export',
+      async ({ query, caller }) => {
+        const match = await contactMatch(deps.db, caller.project.id, query, deps.clock.now())
+        const { chunks } = await contactsCsv(deps.db, caller.project.id, match)
+        return new Response(csvStream(chunks), {
+          headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="contacts-${caller.project.id}.csv"` },
+        })
+      },
+      {
+        query: t.Object({
+          ...filterQuery,
+          projectId: t.Optional(t.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'With a session and no X-Project-Id header: the project', error: 'must be a project id', 'x-field': 'projectId' })),
+        }),
+        detail: {
+          summary: 'Download the contacts a filter selects (every one without a filter) as CSV, streamed: email, subscribed, createdAt, updatedAt, then a column per data key',
+          description: "A signed-in person's download link names the project in projectId, as a link cannot send X-Project-Id.",
+          tags,
+          responses: {
+            200: { description: 'The CSV', content: { 'text/csv': { schema: { type: 'string', format: 'binary' } } } },
+            422: { description: 'A filter is not valid (the error body names it)' },
+          },
+        },
+      },
+    )

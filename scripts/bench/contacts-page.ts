@@ -10,7 +10,8 @@
 //   true (one in a thousand), the next page;   segment_next: members of a segment of one data
 //   filter (country "IS"), the next page.
 // And the export: GET /contacts/export of every contact, streamed to /dev/null, its time, bytes,
-// lines, and the server's resident set before and at its largest while it ran (sampled every 50 ms).
+// lines, and the server's resident set before, at its largest while it ran (sampled every 50 ms)
+// and as each quarter of the rows came.
 // Prints one JSON line on stdout; diagnostics go to stderr.
 //   bun scripts/bench/contacts-page.ts
 // Env: BENCH_CONTACTS (default 1000000), BENCH_RUNS (20).
@@ -102,9 +103,12 @@ try {
   const response = await fetch(`${url}/contacts/export`, { headers: { authorization: `Bearer ${key}` } })
   let bytes = 0
   let lines = 0
+  // The server's RSS as each quarter of the rows has come: flat memory stays level after the first.
+  const quarters: number[] = []
   for await (const chunk of response.body!) {
     bytes += chunk.byteLength
     for (const byte of chunk) if (byte === 10) lines++
+    if (lines >= ((quarters.length + 1) * contacts) / 4) quarters.push(Math.round(rssMb(pid)))
   }
   const exportS = (performance.now() - started) / 1000
   clearInterval(sampler)
@@ -120,6 +124,7 @@ try {
       export_rss_before_mb: Math.round(rssBefore),
       export_rss_peak_mb: Math.round(rssPeak),
       export_rss_growth_mb: Math.round(rssPeak - rssBefore),
+      export_rss_by_quarter_mb: quarters,
       runs,
     }),
   )

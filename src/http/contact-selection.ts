@@ -69,6 +69,12 @@ export interface Selection {
   filter?: FilterInput
 }
 
+/** What a route is served by: Bun's server, whose idle timeout a long bulk action lifts for its own request. */
+export interface Served {
+  request: Request
+  server: { timeout?(request: Request, seconds: number): void } | null
+}
+
 /**
  * Runs `apply` on the selected contacts a chunk at a time, each chunk its own write through the
  * writer, so that a filter over a million contacts holds no transaction for long; answers what
@@ -77,6 +83,7 @@ export interface Selection {
  */
 export async function inChunks(
   deps: Pick<HttpDeps, 'db' | 'writer' | 'clock'>,
+  served: Served,
   projectId: number,
   selection: Selection,
   apply: (trx: Db, ids: readonly string[], now: number) => Promise<number>,
@@ -88,6 +95,8 @@ export async function inChunks(
     return { changed: await deps.writer.run((trx) => apply(trx, ids, now)), selected: ids.length }
   }
   const match = await contactMatch(deps.db, projectId, selection.filter!, now, 'filter.condition')
+  // A million contacts take longer than a connection may sit idle (30 s): this one waits for its answer.
+  served.server?.timeout?.(served.request, 0)
   let changed = 0
   let selected = 0
   let after = ''

@@ -91,7 +91,7 @@ describeInBrowser('the Contacts page in Chromium', () => {
     await range(page, '1–50 of 100')
     expect(new URL(page.url()).search).toContain('key=plan&op=equals&value=pro')
 
-    await filterBy(page, (popover) => popover.getByLabel('Segment').selectOption({ label: 'Late signups' }))
+    await filterBy(page, async (popover) => void (await popover.getByLabel('Segment').selectOption({ label: 'Late signups' })))
     await page.getByRole('list', { name: 'Filters on' }).getByText('In Late signups').waitFor()
     await range(page, '1–3 of 3')
     expect(new URL(page.url()).search).toContain(`segment=${segmentId}`)

@@ -75,7 +75,7 @@ const contactTableRoutes = (deps: HttpDeps) =>
     )
     .post(
       '/bulk',
-      async ({ body, caller }) => {
+      async ({ body, caller, request, server }) => {
         const projectId = caller.project.id
         if (body.action !== 'unsubscribe' && body.bookId === undefined) throw invalid('bookId', `is needed to ${body.action}`)
         if (body.bookId !== undefined) await checkBook(deps.db, projectId, body.bookId)
@@ -85,7 +85,7 @@ const contactTableRoutes = (deps: HttpDeps) =>
           addToBook: (trx: typeof deps.db, ids: readonly string[], now: number) => addContactsToBook(trx, projectId, body.bookId!, ids, mail, now),
           removeFromBook: async (trx: typeof deps.db, ids: readonly string[], now: number) => (await removeBookContacts(trx, projectId, body.bookId!, ids, now)).count,
         }[body.action]
-        return { action: body.action, ...(await inChunks(deps, projectId, body, apply)) }
+        return { action: body.action, ...(await inChunks(deps, { request, server }, projectId, body, apply)) }
       },
       {
         body: strictObject({
@@ -97,7 +97,7 @@ const contactTableRoutes = (deps: HttpDeps) =>
         detail: { summary: 'Add contacts to a book, take them out of it, or unsubscribe them: by ids, or every contact a filter selects (in chunks)', tags },
       },
     )
-    .post('/bulk/delete', async ({ body, caller }) => ({ action: 'delete' as const, ...(await inChunks(deps, caller.project.id, body, (trx, ids) => deleteContacts(trx, caller.project.id, ids))) }), {
+    .post('/bulk/delete', async ({ body, caller, request, server }) => ({ action: 'delete' as const, ...(await inChunks(deps, { request, server }, caller.project.id, body, (trx, ids) => deleteContacts(trx, caller.project.id, ids))) }), {
       body: strictObject(selectionFields),
       response: { 200: BulkAnswer, ...authErrors },
       detail: { summary: 'Delete contacts and their events, by ids or every contact a filter selects (in chunks); owners and admins only', tags },

@@ -118,7 +118,6 @@ function ContactTable({ filters, onSort, version, onChanged }: { filters: Contac
   const selection: Selection = chosen.kind === 'all' ? { filters } : { ids: [...chosen.ids] }
   const count = chosen.kind === 'all' ? (total ?? 0) : chosen.ids.size
   const what = chosen.kind === 'all' ? `all ${count.toLocaleString()} ${filtered ? 'matching contacts' : 'contacts'}` : `${count.toLocaleString()} ${count === 1 ? 'contact' : 'contacts'}`
-  const pageTicked = rows.length > 0 && chosen.kind === 'rows' && rows.every((row) => chosen.ids.has(row.id))
   const done = () => {
     setChosen({ kind: 'rows', ids: new Set() })
     onChanged()
@@ -128,7 +127,8 @@ function ContactTable({ filters, onSort, version, onChanged }: { filters: Contac
       {bulk && count > 0 && (
         <div className="bulk-bar" role="region" aria-label="Selection">
           <span className="bulk-count">{chosen.kind === 'all' ? `All ${count.toLocaleString()} ${filtered ? 'matching' : ''} selected` : `${count.toLocaleString()} selected`}</span>
-          {pageTicked && total !== undefined && total > chosen.ids.size && (
+          {/* Offered once a row is ticked, not only the whole page: a phone shows no header row to tick them all. */}
+          {chosen.kind === 'rows' && total !== undefined && total > chosen.ids.size && (
             <Button className="button button-small button-ghost" onPress={() => setChosen({ kind: 'all' })}>
               Select all {total.toLocaleString()} {filtered ? 'matching the filters' : 'contacts'}
             </Button>

@@ -35,7 +35,7 @@ export const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exe
  * refuses what the caller's role may not write (permissions.ts). Routes of a file that uses this
  * see `caller`; a key's scope is checked there too (key-scopes.ts); `publicKey: true` admits public keys too. `projectQuery: true` lets a session name
  * its project in the projectId query parameter instead (a document the console frames, which
- * cannot send headers: GET /api/v1/emails/{emailId}/preview only).
+ * cannot send headers, a download link: GET /api/v1/emails/{emailId}/preview and GET /contacts/export only).
  *
  * Every well-formed key is checked, even from an address that has spent its budget of failed
  * ones: a right key is never locked out by others' mistakes at the same address, only slowed with

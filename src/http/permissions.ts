@@ -17,6 +17,7 @@ const FAMILIES: ReadonlyArray<readonly [RegExp, WriteFamily | ((method: string) 
   [/^\/(api\/v1\/)?domains(\/|$)/, 'domains'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(v1\/send|api\/v1\/(emails|queue))(\/|$)/, 'sending'],
+  [/^\/contacts\/bulk\/delete$/, 'delete-data'],
   [/^\/(contacts|templates|segments|campaigns|workflows|v1\/track|v1\/verify|api\/v1\/(contactBooks|campaigns|suppressions|forms))(\/|$)/, 'content'],
 ]
 
@@ -32,6 +33,7 @@ export function writeFamilyOf(method: string, route: string): { family: WriteFam
 const WHAT: Record<WriteFamily, string> = {
   members: 'manage members and invitations',
   'delete-project': 'delete the project',
+  'delete-data': "delete the project's contacts in bulk",
   settings: "change the project's settings",
   keys: 'manage API keys',
   domains: 'manage sending domains',

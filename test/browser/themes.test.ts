@@ -37,6 +37,7 @@ const pages = () => [
   { path: '/console/domains', heading: 'Domains', shot: 'theme-domains' },
   { path: `/console/domains/${domainId}`, heading: 'sender.example.com', shot: 'theme-domain' },
   { path: '/console/suppressions', heading: 'Suppressions', shot: 'theme-suppressions' },
+  { path: '/console/contacts', heading: 'Contacts', shot: 'theme-contacts' },
   { path: '/console/contacts/import', heading: 'Import contacts', shot: 'theme-contact-import' },
   { path: '/console/reports', heading: 'Reports', shot: 'theme-reports-dmarc' },
   { path: '/console/reports/bounces', heading: 'Reports', shot: 'theme-reports-bounces' },
@@ -95,6 +96,9 @@ describeInBrowser('the console in its light and dark themes', () => {
     expect(segment.status).toBe(201)
     segmentId = segment.body.id
     await w.t.app.writer.run((trx) => suppress(trx, project.id, 'complained@example.net', 'complaint', 'feedback loop report', Date.now()))
+    for (const [email, subscribed] of [['lena@example.org', true], ['joe@example.org', false]] as const) {
+      expect((await request('POST', '/contacts', { email, subscribed, data: { plan: 'pro', country: 'FR' } })).status).toBe(201)
+    }
     await w.t.app.deliveries.drain()
     // Reports received over SMTP: a DMARC aggregate, a later bounce and a complaint.
     await feedDmarcReport(w, '192.0.2.25')

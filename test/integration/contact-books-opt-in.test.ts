@@ -280,3 +280,20 @@ describe('contact books: pending contacts', () => {
     expect((await call('GET', `/01900000-0000-7000-8000-000000000000/pending`)).status).toBe(404)
   })
 })
+
+describe('contact books: double opt-in from the contacts bulk action', () => {
+  test('adding a filter of contacts to the book sends each its confirmation; none is listed until it confirms', async () => {
+    const book = await optInBook('Bulk pending')
+    for (const email of ['bulk-a@example.net', 'bulk-b@example.net', 'other@example.net']) {
+      await w.t.request('POST', '/contacts', { key: w.key, body: { email, data: { source: email.startsWith('bulk') ? 'fair' : 'web' } } })
+    }
+    const filter = { condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.source', operator: 'equals', value: 'fair' }] }] } }
+    const added = await w.t.request('POST', '/contacts/bulk', { key: w.key, body: { action: 'addToBook', bookId: book.id, filter } })
+    expect(added.body).toEqual({ action: 'addToBook', changed: 2, selected: 2 })
+    expect(await listed(book.id)).toEqual([])
+    expect((await call('GET', `/${book.id}/pending`)).body.data.map((p: any) => p.email).sort()).toEqual(['bulk-a@example.net', 'bulk-b@example.net'])
+    const [mail] = await confirmationsTo('bulk-a@example.net')
+    await page('POST', pathOf(mail!.link!))
+    expect(await listed(book.id)).toEqual(['bulk-a@example.net'])
+  })
+})

@@ -148,11 +148,26 @@ export interface paths {
     /** A contact import and its progress */
     get: operations["getContactsImportById"];
   };
+  "/contacts/export": {
+    /**
+     * Download the contacts a filter selects (every one without a filter) as CSV, streamed: email, subscribed, createdAt, updatedAt, then a column per data key
+     * @description A signed-in person's download link names the project in projectId, as a link cannot send X-Project-Id.
+     */
+    get: operations["getContactsExport"];
+  };
   "/contacts": {
-    /** List contacts, newest first unless sorted, by cursor (a cursor pages on in the sort and dir it was made in) */
+    /** List contacts, newest first unless sorted, by cursor (a cursor pages on in the sort and dir it was made in), filtered by search, subscription and a segment condition */
     get: operations["getContacts"];
     /** Create a contact, or update the one with this email */
     post: operations["postContacts"];
+  };
+  "/contacts/bulk": {
+    /** Add contacts to a book, take them out of it, or unsubscribe them: by ids, or every contact a filter selects (in chunks) */
+    post: operations["postContactsBulk"];
+  };
+  "/contacts/bulk/delete": {
+    /** Delete contacts and their events, by ids or every contact a filter selects (in chunks); owners and admins only */
+    post: operations["postContactsBulkDelete"];
   };
   "/contacts/{id}": {
     /** Get a contact */
@@ -760,6 +775,26 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    /**
+     * ContactFilter
+     * @description Every contact of the project that matches all that is given ({} is every contact)
+     */
+    ContactFilter: {
+      /** @description Only subscribed (true) or unsubscribed (false) contacts */
+      subscribed?: boolean;
+      /** @description Part of the email address */
+      search?: string;
+      /** @description A segment condition : {"logic":"AND","groups":[{"filters":[{"field":"data.plan","operator":"equals","value":"pro"}]}]}; fields data.<key>, segment.<id>, email, subscribed, createdAt, event.<name>, email.<status>, with every operator a segment takes */
+      condition?: unknown;
+    };
+    /** ContactBulkResult */
+    ContactBulkResult: {
+      action: string;
+      /** @description Contacts the action changed (added, removed, unsubscribed, deleted); those already so are not counted */
+      changed: number;
+      /** @description Contacts the ids or the filter selected */
+      selected: number;
     };
     /** DnsRecord */
     DnsRecord: {
@@ -3686,7 +3721,37 @@ export interface operations {
       };
     };
   };
-  /** List contacts, newest first unless sorted, by cursor (a cursor pages on in the sort and dir it was made in) */
+  /**
+   * Download the contacts a filter selects (every one without a filter) as CSV, streamed: email, subscribed, createdAt, updatedAt, then a column per data key
+   * @description A signed-in person's download link names the project in projectId, as a link cannot send X-Project-Id.
+   */
+  getContactsExport: {
+    parameters: {
+      query?: {
+        /** @description Only subscribed (true) or unsubscribed (false) contacts */
+        subscribed?: boolean | string;
+        /** @description Part of the email address */
+        search?: string;
+        /** @description A segment condition as JSON: {"logic":"AND","groups":[{"filters":[{"field":"data.plan","operator":"equals","value":"pro"}]}]}; fields data.<key>, segment.<id>, email, subscribed, createdAt, event.<name>, email.<status>, with every operator a segment takes */
+        condition?: string;
+        /** @description With a session and no X-Project-Id header: the project */
+        projectId?: string;
+      };
+    };
+    responses: {
+      /** @description The CSV */
+      200: {
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description A filter is not valid (the error body names it) */
+      422: {
+        content: never;
+      };
+    };
+  };
+  /** List contacts, newest first unless sorted, by cursor (a cursor pages on in the sort and dir it was made in), filtered by search, subscription and a segment condition */
   getContacts: {
     parameters: {
       query?: {
@@ -3698,6 +3763,8 @@ export interface operations {
         subscribed?: boolean | string;
         /** @description Part of the email address */
         search?: string;
+        /** @description A segment condition as JSON: {"logic":"AND","groups":[{"filters":[{"field":"data.plan","operator":"equals","value":"pro"}]}]}; fields data.<key>, segment.<id>, email, subscribed, createdAt, event.<name>, email.<status>, with every operator a segment takes */
+        condition?: string;
         /** @description Sort by createdAt, email; createdAt when absent. Ties are broken by id, in the same direction */
         sort?: "createdAt" | "email";
         /** @description Sort direction: asc or desc; desc when absent */
@@ -3768,6 +3835,107 @@ export interface operations {
       201: {
         content: {
           "application/json": components["schemas"]["Contact"];
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Add contacts to a book, take them out of it, or unsubscribe them: by ids, or every contact a filter selects (in chunks) */
+  postContactsBulk: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description addToBook (with double opt-in the book sends its confirmation), removeFromBook, unsubscribe
+           * @enum {string}
+           */
+          action: "addToBook" | "removeFromBook" | "unsubscribe";
+          /** @description The contact book, for addToBook and removeFromBook */
+          bookId?: string;
+          /** @description The contacts, by id (ids of no contact of the project are passed over) */
+          ids?: string[];
+          filter?: components["schemas"]["ContactFilter"];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": components["schemas"]["ContactBulkResult"];
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Delete contacts and their events, by ids or every contact a filter selects (in chunks); owners and admins only */
+  postContactsBulkDelete: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The contacts, by id (ids of no contact of the project are passed over) */
+          ids?: string[];
+          filter?: components["schemas"]["ContactFilter"];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": components["schemas"]["ContactBulkResult"];
         };
       };
       /** @description No key, or not a valid one */

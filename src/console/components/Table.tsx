@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react'
-import { Button } from 'react-aria-components'
+import { Button, Checkbox } from 'react-aria-components'
 import { nextOrder, sortRows, type SortOrder, type SortValue } from '../lib/table-sort.ts'
 
 export type { SortOrder } from '../lib/table-sort.ts'
@@ -38,6 +38,47 @@ interface DataTableProps<T> {
   empty?: ReactNode
   /** Hide the caption visually (a card's heading already says it). */
   captionHidden?: boolean
+  /** Rows that can be ticked (by rowKey): a first column of checkboxes, the header's for every row shown. */
+  selection?: RowSelection<T>
+}
+
+export interface RowSelection<T> {
+  selected: ReadonlySet<string>
+  onChange: (selected: Set<string>) => void
+  /** The accessible name of a row's checkbox ("Select ada@example.com"). */
+  rowLabel: (row: T) => string
+}
+
+/** A checkbox drawn as the console's others are; its name is said by aria-label. */
+function Tick({ label, isSelected, isIndeterminate, onChange }: { label: string; isSelected: boolean; isIndeterminate?: boolean; onChange: (on: boolean) => void }) {
+  return (
+    <Checkbox className="checkbox" aria-label={label} isSelected={isSelected} isIndeterminate={isIndeterminate} onChange={onChange}>
+      <span className="checkbox-box" aria-hidden="true">
+        <svg viewBox="0 0 18 18">{isIndeterminate ? <polyline points="4 9 14 9" /> : <polyline points="2 9.5 7 14 16 4" />}</svg>
+      </span>
+    </Checkbox>
+  )
+}
+
+function SelectAll<T>({ rows, rowKey, selection }: { rows: T[]; rowKey: (row: T) => string; selection: RowSelection<T> }) {
+  const keys = rows.map(rowKey)
+  const ticked = keys.filter((key) => selection.selected.has(key)).length
+  const toggle = (on: boolean) => {
+    const next = new Set(selection.selected)
+    for (const key of keys) on ? next.add(key) : next.delete(key)
+    selection.onChange(next)
+  }
+  return <Tick label="Select every row shown" isSelected={ticked > 0 && ticked === keys.length} isIndeterminate={ticked > 0 && ticked < keys.length} onChange={toggle} />
+}
+
+function SelectRow<T>({ row, rowKey, selection }: { row: T; rowKey: (row: T) => string; selection: RowSelection<T> }) {
+  const key = rowKey(row)
+  const toggle = (on: boolean) => {
+    const next = new Set(selection.selected)
+    on ? next.add(key) : next.delete(key)
+    selection.onChange(next)
+  }
+  return <Tick label={selection.rowLabel(row)} isSelected={selection.selected.has(key)} onChange={toggle} />
 }
 
 /** A sortable column's header: a button that asks for the next order; the th's aria-sort says the current one. */
@@ -58,14 +99,14 @@ function SortHeader<T>({ column, current, onPress }: { column: Column<T>; curren
  * sortValue), row actions, skeleton rows while loading, and one row saying what an empty list means. On a phone
  * each row becomes a card of labelled cells (app.css), leaving out the low-priority columns.
  */
-export function DataTable<T>({ caption, columns, rows, rowKey, rowActions, sort, onSort, defaultSort, loading, empty, captionHidden }: DataTableProps<T>) {
+export function DataTable<T>({ caption, columns, rows, rowKey, rowActions, sort, onSort, defaultSort, loading, empty, captionHidden, selection }: DataTableProps<T>) {
   const [localSort, setLocalSort] = useState(defaultSort)
   const byServer = onSort !== undefined
   const order = byServer ? sort : localSort
   const keyOf = (column: Column<T>) => (byServer ? column.sortKey : column.sortValue ? column.header : undefined)
   const shown = byServer ? rows : sortRows(rows, columns.find((column) => keyOf(column) === localSort?.key)?.sortValue, localSort)
   const sortBy = (key: string) => (byServer ? onSort(nextOrder(order, key)) : setLocalSort(nextOrder(order, key)))
-  const width = columns.length + (rowActions ? 1 : 0)
+  const width = columns.length + (rowActions ? 1 : 0) + (selection ? 1 : 0)
   const className = (column: Column<T>) =>
     [column.align && 'end', column.align === 'numeric' && 'numeric', column.priority === 'low' && 'low-priority'].filter(Boolean).join(' ') || undefined
   return (
@@ -74,6 +115,11 @@ export function DataTable<T>({ caption, columns, rows, rowKey, rowActions, sort,
         <caption className={captionHidden ? 'visually-hidden' : undefined}>{caption}</caption>
         <thead>
           <tr>
+            {selection && (
+              <th scope="col" className="select">
+                <SelectAll rows={shown} rowKey={rowKey} selection={selection} />
+              </th>
+            )}
             {columns.map((column) => {
               const key = keyOf(column)
               const current = key !== undefined && order?.key === key ? order.direction : undefined
@@ -106,7 +152,12 @@ export function DataTable<T>({ caption, columns, rows, rowKey, rowActions, sort,
             </tr>
           )}
           {shown.map((row) => (
-            <tr key={rowKey(row)}>
+            <tr key={rowKey(row)} data-selected={selection?.selected.has(rowKey(row)) || undefined}>
+              {selection && (
+                <td className="select">
+                  <SelectRow row={row} rowKey={rowKey} selection={selection} />
+                </td>
+              )}
               {columns.map((column) => (
                 <td key={column.header} data-label={column.header} className={className(column)}>
                   {column.cell(row)}

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type Expression, type SqlBool } from 'kysely'
 import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
 import { dialectOf } from '../../db/client.ts'
 import type { ContactRow, Db } from '../../db/schema.ts'
@@ -15,6 +15,8 @@ export interface ContactFilter {
   subscribed?: boolean
   /** Lower-case text that the address must contain. */
   search?: string
+  /** A condition over the contacts' alias `c` that a higher module compiled (a segment condition). */
+  where?: Expression<SqlBool>
 }
 
 export const findContact = async (db: Db, projectId: number, id: string): Promise<ContactRow | undefined> => (await selectById(db, { projectId, id }))[0]
@@ -127,21 +129,48 @@ const update = prepared(
 export const deleteContact = (db: Db, projectId: number, id: string) =>
   db.deleteFrom('contacts').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
 
-function filtered(db: Db, projectId: number, filter: ContactFilter) {
+/** The project's contacts (`c`) that the filter selects, its search already in lower case. */
+export function filteredContacts(db: Db, projectId: number, filter: ContactFilter) {
   let query = db.selectFrom('contacts as c').where('c.project_id', '=', projectId)
   if (filter.subscribed !== undefined) query = query.where('c.subscribed', '=', filter.subscribed ? 1 : 0)
   if (filter.search) {
     query = query.where(likeIgnoringCase(dialectOf(db), sql.ref('c.email_key'), likePattern(filter.search, 'contains')))
   }
+  if (filter.where) query = query.where(filter.where)
   return query
 }
 
 /** In `order`, from the row after `from` (where the previous page ended) when given. */
 export const pageContacts = (db: Db, projectId: number, filter: ContactFilter, limit: number, order: Order, from?: { value: string | number; id: string }) => {
-  let query = filtered(db, projectId, filter).select(contactFields)
+  let query = filteredContacts(db, projectId, filter).select(contactFields)
   if (from) query = query.where(after(order, from, 'c'))
   return ordered(query, order, 'c').limit(limit).execute()
 }
 
 export const countContacts = async (db: Db, projectId: number, filter: ContactFilter) =>
-  Number((await filtered(db, projectId, filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+  Number((await filteredContacts(db, projectId, filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+
+/** The ids of the contacts the filter matches, in id order, after `afterId`: a bulk action's next chunk. */
+export const matchingIds = async (db: Db, projectId: number, filter: ContactFilter, afterId: string, limit: number): Promise<string[]> =>
+  (await filteredContacts(db, projectId, filter).select('c.id').where('c.id', '>', afterId).orderBy('c.id').limit(limit).execute()).map((row) => row.id)
+
+/** Unsubscribes those of the project's contacts with these ids that are subscribed; answers the ids it changed. */
+export async function unsubscribeByIds(db: Db, projectId: number, ids: readonly string[], now: number): Promise<string[]> {
+  if (ids.length === 0) return []
+  const rows = await db
+    .updateTable('contacts')
+    .set({ subscribed: 0, updated_at: now })
+    .where('project_id', '=', projectId)
+    .where('id', 'in', textsIn(db, ids))
+    .where('subscribed', '=', 1)
+    .returning('id')
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+/** Deletes the project's contacts with these ids; answers how many there were. */
+export async function deleteByIds(db: Db, projectId: number, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0
+  const result = await db.deleteFrom('contacts').where('project_id', '=', projectId).where('id', 'in', textsIn(db, ids)).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

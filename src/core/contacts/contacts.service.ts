@@ -104,6 +104,8 @@ export interface ContactPageQuery {
   search?: string
   sort?: ContactSort
   dir?: Direction
+  /** A condition over the contacts' alias `c` that a higher module compiled (a segment condition). */
+  where?: repo.ContactFilter['where']
 }
 
 /**
@@ -115,7 +117,7 @@ export async function listContacts(db: Db, projectId: number, query: ContactPage
   const sort = query.sort ?? 'createdAt'
   const dir = query.dir ?? 'desc'
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, dir)
-  const filter = { subscribed: query.subscribed, search: query.search?.toLowerCase() }
+  const filter = { subscribed: query.subscribed, search: query.search?.toLowerCase(), where: query.where }
   // The address key is unique in a project: it alone orders, with no ties for the id to break.
   const order = { column: CONTACT_SORTS[sort], dir, unique: sort === 'email' }
   const rows = await repo.pageContacts(db, projectId, filter, query.limit + 1, order, after)

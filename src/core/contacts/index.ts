@@ -2,6 +2,7 @@
 // files import each other by path, never through this file, so that it adds no cycle.
 export * from './contact.ts'
 export * from './contacts.service.ts'
+export * from './contacts-bulk.service.ts'
 export * from './export.ts'
 export * from './import-file.ts'
 export * from './imports.service.ts'

@@ -3,7 +3,7 @@ import type { Db } from '../../db/schema.ts'
 import { checkAddress, requireAddress } from '../../lib/address.ts'
 import { isoTime } from '../../lib/clock.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
-import { projectContacts } from '../contacts/index.ts'
+import { contactsByIds, projectContacts } from '../contacts/index.ts'
 import { checkContactData, contactFields, toContact, type Contact } from '../contacts/contact.ts'
 import { findContactRow, updateContact, writeContacts } from '../contacts/contacts.service.ts'
 import { contactsWritten } from '../reactions.ts'
@@ -387,3 +387,34 @@ export async function choosePreferenceBooks(db: Db, projectId: number, contactId
   if (joining.length + leaving.length > 0) await contactsWritten(db, projectId, { touched: [contactId] }, now)
   return { joined: joining.map((b) => b.name), left: leaving.map((b) => b.name) }
 }
+
+/**
+ * Lists these contacts of the project in the book (a bulk action's chunk), with the consent of
+ * `source`; with double opt-in each is sent its confirmation instead (`prepared` ahead, see
+ * prepareContactsOptIns), and listed once it confirms. Ids of no contact of the project are passed
+ * over; answers how many were not in the book yet.
+ */
+export async function addContactsToBook(db: Db, projectId: number, bookId: string, contactIds: readonly string[], source: ConsentSource, mail: OptInMail, now: number, prepared?: PreparedOptIns): Promise<number> {
+  const { row, meta } = await requireBook(db, projectId, bookId)
+  const listed = new Set(await repo.listedAmong(db, bookId, contactIds))
+  const contacts = (await contactsByIds(db, projectId, contactIds)).filter((contact) => !listed.has(contact.id))
+  const ids = contacts.map((contact) => contact.id)
+  const optIn = optInOf(meta)
+  if (optIn.enabled) {
+    await requestOptIns(db, projectId, { id: bookId, name: row.name, ...optIn }, contacts.map((contact) => ({ id: contact.id, email: contact.email })), source, mail, now, { prepared })
+    return ids.length
+  }
+  await repo.addMembers(db, bookId, ids, now)
+  await recordConsents(db, projectId, row, ids, source, now)
+  await contactsWritten(db, projectId, { touched: ids }, now)
+  return ids.length
+}
+
+/** Before a chunk's write transaction: the confirmations adding these contacts to the book may send. */
+export async function prepareContactsOptIns(db: Db, projectId: number, bookId: string, contactIds: readonly string[], mail: OptInMail, now: number) {
+  const contacts = await contactsByIds(db, projectId, contactIds)
+  return prepareListOptIns(db, projectId, bookId, contacts.map((contact) => ({ email: contact.email })), mail, now)
+}
+
+/** Checks that the book exists before a bulk action reads its first chunk. */
+export const checkBook = async (db: Db, projectId: number, bookId: string): Promise<void> => void (await requireBook(db, projectId, bookId))

@@ -3,7 +3,8 @@ import { holdsForMost } from '../../db/hints.ts'
 import type { Db } from '../../db/schema.ts'
 import { everyContact, projectContacts } from '../contacts/contact-queries.ts'
 import { compileCondition, type CompileContext } from './compile.ts'
-import { checkCondition, type Condition } from './condition.ts'
+import { checkCondition, forEachFilter, segmentIdOf, type Condition } from './condition.ts'
+import { invalid } from '../../lib/errors.ts'
 import type { SegmentRow } from './segments.repository.ts'
 
 /** A segment's condition as stored, or null for a STATIC segment. */
@@ -48,4 +49,23 @@ export function conditionCount(db: Db, projectId: number, condition: Condition, 
 async function countOf(contacts: ReturnType<typeof everyContact>): Promise<number> {
   const row = await contacts.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
   return Number(row.n)
+}
+
+/**
+ * A condition given to narrow a list of contacts (`field` names it in errors), checked as a
+ * segment's is (the segments it names exist) and compiled over the contacts' alias `c`: what
+ * the contacts table's filters and bulk actions hand to contacts, which sit below segments.
+ */
+export async function contactCondition(db: Db, projectId: number, input: unknown, now: number, field = 'condition') {
+  const condition = checkCondition(input, field)
+  const context = await compileContext(db, projectId, now)
+  forEachFilter(
+    condition,
+    (filter, path) => {
+      const id = segmentIdOf(filter)
+      if (id !== undefined && !context.segments.has(id)) throw invalid(`${path}.field`, `there is no segment ${id} in this project`)
+    },
+    field,
+  )
+  return compileCondition(condition, context)
 }

@@ -17,6 +17,7 @@ import { contactBookRoutes } from './routes/contact-books.routes.ts'
 import { contactImportRoutes } from './routes/contact-imports.routes.ts'
 import { consoleRoutes } from './routes/console.routes.ts'
 import { contactRoutes } from './routes/contacts.routes.ts'
+import { contactRecordRoutes } from './routes/contact-records.routes.ts'
 import { docsRoutes } from './routes/documentation.routes.ts'
 import { domainRoutes } from './routes/domains.routes.ts'
 import { queueRoutes } from './routes/queue.routes.ts'
@@ -119,6 +120,8 @@ export function createHttpApp(deps: HttpDeps) {
   app.use(reportRoutes(deps))
   // And the confirmation pages of double opt-in, which are pages opened from mail, out of the document.
   app.use(optInRoutes(deps))
+  // And a contact's page and privacy (its events, emails, memberships, runs; export and erase), likewise.
+  app.use(contactRecordRoutes(deps))
   return app
 }
 

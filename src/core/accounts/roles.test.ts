@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { mayWrite, ROLES, type WriteFamily } from './roles.ts'
 
-const FAMILIES: WriteFamily[] = ['members', 'delete-project', 'settings', 'keys', 'domains', 'webhooks', 'sending', 'content']
+const FAMILIES: WriteFamily[] = ['members', 'delete-project', 'delete-data', 'settings', 'keys', 'domains', 'webhooks', 'sending', 'content']
 
 describe('what each role may write', () => {
   test.each([
     ['owner', FAMILIES],
-    ['admin', ['settings', 'keys', 'domains', 'webhooks', 'sending', 'content']],
+    ['admin', ['delete-data', 'settings', 'keys', 'domains', 'webhooks', 'sending', 'content']],
     ['member', ['sending', 'content']],
     ['viewer', []],
   ] as const)('%s: %p', (role, allowed) => {

@@ -8,17 +8,17 @@ export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const satisfies r
  * The kinds of write a project's routes make. Every route's write belongs to one
  * (src/http/permissions.ts says which); reads belong to none: every role may read.
  */
-export type WriteFamily = 'members' | 'delete-project' | 'settings' | 'keys' | 'domains' | 'webhooks' | 'sending' | 'content'
+export type WriteFamily = 'members' | 'delete-project' | 'delete-data' | 'settings' | 'keys' | 'domains' | 'webhooks' | 'sending' | 'content'
 
 /**
  * What each role may write, the one table the server enforces: owner everything; admin all but
  * members and deleting the project; member the day-to-day work (sending, contacts, templates,
- * segments, campaigns, workflows, suppressions) but no keys, domains, webhooks or settings;
- * viewer nothing. A request with an API key acts as admin.
+ * segments, campaigns, workflows, suppressions) but no keys, domains, webhooks or settings, and
+ * no deleting of contacts' data in bulk or erasing a contact (delete-data); viewer nothing. A request with an API key acts as admin.
  */
 const WRITES: Record<ProjectRole, ReadonlySet<WriteFamily>> = {
-  owner: new Set(['members', 'delete-project', 'settings', 'keys', 'domains', 'webhooks', 'sending', 'content']),
-  admin: new Set(['settings', 'keys', 'domains', 'webhooks', 'sending', 'content']),
+  owner: new Set(['members', 'delete-project', 'delete-data', 'settings', 'keys', 'domains', 'webhooks', 'sending', 'content']),
+  admin: new Set(['delete-data', 'settings', 'keys', 'domains', 'webhooks', 'sending', 'content']),
   member: new Set(['sending', 'content']),
   viewer: new Set(),
 }

@@ -44,3 +44,10 @@ export const latestConsent = (db: Db, segmentId: string, contactId: string) =>
     .orderBy('confirmed_at', 'desc')
     .limit(1)
     .executeTakeFirst()
+
+/** Every request and consent of the contact, newest first. */
+export const optInsOfContact = (db: Db, projectId: number, contactId: string) =>
+  db.selectFrom('book_opt_ins').selectAll().where('project_id', '=', projectId).where('contact_id', '=', contactId).orderBy('requested_at', 'desc').execute()
+
+export const deleteOptInsOfContact = (db: Db, projectId: number, contactId: string) =>
+  db.deleteFrom('book_opt_ins').where('project_id', '=', projectId).where('contact_id', '=', contactId).executeTakeFirst()

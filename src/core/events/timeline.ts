@@ -20,8 +20,9 @@ const toTimelineEvent = (row: { id: number; name: string; data: string | null; c
 
 const cursorOf = (cursor: string | undefined): number | undefined => {
   if (cursor === undefined) return undefined
-  if (!/^[1-9]\d{0,15}$/.test(cursor)) throw invalid('cursor', 'is not a cursor returned by a previous page')
-  return Number(cursor)
+  const match = /^e([1-9]\d{0,15})$/.exec(cursor)
+  if (!match) throw invalid('cursor', 'is not a cursor returned by a previous page')
+  return Number(match[1])
 }
 
 /**
@@ -32,7 +33,7 @@ export async function contactTimeline(db: Db, projectId: number, contactId: stri
   const rows = await contactEventPage(db, projectId, contactId, limit + 1, cursorOf(cursor))
   const page = rows.slice(0, limit)
   const hasMore = rows.length > limit
-  return { events: page.map(toTimelineEvent), cursor: hasMore ? String(page.at(-1)!.id) : null, hasMore }
+  return { events: page.map(toTimelineEvent), cursor: hasMore ? `e${page.at(-1)!.id}` : null, hasMore }
 }
 
 /** Every event of the contact, newest first: what a privacy export holds. */

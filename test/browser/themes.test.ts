@@ -27,6 +27,7 @@ let mx: FakeMx
 let emailId: string
 let domainId: string
 let webhookId: string
+let contactId: string
 
 /** Every signed-in page: its address, its h1 and the name of its screenshot. */
 const pages = () => [
@@ -41,6 +42,7 @@ const pages = () => [
   { path: '/console/queue', heading: 'Queue', shot: 'theme-queue' },
   { path: '/console/webhooks', heading: 'Webhooks', shot: 'theme-webhooks' },
   { path: `/console/webhooks/${webhookId}`, heading: 'Webhook', shot: 'theme-webhook' },
+  { path: `/console/contacts/${contactId}`, heading: 'ann@example.net', shot: 'theme-contact' },
   { path: '/console/api-keys', heading: 'API keys', shot: 'theme-api-keys' },
   { path: '/console/smtp', heading: 'SMTP relay', shot: 'theme-smtp' },
   { path: '/console/settings', heading: 'Settings', shot: 'theme-settings' },
@@ -84,6 +86,10 @@ describeInBrowser('the console in its light and dark themes', () => {
     expect({ status: hook.status, body: hook.body }).toMatchObject({ status: expect.any(Number) })
     expect(hook.status).toBeLessThan(300)
     webhookId = String(hook.body.id)
+    const contact = await request('POST', '/contacts', { email: 'ann@example.net', data: { plan: 'pro', seats: 3, vip: true } })
+    contactId = contact.body.id
+    await request('POST', '/v1/track', { email: 'ann@example.net', event: 'signed-up', data: { source: 'ad' } })
+    await request('PATCH', `/contacts/${contactId}`, { data: { plan: 'team' } })
     await w.t.app.writer.run((trx) => suppress(trx, project.id, 'complained@example.net', 'complaint', 'feedback loop report', Date.now()))
     await w.t.app.deliveries.drain()
     // Reports received over SMTP: a DMARC aggregate, a later bounce and a complaint.

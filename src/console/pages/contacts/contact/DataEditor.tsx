@@ -74,10 +74,8 @@ export function DataEditor({ contact, save }: { contact: Contact; save: (patch: 
     if ('problems' in patch) return setProblems(patch.problems)
     setProblems({})
     if (Object.keys(patch.data).length === 0) return toast({ title: 'Nothing changed', tone: 'info' })
-    saving.mutateAsync({ data: patch.data }).then(
-      (saved) => setRows(rowsOf((saved as Contact).data)),
-      () => {},
-    )
+    // Saved, the page shows the contact as the server answered it, and this form starts again from it (its key is the contact's updatedAt).
+    saving.mutate({ data: patch.data })
   }
   const change = (next: DataRow) => setRows((all) => all.map((r) => (r.id === next.id ? next : r)))
   return (

@@ -7,7 +7,7 @@ import { useProjectKey } from '../../../app/project.tsx'
 import { Badge } from '../../../components/Badge.tsx'
 import { Empty, ErrorState, Loading } from '../../../components/States.tsx'
 import { Time } from '../../../components/Time.tsx'
-import { contactEventWords } from '../../../lib/contact-events.ts'
+import { contactEventWords } from '../../../lib/contact-timeline-words.ts'
 
 function EventItem({ event }: { event: ContactEvent }) {
   const words = contactEventWords(event.name, event.data)

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { contactEventWords } from './contact-events.ts'
+import { contactEventWords } from './contact-timeline-words.ts'
 
 describe("a contact's events in words", () => {
   test('an edit says each change from and to', () => {

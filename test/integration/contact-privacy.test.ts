@@ -34,6 +34,12 @@ async function confirmationLink(to: string): Promise<string> {
   return new URL(/https?:\/\/[^\s"'<>]+\/confirm\/[a-z0-9-]+/.exec(body)![0]).pathname
 }
 
+/** The data of the webhook deliveries of one event type, newest first. */
+async function payloadsOf(type: string) {
+  const { deliveries } = (await api('GET', `/webhooks/${hookId}/deliveries?pageSize=100`)).body
+  return deliveries.filter((d: { type: string }) => d.type === type).map((d: { payload: { data: unknown } }) => d.payload.data)
+}
+
 beforeAll(async () => {
   hooks = startHookServer()
   w = await createWorld({ settings: { 'webhook-allow-private-targets': 'true' } })
@@ -171,9 +177,14 @@ describe('erase', () => {
     expect(found(await api('GET', `/api/v1/suppressions?limit=100`))).toBe(false)
     expect(found(await api('GET', `/api/v1/suppressions?search=${ADDRESS}`))).toBe(false)
     // The webhooks heard of the erasure by id alone.
-    const deliveries = (await api('GET', `/webhooks/${hookId}/deliveries?pageSize=100`)).body
-    const list = deliveries.data ?? deliveries.deliveries ?? deliveries
-    expect(JSON.stringify(list)).toContain('contact.deleted')
+    const deleted = await payloadsOf('contact.deleted')
+    expect(deleted).toEqual([{ id: contactId, email: null, erased: true }])
+  })
+
+  test('a plain delete is no erasure: webhooks hear of it with the address', async () => {
+    const made = (await api('POST', '/contacts', { email: 'gone@example.net' })).body
+    expect((await api('DELETE', `/contacts/${made.id}`)).status).toBe(200)
+    expect(await payloadsOf('contact.deleted')).toContainEqual({ id: made.id, email: 'gone@example.net', erased: false })
   })
 
   test('a new send to the erased address is suppressed, whatever its case; lifting the suppression lets mail through again', async () => {

@@ -111,6 +111,9 @@ export function createHttpApp(deps: HttpDeps) {
     .use(workflowRoutes(deps))
     .use(webhookRoutes(deps))
     .use(serverRoutes(deps))
+  // A contact's page and privacy (its events, emails, memberships, runs; export and erase): apart
+  // from the chain, whose type is as deep as TypeScript follows (see the documentation's below).
+  app.use(contactRecordRoutes(deps))
   // The documentation under /docs: used apart from the chain because the chain's type is as deep
   // as TypeScript follows, and these pages add nothing to the API's type. `use` adds the routes to
   // this same instance, after every hook above, as the chain would.
@@ -120,8 +123,6 @@ export function createHttpApp(deps: HttpDeps) {
   app.use(reportRoutes(deps))
   // And the confirmation pages of double opt-in, which are pages opened from mail, out of the document.
   app.use(optInRoutes(deps))
-  // And a contact's page and privacy (its events, emails, memberships, runs; export and erase), likewise.
-  app.use(contactRecordRoutes(deps))
   return app
 }
 

@@ -24,16 +24,17 @@ import { feedBounce, feedComplaint, feedDmarcReport } from './report-feed.ts'
 let w: ConsoleWorld
 let dns: FakeDns
 let mx: FakeMx
+let contactId: string
 let emailId: string
 let domainId: string
 let webhookId: string
-let contactId: string
 
 /** Every signed-in page: its address, its h1 and the name of its screenshot. */
 const pages = () => [
   { path: '/console/', heading: 'Overview', shot: 'theme-overview' },
   { path: '/console/emails', heading: 'Emails', shot: 'theme-emails' },
   { path: `/console/emails/${emailId}`, heading: 'Welcome aboard', shot: 'theme-email' },
+  { path: `/console/contacts/${contactId}`, heading: 'ann@example.net', shot: 'theme-contact' },
   { path: '/console/domains', heading: 'Domains', shot: 'theme-domains' },
   { path: `/console/domains/${domainId}`, heading: 'sender.example.com', shot: 'theme-domain' },
   { path: '/console/suppressions', heading: 'Suppressions', shot: 'theme-suppressions' },
@@ -42,7 +43,6 @@ const pages = () => [
   { path: '/console/queue', heading: 'Queue', shot: 'theme-queue' },
   { path: '/console/webhooks', heading: 'Webhooks', shot: 'theme-webhooks' },
   { path: `/console/webhooks/${webhookId}`, heading: 'Webhook', shot: 'theme-webhook' },
-  { path: `/console/contacts/${contactId}`, heading: 'ann@example.net', shot: 'theme-contact' },
   { path: '/console/api-keys', heading: 'API keys', shot: 'theme-api-keys' },
   { path: '/console/smtp', heading: 'SMTP relay', shot: 'theme-smtp' },
   { path: '/console/settings', heading: 'Settings', shot: 'theme-settings' },
@@ -82,14 +82,15 @@ describeInBrowser('the console in its light and dark themes', () => {
       expect(sent.status).toBe(200)
       emailId ??= sent.body.emailId
     }
-    const hook = await request('POST', '/webhooks', { url: 'https://hooks.example.net/mailstead', events: ['email.delivered', 'email.bounced'] })
-    expect({ status: hook.status, body: hook.body }).toMatchObject({ status: expect.any(Number) })
-    expect(hook.status).toBeLessThan(300)
-    webhookId = String(hook.body.id)
+    // A contact with data, a tracked event and an edit: its page has rows in its form and its timeline.
     const contact = await request('POST', '/contacts', { email: 'ann@example.net', data: { plan: 'pro', seats: 3, vip: true } })
     contactId = contact.body.id
     await request('POST', '/v1/track', { email: 'ann@example.net', event: 'signed-up', data: { source: 'ad' } })
     await request('PATCH', `/contacts/${contactId}`, { data: { plan: 'team' } })
+    const hook = await request('POST', '/webhooks', { url: 'https://hooks.example.net/mailstead', events: ['email.delivered', 'email.bounced'] })
+    expect({ status: hook.status, body: hook.body }).toMatchObject({ status: expect.any(Number) })
+    expect(hook.status).toBeLessThan(300)
+    webhookId = String(hook.body.id)
     await w.t.app.writer.run((trx) => suppress(trx, project.id, 'complained@example.net', 'complaint', 'feedback loop report', Date.now()))
     await w.t.app.deliveries.drain()
     // Reports received over SMTP: a DMARC aggregate, a later bounce and a complaint.

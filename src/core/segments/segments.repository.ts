@@ -42,16 +42,6 @@ export async function removeMembers(db: Db, segmentId: string, contactIds: reado
   return rows.map((row) => row.contact_id)
 }
 
-export const listedMemberCount = async (db: Db, segmentId: string): Promise<number> =>
-  Number((await db.selectFrom('segment_members').select((eb) => eb.fn.countAll<number>().as('n')).where('segment_id', '=', segmentId).executeTakeFirstOrThrow()).n)
-
-/** Those of `contactIds` listed in the segment. */
-export async function listedAmong(db: Db, segmentId: string, contactIds: readonly string[]): Promise<string[]> {
-  if (contactIds.length === 0) return []
-  const rows = await db.selectFrom('segment_members').select('contact_id').where('segment_id', '=', segmentId).where('contact_id', 'in', textsIn(db, contactIds)).execute()
-  return rows.map((row) => row.contact_id)
-}
-
 /** The segments the contact is listed in (STATIC segments and books), with when it was listed. */
 export const listingsOf = (db: Db, contactId: string) =>
   db.selectFrom('segment_members').select(['segment_id', 'created_at']).where('contact_id', '=', contactId).execute()
@@ -64,4 +54,14 @@ export const trackedMembershipsOf = (db: Db, contactId: string) =>
 export async function deleteMembershipsOf(db: Db, contactId: string): Promise<void> {
   await db.deleteFrom('segment_members').where('contact_id', '=', contactId).execute()
   await db.deleteFrom('segment_memberships').where('contact_id', '=', contactId).execute()
+}
+
+export const listedMemberCount = async (db: Db, segmentId: string): Promise<number> =>
+  Number((await db.selectFrom('segment_members').select((eb) => eb.fn.countAll<number>().as('n')).where('segment_id', '=', segmentId).executeTakeFirstOrThrow()).n)
+
+/** Those of `contactIds` listed in the segment. */
+export async function listedAmong(db: Db, segmentId: string, contactIds: readonly string[]): Promise<string[]> {
+  if (contactIds.length === 0) return []
+  const rows = await db.selectFrom('segment_members').select('contact_id').where('segment_id', '=', segmentId).where('contact_id', 'in', textsIn(db, contactIds)).execute()
+  return rows.map((row) => row.contact_id)
 }

@@ -509,20 +509,6 @@ export interface paths {
     /** How applications reach the SMTP relay: host, ports, authentication, limits (no secrets) */
     get: operations["getApiV1ServerRelay"];
   };
-  "/api/v1/reports/dmarc": {
-    /**
-     * What DMARC aggregate reports say of each of the project's domains: messages that pass and fail, and sources that are not this server
-     * @description A page of the domains, in the order GET /api/v1/domains lists them. GET /api/v1/domains/{id}/dmarc has one domain by day and by source.
-     */
-    get: operations["getApiV1ReportsDmarc"];
-  };
-  "/api/v1/reports/received": {
-    /**
-     * The bounce and complaint reports received about the project's mail, newest first, with what was done about each
-     * @description Only reports that named a delivery of this project; what they said of other projects is left out.
-     */
-    get: operations["getApiV1ReportsReceived"];
-  };
   "/contacts/{id}/events": {
     /** The contact's events, newest first, by cursor */
     get: operations["getContactsByIdEvents"];
@@ -546,6 +532,20 @@ export interface paths {
   "/contacts/{id}/erase": {
     /** Erase the contact: it, its events, memberships, consents, workflow runs, the emails sent to it and the webhook deliveries naming it are deleted; its address stays suppressed by its hash only. Owners and admins */
     post: operations["postContactsByIdErase"];
+  };
+  "/api/v1/reports/dmarc": {
+    /**
+     * What DMARC aggregate reports say of each of the project's domains: messages that pass and fail, and sources that are not this server
+     * @description A page of the domains, in the order GET /api/v1/domains lists them. GET /api/v1/domains/{id}/dmarc has one domain by day and by source.
+     */
+    get: operations["getApiV1ReportsDmarc"];
+  };
+  "/api/v1/reports/received": {
+    /**
+     * The bounce and complaint reports received about the project's mail, newest first, with what was done about each
+     * @description Only reports that named a delivery of this project; what they said of other projects is left out.
+     */
+    get: operations["getApiV1ReportsReceived"];
   };
 }
 
@@ -1687,78 +1687,6 @@ export interface components {
        */
       state: "up" | "down" | "off";
     };
-    /** DomainDmarc */
-    DomainDmarc: {
-      domain: {
-        id: number;
-        name: string;
-      };
-      /** @description Aggregate reports received about the domain in the range */
-      reports: number;
-      totals: {
-        messages: number;
-        /** @description Messages that passed DMARC: DKIM or SPF aligned with the From domain */
-        dmarcPass: number;
-        dkimAligned: number;
-        spfAligned: number;
-        /** @description Messages whose DKIM passed, aligned or not */
-        dkimPass: number;
-        /** @description Messages whose SPF passed, aligned or not */
-        spfPass: number;
-        quarantined: number;
-        rejected: number;
-        dmarcFail: number;
-        fromThisServer: number;
-        fromElsewhere: number;
-      };
-      /** @description Passing and failing are counted among the 1,000 sources with the most messages */
-      sources: {
-        /** @description Source addresses seen in the range */
-        total: number;
-        /** @description Sources all of whose messages passed DMARC */
-        passing: number;
-        /** @description Sources some of whose messages failed DMARC */
-        failing: number;
-        /** @description Sources that are not this server: another service sending for the domain, or someone spoofing it */
-        notThisServer: number;
-      };
-    };
-    /** ReceivedReport */
-    ReceivedReport: {
-      id: number;
-      /** Format: date-time */
-      receivedAt: string;
-      /** @description dsn (a bounce), arf (a complaint), plain-bounce or other */
-      kind: string;
-      /** @description The address of the server that sent it */
-      remoteAddress: string | null;
-      /** @description The envelope sender; '' for the null sender */
-      mailFrom: string;
-      subject: string | null;
-      messageId: string | null;
-      /** @enum {string} */
-      outcome: "applied" | "duplicate" | "ignored" | "untrusted";
-      /** @description Why it changed nothing, when it did not */
-      reason: string | null;
-      /** @description What was done about each of this project's deliveries it named */
-      actions: ({
-          emailId: string;
-          recipient: string;
-          /** @description What the report said: hard-bounce, bounce, delay or complaint */
-          effect: string | null;
-          /** @description The report's own words about the recipient: a bounce's status and diagnostic, a complaint's feedback type; null for reports kept before it was recorded */
-          said: string | null;
-          /** @enum {string} */
-          result: "applied" | "duplicate" | "ignored" | "untrusted";
-          /**
-           * @description suppressed: the address was suppressed and its contact unsubscribed; recorded: the event was recorded on the email; none: nothing changed
-           * @enum {string}
-           */
-          action: "suppressed" | "recorded" | "none";
-          /** @description What was done, or why nothing was, in a sentence */
-          description: string;
-        })[];
-    };
     /** ContactEvent */
     ContactEvent: {
       id: string;
@@ -1789,14 +1717,16 @@ export interface components {
     ContactConsent: {
       /** Format: date-time */
       confirmedAt: string;
-      /** @description How: 'confirmation', the double opt-in link's button */
+      /** @description How: 'confirmation' (the double opt-in link's button), or how it was listed without one ('api', 'form', 'preferences') */
       method: string;
       clientIp: string | null;
       userAgent: string | null;
-      /** @description The book's name and the confirmation's subject */
+      /** @description The book's name, the confirmation's subject (null without one), how the contact came (via) and the form's title when a form */
       agreedTo: {
         book: string;
         subject: string | null;
+        via?: string;
+        form?: string;
       };
     };
     /** ContactMemberships */
@@ -1938,6 +1868,78 @@ export interface components {
       };
       /** @description The suppression kept instead of the address: sha256: and the SHA-256 of the address, lower-cased */
       suppression: string;
+    };
+    /** DomainDmarc */
+    DomainDmarc: {
+      domain: {
+        id: number;
+        name: string;
+      };
+      /** @description Aggregate reports received about the domain in the range */
+      reports: number;
+      totals: {
+        messages: number;
+        /** @description Messages that passed DMARC: DKIM or SPF aligned with the From domain */
+        dmarcPass: number;
+        dkimAligned: number;
+        spfAligned: number;
+        /** @description Messages whose DKIM passed, aligned or not */
+        dkimPass: number;
+        /** @description Messages whose SPF passed, aligned or not */
+        spfPass: number;
+        quarantined: number;
+        rejected: number;
+        dmarcFail: number;
+        fromThisServer: number;
+        fromElsewhere: number;
+      };
+      /** @description Passing and failing are counted among the 1,000 sources with the most messages */
+      sources: {
+        /** @description Source addresses seen in the range */
+        total: number;
+        /** @description Sources all of whose messages passed DMARC */
+        passing: number;
+        /** @description Sources some of whose messages failed DMARC */
+        failing: number;
+        /** @description Sources that are not this server: another service sending for the domain, or someone spoofing it */
+        notThisServer: number;
+      };
+    };
+    /** ReceivedReport */
+    ReceivedReport: {
+      id: number;
+      /** Format: date-time */
+      receivedAt: string;
+      /** @description dsn (a bounce), arf (a complaint), plain-bounce or other */
+      kind: string;
+      /** @description The address of the server that sent it */
+      remoteAddress: string | null;
+      /** @description The envelope sender; '' for the null sender */
+      mailFrom: string;
+      subject: string | null;
+      messageId: string | null;
+      /** @enum {string} */
+      outcome: "applied" | "duplicate" | "ignored" | "untrusted";
+      /** @description Why it changed nothing, when it did not */
+      reason: string | null;
+      /** @description What was done about each of this project's deliveries it named */
+      actions: ({
+          emailId: string;
+          recipient: string;
+          /** @description What the report said: hard-bounce, bounce, delay or complaint */
+          effect: string | null;
+          /** @description The report's own words about the recipient: a bounce's status and diagnostic, a complaint's feedback type; null for reports kept before it was recorded */
+          said: string | null;
+          /** @enum {string} */
+          result: "applied" | "duplicate" | "ignored" | "untrusted";
+          /**
+           * @description suppressed: the address was suppressed and its contact unsubscribed; recorded: the event was recorded on the email; none: nothing changed
+           * @enum {string}
+           */
+          action: "suppressed" | "recorded" | "none";
+          /** @description What was done, or why nothing was, in a sentence */
+          description: string;
+        })[];
     };
   };
   responses: never;
@@ -9366,120 +9368,6 @@ export interface operations {
       };
     };
   };
-  /**
-   * What DMARC aggregate reports say of each of the project's domains: messages that pass and fail, and sources that are not this server
-   * @description A page of the domains, in the order GET /api/v1/domains lists them. GET /api/v1/domains/{id}/dmarc has one domain by day and by source.
-   */
-  getApiV1ReportsDmarc: {
-    parameters: {
-      query?: {
-        /** @description First day (UTC), YYYY-MM-DD; 29 days before `to` when absent */
-        from?: string;
-        /** @description Last day (UTC), YYYY-MM-DD, included; today when absent */
-        to?: string;
-        /** @description Page number, 1 when absent: a whole number from 1 to 1000000 */
-        page?: string;
-        /** @description Page size, 20 when absent: a whole number from 1 to 100 */
-        pageSize?: string;
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        content: {
-          "application/json": {
-            /** Format: date */
-            from: string;
-            /** Format: date */
-            to: string;
-            domains: components["schemas"]["DomainDmarc"][];
-            page: number;
-            pageSize: number;
-            total: number;
-          };
-        };
-      };
-      /** @description No key, or not a valid one */
-      401: {
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The key or role may not do this */
-      403: {
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Invalid fields */
-      422: {
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Too many requests (see Retry-After) */
-      429: {
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  /**
-   * The bounce and complaint reports received about the project's mail, newest first, with what was done about each
-   * @description Only reports that named a delivery of this project; what they said of other projects is left out.
-   */
-  getApiV1ReportsReceived: {
-    parameters: {
-      query?: {
-        /** @description Only reports of this outcome */
-        outcome?: "applied" | "duplicate" | "ignored" | "untrusted";
-        /** @description Only reports of this kind: dsn (a bounce), arf (a complaint) or plain-bounce */
-        kind?: "dsn" | "arf" | "plain-bounce";
-        /** @description Page number, 1 when absent: a whole number from 1 to 1000000 */
-        page?: string;
-        /** @description Page size, 20 when absent: a whole number from 1 to 100 */
-        pageSize?: string;
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        content: {
-          "application/json": {
-            reports: components["schemas"]["ReceivedReport"][];
-            page: number;
-            pageSize: number;
-            total: number;
-          };
-        };
-      };
-      /** @description No key, or not a valid one */
-      401: {
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The key or role may not do this */
-      403: {
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Invalid fields */
-      422: {
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Too many requests (see Retry-After) */
-      429: {
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
   /** The contact's events, newest first, by cursor */
   getContactsByIdEvents: {
     parameters: {
@@ -9774,6 +9662,120 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * What DMARC aggregate reports say of each of the project's domains: messages that pass and fail, and sources that are not this server
+   * @description A page of the domains, in the order GET /api/v1/domains lists them. GET /api/v1/domains/{id}/dmarc has one domain by day and by source.
+   */
+  getApiV1ReportsDmarc: {
+    parameters: {
+      query?: {
+        /** @description First day (UTC), YYYY-MM-DD; 29 days before `to` when absent */
+        from?: string;
+        /** @description Last day (UTC), YYYY-MM-DD, included; today when absent */
+        to?: string;
+        /** @description Page number, 1 when absent: a whole number from 1 to 1000000 */
+        page?: string;
+        /** @description Page size, 20 when absent: a whole number from 1 to 100 */
+        pageSize?: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            domains: components["schemas"]["DomainDmarc"][];
+            page: number;
+            pageSize: number;
+            total: number;
+          };
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * The bounce and complaint reports received about the project's mail, newest first, with what was done about each
+   * @description Only reports that named a delivery of this project; what they said of other projects is left out.
+   */
+  getApiV1ReportsReceived: {
+    parameters: {
+      query?: {
+        /** @description Only reports of this outcome */
+        outcome?: "applied" | "duplicate" | "ignored" | "untrusted";
+        /** @description Only reports of this kind: dsn (a bounce), arf (a complaint) or plain-bounce */
+        kind?: "dsn" | "arf" | "plain-bounce";
+        /** @description Page number, 1 when absent: a whole number from 1 to 1000000 */
+        page?: string;
+        /** @description Page size, 20 when absent: a whole number from 1 to 100 */
+        pageSize?: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            reports: components["schemas"]["ReceivedReport"][];
+            page: number;
+            pageSize: number;
+            total: number;
+          };
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

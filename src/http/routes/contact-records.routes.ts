@@ -47,10 +47,13 @@ const ContactEmailSchema = t.Object(
 const ConsentSchema = t.Object(
   {
     confirmedAt: Time,
-    method: t.String({ description: "How: 'confirmation', the double opt-in link's button" }),
+    method: t.String({ description: "How: 'confirmation' (the double opt-in link's button), or how it was listed without one ('api', 'form', 'preferences')" }),
     clientIp: t.Union([t.String(), t.Null()]),
     userAgent: t.Union([t.String(), t.Null()]),
-    agreedTo: t.Object({ book: t.String(), subject: t.Union([t.String(), t.Null()]) }, { description: "The book's name and the confirmation's subject" }),
+    agreedTo: t.Object(
+      { book: t.String(), subject: t.Union([t.String(), t.Null()]), via: t.Optional(t.String()), form: t.Optional(t.String()) },
+      { description: "The book's name, the confirmation's subject (null without one), how the contact came (via) and the form's title when a form" },
+    ),
   },
   { title: 'ContactConsent' },
 )

@@ -8,10 +8,18 @@ import { Card } from '../../../components/Card.tsx'
 import { ErrorState, Loading } from '../../../components/States.tsx'
 import { Time } from '../../../components/Time.tsx'
 
+/** How a consent was given, in words (src/core/segments/ records it). */
+const HOW: Record<string, string> = {
+  confirmation: 'Followed the link of the confirmation email',
+  api: 'Listed by an app through the API',
+  form: 'Signed up with a form',
+  preferences: 'Joined on the preference page',
+}
+
 /** The consent a book's double opt-in recorded: when, how, from where, and what was agreed to. */
 function Consent({ book }: { book: BookMembership }) {
   const consent = book.consent
-  if (!consent) return <p className="muted small">No consent recorded: added without double opt-in.</p>
+  if (!consent) return <p className="muted small">No consent recorded.</p>
   return (
     <dl className="facts consent">
       <dt>Confirmed</dt>
@@ -19,7 +27,7 @@ function Consent({ book }: { book: BookMembership }) {
         <Time value={consent.confirmedAt} />
       </dd>
       <dt>How</dt>
-      <dd>{consent.method === 'confirmation' ? 'Followed the link of the confirmation email' : consent.method}</dd>
+      <dd>{HOW[consent.method] ?? consent.method}</dd>
       <dt>From address</dt>
       <dd>{consent.clientIp ?? <span className="muted">not known</span>}</dd>
       <dt>Browser</dt>
@@ -28,6 +36,7 @@ function Consent({ book }: { book: BookMembership }) {
       <dd className="wrap-anywhere">
         {consent.agreedTo.book}
         {consent.agreedTo.subject && <span className="muted"> (“{consent.agreedTo.subject}”)</span>}
+        {consent.agreedTo.form && <span className="muted">, with the form “{consent.agreedTo.form}”</span>}
       </dd>
     </dl>
   )

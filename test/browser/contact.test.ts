@@ -99,7 +99,7 @@ describeInBrowser("a contact's page in Chromium", () => {
     await screenshot(page, 'contact-emails')
     await page.getByRole('tab', { name: 'Segments and books' }).click()
     await page.getByRole('link', { name: 'Pro plan' }).waitFor()
-    await page.getByRole('tabpanel').getByText('Letters').waitFor()
+    await page.getByRole('tabpanel').getByText('Letters', { exact: true }).first().waitFor()
     await screenshot(page, 'contact-memberships')
     await page.getByRole('tab', { name: 'Workflow runs' }).click()
     await page.getByRole('tabpanel').getByText('Welcome').waitFor()

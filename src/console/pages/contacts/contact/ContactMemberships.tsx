@@ -28,7 +28,7 @@ function Consent({ book }: { book: BookMembership }) {
       </dd>
       <dt>How</dt>
       <dd>{HOW[consent.method] ?? consent.method}</dd>
-      <dt>From address</dt>
+      <dt>IP address</dt>
       <dd>{consent.clientIp ?? <span className="muted">not known</span>}</dd>
       <dt>Browser</dt>
       <dd className="wrap-anywhere">{consent.userAgent ?? <span className="muted">not known</span>}</dd>

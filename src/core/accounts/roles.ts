@@ -13,8 +13,9 @@ export type WriteFamily = 'members' | 'delete-project' | 'delete-data' | 'settin
 /**
  * What each role may write, the one table the server enforces: owner everything; admin all but
  * members and deleting the project; member the day-to-day work (sending, contacts, templates,
- * segments, campaigns, workflows, suppressions) but no keys, domains, webhooks or settings, and
- * no deleting of contacts' data in bulk or erasing a contact (delete-data); viewer nothing. A request with an API key acts as admin.
+ * segments, campaigns, workflows, suppressions) but no keys, domains, webhooks or settings, nor
+ * the project's data deleted in bulk (contacts by selection or filter); viewer nothing. A request
+ * with an API key acts as admin.
  */
 const WRITES: Record<ProjectRole, ReadonlySet<WriteFamily>> = {
   owner: new Set(['members', 'delete-project', 'delete-data', 'settings', 'keys', 'domains', 'webhooks', 'sending', 'content']),

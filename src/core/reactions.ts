@@ -3,7 +3,7 @@ import { checkAddress } from '../lib/address.ts'
 import { countEmailEvents } from './analytics/counters.ts'
 import { activityOf, countActivity } from './campaigns/activity.ts'
 import type { CampaignRow } from './campaigns/campaign.ts'
-import { contactsByIds, unsubscribeAddress, type UnsubscribeSource } from './contacts/index.ts'
+import { changesOf, contactsByIds, unsubscribeAddress, type UnsubscribeSource } from './contacts/index.ts'
 import { queueBounceNotices } from './emails/bounce-notice.ts'
 import { addEmailEvent, addEmailEvents, keepDkimHeader } from './emails/email-events.ts'
 import { recordEvent } from './events/record.ts'
@@ -11,7 +11,7 @@ import { holdProjectMail, releaseProjectMail } from './queue/index.ts'
 import type { NewEmailEvent } from './emails/index.ts'
 import { refreshMemberships } from './segments/segment-tracking.ts'
 import { suppress } from './suppressions/suppressions.service.ts'
-import { emitContactChange, emitContactCreated, emitContactsWritten } from './webhooks/contact-events.ts'
+import { emitContactChange, emitContactCreated, emitContactDeleted, emitContactsWritten } from './webhooks/contact-events.ts'
 import { emitDomainStatus, type CheckedDomain } from './webhooks/domain-events.ts'
 import { emitEmailEvents, emitEmailsQueued } from './webhooks/email-event-webhooks.ts'
 import { emitWebhookEvent } from './webhooks/emit.ts'
@@ -87,6 +87,23 @@ export async function contactSaved(db: Db, change: ContactChange, now: number, s
   else await emitContactCreated(db, after, now)
   await refreshMemberships(db, after.project_id, [after.id], now)
 }
+
+/**
+ * A contact was edited (PATCH /contacts/{id}): what changed goes into its history as a
+ * `contact.updated` event (each data key, the subscription, the address: from and to), then what
+ * follows any write of a contact.
+ */
+export async function contactEdited(db: Db, change: ContactChange & { before: ContactRow }, now: number): Promise<void> {
+  const changes = changesOf(change.before, change.after)
+  if (changes) await recordEvent(db, { project_id: change.after.project_id, contact_id: change.after.id, name: 'contact.updated', data: { ...changes } }, now)
+  await contactSaved(db, change, now)
+}
+
+/**
+ * A contact was deleted, or erased (`email` null): webhooks hear of it by id, and of its address
+ * only when it was not erased. Its events, listings and runs went with it.
+ */
+export const contactDeleted = (db: Db, projectId: number, contact: { id: string; email: string | null }, now: number) => emitContactDeleted(db, projectId, contact, now)
 
 /**
  * The recipient of an email subscribed or unsubscribed through it (its unsubscribe page, a mail

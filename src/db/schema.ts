@@ -235,7 +235,8 @@ export interface SuppressionTable {
   project_id: number
   email: string
   email_key: string
-  reason: 'hard_bounce' | 'complaint' | 'manual'
+  /** erased: an erased contact's address, kept as its hash (email and email_key are both `sha256:<hex>`). */
+  reason: 'hard_bounce' | 'complaint' | 'manual' | 'erased'
   detail: string | null
   created_at: number
 }

@@ -17,6 +17,7 @@ import { contactBookRoutes } from './routes/contact-books.routes.ts'
 import { contactImportRoutes } from './routes/contact-imports.routes.ts'
 import { consoleRoutes } from './routes/console.routes.ts'
 import { contactRoutes } from './routes/contacts.routes.ts'
+import { contactRecordRoutes } from './routes/contact-records.routes.ts'
 import { docsRoutes } from './routes/documentation.routes.ts'
 import { domainRoutes } from './routes/domains.routes.ts'
 import { queueRoutes } from './routes/queue.routes.ts'
@@ -112,6 +113,9 @@ export function createHttpApp(deps: HttpDeps) {
     .use(workflowRoutes(deps))
     .use(webhookRoutes(deps))
     .use(serverRoutes(deps))
+  // A contact's page and privacy (its events, emails, memberships, runs; export and erase): apart
+  // from the chain, whose type is as deep as TypeScript follows (see the documentation's below).
+  app.use(contactRecordRoutes(deps))
   // The documentation under /docs: used apart from the chain because the chain's type is as deep
   // as TypeScript follows, and these pages add nothing to the API's type. `use` adds the routes to
   // this same instance, after every hook above, as the chain would.

@@ -15,6 +15,7 @@ const FAMILIES: ReadonlyArray<readonly [RegExp, WriteFamily | ((method: string) 
   [/^\/api\/v1\/project$/, (method) => (method === 'DELETE' ? 'delete-project' : 'settings')],
   [/^\/api\/v1\/keys(\/|$)/, 'keys'],
   [/^\/(api\/v1\/)?domains(\/|$)/, 'domains'],
+  [/^\/contacts\/:id\/erase$/, 'delete-data'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(v1\/send|api\/v1\/(emails|queue))(\/|$)/, 'sending'],
   [/^\/contacts\/bulk\/delete$/, 'delete-data'],
@@ -33,7 +34,7 @@ export function writeFamilyOf(method: string, route: string): { family: WriteFam
 const WHAT: Record<WriteFamily, string> = {
   members: 'manage members and invitations',
   'delete-project': 'delete the project',
-  'delete-data': "delete the project's contacts in bulk",
+  'delete-data': "delete contacts' data in bulk or erase a contact",
   settings: "change the project's settings",
   keys: 'manage API keys',
   domains: 'manage sending domains',

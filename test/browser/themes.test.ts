@@ -24,6 +24,7 @@ import { feedBounce, feedComplaint, feedDmarcReport } from './report-feed.ts'
 let w: ConsoleWorld
 let dns: FakeDns
 let mx: FakeMx
+let contactId: string
 let emailId: string
 let domainId: string
 let webhookId: string
@@ -34,6 +35,7 @@ const pages = () => [
   { path: '/console/', heading: 'Overview', shot: 'theme-overview' },
   { path: '/console/emails', heading: 'Emails', shot: 'theme-emails' },
   { path: `/console/emails/${emailId}`, heading: 'Welcome aboard', shot: 'theme-email' },
+  { path: `/console/contacts/${contactId}`, heading: 'ann@example.net', shot: 'theme-contact' },
   { path: '/console/domains', heading: 'Domains', shot: 'theme-domains' },
   { path: `/console/domains/${domainId}`, heading: 'sender.example.com', shot: 'theme-domain' },
   { path: '/console/suppressions', heading: 'Suppressions', shot: 'theme-suppressions' },
@@ -85,6 +87,11 @@ describeInBrowser('the console in its light and dark themes', () => {
       expect(sent.status).toBe(200)
       emailId ??= sent.body.emailId
     }
+    // A contact with data, a tracked event and an edit: its page has rows in its form and its timeline.
+    const contact = await request('POST', '/contacts', { email: 'ann@example.net', data: { plan: 'pro', seats: 3, vip: true } })
+    contactId = contact.body.id
+    await request('POST', '/v1/track', { email: 'ann@example.net', event: 'signed-up', data: { source: 'ad' } })
+    await request('PATCH', `/contacts/${contactId}`, { data: { plan: 'team' } })
     const hook = await request('POST', '/webhooks', { url: 'https://hooks.example.net/mailstead', events: ['email.delivered', 'email.bounced'] })
     expect({ status: hook.status, body: hook.body }).toMatchObject({ status: expect.any(Number) })
     expect(hook.status).toBeLessThan(300)

@@ -174,7 +174,7 @@ describe('who may act in bulk', () => {
     expect((await t.request('POST', '/contacts/bulk', { ...as('member'), body: { action: 'unsubscribe', ids: [ids[0]] } })).body.changed).toBe(1)
     const member = await t.request('POST', '/contacts/bulk/delete', { ...as('member'), body: { filter: { search: 'role' } } })
     expect(member.status).toBe(403)
-    expect(member.body.message).toContain("cannot delete the project's contacts in bulk")
+    expect(member.body.message).toContain("cannot delete contacts' data in bulk or erase a contact")
     expect((await t.request('GET', '/contacts?search=role', { key })).body.total).toBe(4)
     const admin = await t.request('POST', '/contacts/bulk/delete', { ...as('admin'), body: { filter: { search: 'role' } } })
     expect(admin.body).toEqual({ action: 'delete', changed: 4, selected: 4 })

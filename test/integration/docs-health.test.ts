@@ -43,6 +43,12 @@ describe('OpenAPI', () => {
     ['get', '/contacts/{id}'],
     ['patch', '/contacts/{id}'],
     ['delete', '/contacts/{id}'],
+    ['get', '/contacts/{id}/events'],
+    ['get', '/contacts/{id}/emails'],
+    ['get', '/contacts/{id}/memberships'],
+    ['get', '/contacts/{id}/runs'],
+    ['get', '/contacts/{id}/privacy-export'],
+    ['post', '/contacts/{id}/erase'],
     ['post', '/api/v1/domains'],
     ['get', '/api/v1/domains'],
     ['get', '/api/v1/domains/{id}'],
@@ -196,7 +202,7 @@ describe('OpenAPI', () => {
       expect(operation.summary).toBeTruthy()
       expect(operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202']).toBeTruthy()
       // Actions on a resource named in the path take no body.
-      if ((method === 'post' || method === 'patch') && !/verify|cancel|pause|resume|retry|replay|sign-out|totp$|confirmation$/.test(path)) expect(operation.requestBody).toBeTruthy()
+      if ((method === 'post' || method === 'patch') && !/verify|cancel|pause|resume|retry|replay|sign-out|erase|totp$|confirmation$/.test(path)) expect(operation.requestBody).toBeTruthy()
     }
     const documented = Object.entries(body.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`))
     expect(documented.sort()).toEqual(ROUTES.map(([m, p]) => `${m} ${p}`).sort())

@@ -539,6 +539,30 @@ export interface paths {
     /** How applications reach the SMTP relay: host, ports, authentication, limits (no secrets) */
     get: operations["getApiV1ServerRelay"];
   };
+  "/contacts/{id}/events": {
+    /** The contact's events, newest first, by cursor */
+    get: operations["getContactsByIdEvents"];
+  };
+  "/contacts/{id}/emails": {
+    /** The emails sent to the contact (as a contact, or to its address in to, cc or bcc), newest first, with their latest status */
+    get: operations["getContactsByIdEmails"];
+  };
+  "/contacts/{id}/memberships": {
+    /** The segments the contact is a member of now, and the contact books it is listed in or pending for, each with the consent it gave */
+    get: operations["getContactsByIdMemberships"];
+  };
+  "/contacts/{id}/runs": {
+    /** The contact's workflow runs, newest first, with their state */
+    get: operations["getContactsByIdRuns"];
+  };
+  "/contacts/{id}/privacy-export": {
+    /** Everything held about the contact, as a JSON attachment: its data, subscription, events, emails (metadata and states), segments, books with consents, opt-in requests and workflow runs */
+    get: operations["getContactsByIdPrivacy-export"];
+  };
+  "/contacts/{id}/erase": {
+    /** Erase the contact: it, its events, memberships, consents, workflow runs, the emails sent to it and the webhook deliveries naming it are deleted; its address stays suppressed by its hash only. Owners and admins */
+    post: operations["postContactsByIdErase"];
+  };
   "/api/v1/reports/dmarc": {
     /**
      * What DMARC aggregate reports say of each of the project's domains: messages that pass and fail, and sources that are not this server
@@ -1218,10 +1242,11 @@ export interface components {
     Suppression: {
       email: string;
       /**
+       * @description erased: an erased contact's address, listed as its SHA-256 (sha256:<hex>)
        * @default hard_bounce
        * @enum {string}
        */
-      reason: "hard_bounce" | "complaint" | "manual";
+      reason: "hard_bounce" | "complaint" | "manual" | "erased";
       detail: string | null;
       createdAt: string;
     };
@@ -1750,6 +1775,188 @@ export interface components {
        * @enum {string}
        */
       state: "up" | "down" | "off";
+    };
+    /** ContactEvent */
+    ContactEvent: {
+      id: string;
+      name: string;
+      data: unknown;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    /** ContactEmail */
+    ContactEmail: {
+      id: string;
+      from: string;
+      to: string[];
+      cc: string[];
+      bcc: string[];
+      subject: string;
+      /**
+       * @description The latest status
+       * @enum {string}
+       */
+      status: "SCHEDULED" | "QUEUED" | "SENT" | "DELIVERED" | "DELIVERY_DELAYED" | "BOUNCED" | "FAILED" | "CANCELLED" | "SUPPRESSED" | "COMPLAINED" | "OPENED" | "CLICKED";
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** ContactConsent */
+    ContactConsent: {
+      /** Format: date-time */
+      confirmedAt: string;
+      /** @description How: 'confirmation' (the double opt-in link's button), or how it was listed without one ('api', 'form', 'preferences') */
+      method: string;
+      clientIp: string | null;
+      userAgent: string | null;
+      /** @description The book's name, the confirmation's subject (null without one), how the contact came (via) and the form's title when a form */
+      agreedTo: {
+        book: string;
+        subject: string | null;
+        via?: string;
+        form?: string;
+      };
+    };
+    /** ContactMemberships */
+    ContactMemberships: {
+      segments: ({
+          id: string;
+          name: string;
+          /** @enum {string} */
+          type: "DYNAMIC" | "STATIC";
+          /** @description When it was listed, or entered a tracked segment; null: its condition matches it now, untracked */
+          since: string | null;
+        })[];
+      books: ({
+          id: string;
+          name: string;
+          emoji: string;
+          /**
+           * @description listed: a member; pending: asked to confirm by email (double opt-in), not yet a member
+           * @enum {string}
+           */
+          state: "listed" | "pending";
+          /** Format: date-time */
+          since: string;
+          /** @description The consent it gave by double opt-in; null when it gave none (added without it) */
+          consent: components["schemas"]["ContactConsent"] | null;
+        })[];
+    };
+    /** ContactWorkflowRun */
+    ContactWorkflowRun: {
+      id: string;
+      workflowId: string;
+      contactId: string;
+      /** @enum {string} */
+      state: "RUNNING" | "WAITING" | "COMPLETED" | "EXITED" | "FAILED" | "CANCELLED";
+      currentStep: string | null;
+      nextRunAt: string | null;
+      trigger: {
+        name: string;
+        data: unknown;
+        at: string | null;
+      };
+      error: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      finishedAt: string | null;
+      history?: {
+          stepId: string;
+          type: string;
+          outcome: string;
+          detail: unknown;
+          /** Format: date-time */
+          at: string;
+        }[];
+      workflowName: string;
+    };
+    /** ContactPrivacyExport */
+    ContactPrivacyExport: {
+      /** Format: date-time */
+      exportedAt: string;
+      contact: components["schemas"]["Contact"];
+      events: components["schemas"]["ContactEvent"][];
+      emails: ({
+          id: string;
+          from: string;
+          to: string[];
+          cc: string[];
+          bcc: string[];
+          subject: string;
+          /**
+           * @description The latest status
+           * @enum {string}
+           */
+          status: "SCHEDULED" | "QUEUED" | "SENT" | "DELIVERED" | "DELIVERY_DELAYED" | "BOUNCED" | "FAILED" | "CANCELLED" | "SUPPRESSED" | "COMPLAINED" | "OPENED" | "CLICKED";
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          events: {
+              status: string;
+              data: unknown;
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+          deliveries: ({
+              recipient: string;
+              state: string;
+              attempts: number;
+              lastResponse: string | null;
+              /** Format: date-time */
+              updatedAt: string;
+            })[];
+        })[];
+      segments: ({
+          id: string;
+          name: string;
+          /** @enum {string} */
+          type: "DYNAMIC" | "STATIC";
+          /** @description When it was listed, or entered a tracked segment; null: its condition matches it now, untracked */
+          since: string | null;
+        })[];
+      books: ({
+          id: string;
+          name: string;
+          emoji: string;
+          /**
+           * @description listed: a member; pending: asked to confirm by email (double opt-in), not yet a member
+           * @enum {string}
+           */
+          state: "listed" | "pending";
+          /** Format: date-time */
+          since: string;
+          /** @description The consent it gave by double opt-in; null when it gave none (added without it) */
+          consent: components["schemas"]["ContactConsent"] | null;
+        })[];
+      /** @description Every request to join a book by double opt-in, and the consent given */
+      optIns: ({
+          bookId: string;
+          /** Format: date-time */
+          requestedAt: string;
+          confirmedAt: string | null;
+          method: string | null;
+          clientIp: string | null;
+          userAgent: string | null;
+          agreedTo: unknown;
+        })[];
+      workflowRuns: components["schemas"]["ContactWorkflowRun"][];
+    };
+    /** ContactErased */
+    ContactErased: {
+      id: string;
+      /** @description How many rows of each kind went with the contact */
+      erased: {
+        events: number;
+        emails: number;
+        webhookDeliveries: number;
+        workflowRuns: number;
+      };
+      /** @description The suppression kept instead of the address: sha256: and the SHA-256 of the address, lower-cased */
+      suppression: string;
     };
     /** DomainDmarc */
     DomainDmarc: {
@@ -8997,7 +9204,7 @@ export interface operations {
           /** @description http(s) URL that receives the events as POSTs; private and loopback addresses are refused unless the server allows them */
           url: string;
           /** @description The event types to receive, at least one; "*" for every type, those added later included */
-          events: ("email.queued" | "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.suppressed" | "contact.created" | "contact.updated" | "contact.unsubscribed" | "domain.verified" | "domain.failed" | "campaign.sent" | "campaign.paused" | "*")[];
+          events: ("email.queued" | "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.suppressed" | "contact.created" | "contact.updated" | "contact.unsubscribed" | "contact.deleted" | "domain.verified" | "domain.failed" | "campaign.sent" | "campaign.paused" | "*")[];
           /** @description true when absent */
           enabled?: boolean;
         };
@@ -9184,7 +9391,7 @@ export interface operations {
           /** @description http(s) URL that receives the events as POSTs; private and loopback addresses are refused unless the server allows them */
           url?: string;
           /** @description The event types to receive, at least one; "*" for every type, those added later included */
-          events?: ("email.queued" | "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.suppressed" | "contact.created" | "contact.updated" | "contact.unsubscribed" | "domain.verified" | "domain.failed" | "campaign.sent" | "campaign.paused" | "*")[];
+          events?: ("email.queued" | "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.suppressed" | "contact.created" | "contact.updated" | "contact.unsubscribed" | "contact.deleted" | "domain.verified" | "domain.failed" | "campaign.sent" | "campaign.paused" | "*")[];
           enabled?: boolean;
         };
       };
@@ -9315,7 +9522,7 @@ export interface operations {
            * @description The event type to send a sample of
            * @enum {string}
            */
-          type: "email.queued" | "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.suppressed" | "contact.created" | "contact.updated" | "contact.unsubscribed" | "domain.verified" | "domain.failed" | "campaign.sent" | "campaign.paused";
+          type: "email.queued" | "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.suppressed" | "contact.created" | "contact.updated" | "contact.unsubscribed" | "contact.deleted" | "domain.verified" | "domain.failed" | "campaign.sent" | "campaign.paused";
         };
       };
     };
@@ -9560,6 +9767,318 @@ export interface operations {
       };
       /** @description The key or role may not do this */
       403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** The contact's events, newest first, by cursor */
+  getContactsByIdEvents: {
+    parameters: {
+      query?: {
+        /** @description Page size, 50 when absent: a whole number from 1 to 200 */
+        limit?: string;
+        /** @description The cursor of the previous page */
+        cursor?: string;
+      };
+      path: {
+        /** @description Contact id */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            events: components["schemas"]["ContactEvent"][];
+            cursor: string | null;
+            hasMore: boolean;
+          };
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** The emails sent to the contact (as a contact, or to its address in to, cc or bcc), newest first, with their latest status */
+  getContactsByIdEmails: {
+    parameters: {
+      query?: {
+        /** @description Page number, 1 when absent: a whole number from 1 to 1000000 */
+        page?: string;
+        /** @description Page size, 20 when absent: a whole number from 1 to 100 */
+        limit?: string;
+      };
+      path: {
+        /** @description Contact id */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["ContactEmail"][];
+            count: number;
+          };
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** The segments the contact is a member of now, and the contact books it is listed in or pending for, each with the consent it gave */
+  getContactsByIdMemberships: {
+    parameters: {
+      path: {
+        /** @description Contact id */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": components["schemas"]["ContactMemberships"];
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** The contact's workflow runs, newest first, with their state */
+  getContactsByIdRuns: {
+    parameters: {
+      query?: {
+        /** @description Page number, 1 when absent: a whole number from 1 to 1000000 */
+        page?: string;
+        /** @description Page size, 20 when absent: a whole number from 1 to 100 */
+        limit?: string;
+      };
+      path: {
+        /** @description Contact id */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            executions: components["schemas"]["ContactWorkflowRun"][];
+            page: number;
+            pageSize: number;
+            total: number;
+          };
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Everything held about the contact, as a JSON attachment: its data, subscription, events, emails (metadata and states), segments, books with consents, opt-in requests and workflow runs */
+  "getContactsByIdPrivacy-export": {
+    parameters: {
+      path: {
+        /** @description Contact id */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": components["schemas"]["ContactPrivacyExport"];
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid fields */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests (see Retry-After) */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Erase the contact: it, its events, memberships, consents, workflow runs, the emails sent to it and the webhook deliveries naming it are deleted; its address stays suppressed by its hash only. Owners and admins */
+  postContactsByIdErase: {
+    parameters: {
+      path: {
+        /** @description Contact id */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": components["schemas"]["ContactErased"];
+        };
+      };
+      /** @description No key, or not a valid one */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key or role may not do this */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

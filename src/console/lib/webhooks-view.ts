@@ -25,7 +25,7 @@ export const EVENT_GROUPS: { name: string; types: string[] }[] = [
       'email.suppressed',
     ],
   },
-  { name: 'Contact', types: ['contact.created', 'contact.updated', 'contact.unsubscribed'] },
+  { name: 'Contact', types: ['contact.created', 'contact.updated', 'contact.unsubscribed', 'contact.deleted'] },
   { name: 'Domain', types: ['domain.verified', 'domain.failed'] },
   { name: 'Campaign', types: ['campaign.sent', 'campaign.paused'] },
 ]

@@ -18,7 +18,7 @@ import { toast } from '../components/Toast.tsx'
 import { Card } from '../components/Card.tsx'
 import { FilterBar } from '../components/FilterBar.tsx'
 
-const REASONS: Record<Suppression['reason'], string> = { hard_bounce: 'Hard bounce', complaint: 'Complaint', manual: 'Added by hand' }
+const REASONS: Record<Suppression['reason'], string> = { hard_bounce: 'Hard bounce', complaint: 'Complaint', manual: 'Added by hand', erased: 'Erased contact' }
 
 /** The roles that may change the list (src/core/accounts/roles.ts decides; this only hides what they would be refused). */
 const EDITORS = ['owner', 'admin', 'member']

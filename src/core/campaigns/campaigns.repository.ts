@@ -97,3 +97,9 @@ export const campaignEmailIds = (db: Db, campaignId: string) => db.selectFrom('c
 
 /** Whether any of the campaign's deliveries still waits for its first attempt. */
 export const hasWaitingDeliveries = (db: Db, campaignId: string): Promise<boolean> => hasCampaignDeliveries(db, sentForCampaign(campaignId), 'queued')
+
+/** Deletes the contact's places in every campaign's recipients (an erasure): the campaigns' counters keep what they counted. */
+export async function deleteRecipientsOf(db: Db, contactId: string): Promise<number> {
+  const result = await db.deleteFrom('campaign_recipients').where('contact_id', '=', contactId).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -14,6 +14,7 @@ export {
   campaignEmailIds,
   campaignForStep,
   claimCampaigns,
+  deleteRecipientsOf,
   hasWaitingDeliveries,
   listedByDomain,
   startDueCampaigns,

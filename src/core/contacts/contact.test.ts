@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { newId } from '../../lib/ids.ts'
-import { checkContactData, decodeCursor, encodeCursor } from './contact.ts'
+import type { ContactRow } from '../../db/schema.ts'
+import { changesOf, checkContactData, decodeCursor, encodeCursor } from './contact.ts'
 
 describe('cursors', () => {
   test.each([
@@ -54,5 +55,23 @@ describe('checkContactData', () => {
   test('refuses a lone surrogate in a value or a key, naming where', () => {
     expect(() => checkContactData({ tags: ['ok', 'a\ud800'] })).toThrow('data.tags[1]: is not well-formed Unicode')
     expect(() => checkContactData({ nested: { '\udc00': 1 } })).toThrow('well-formed Unicode')
+  })
+})
+
+describe('what an edit changed', () => {
+  const row = (fields: Partial<ContactRow>): ContactRow => ({ id: 'c', project_id: 1, email: 'a@example.com', email_key: 'a@example.com', subscribed: 1, data: '{}', created_at: 0, updated_at: 0, ...fields })
+
+  test('each data key added, changed or removed, from and to; the subscription and the address likewise', () => {
+    const before = row({ data: JSON.stringify({ plan: 'free', gone: true, same: { a: 1 } }) })
+    const after = row({ data: JSON.stringify({ plan: 'pro', seats: 3, same: { a: 1 } }), subscribed: 0, email: 'b@example.com' })
+    expect(changesOf(before, after)).toEqual({
+      data: { plan: { from: 'free', to: 'pro' }, gone: { from: true, to: null }, seats: { from: null, to: 3 } },
+      subscribed: { from: true, to: false },
+      email: { from: 'a@example.com', to: 'b@example.com' },
+    })
+  })
+
+  test('an edit that changed nothing is none', () => {
+    expect(changesOf(row({ data: '{"a":1}' }), row({ data: '{"a":1}' }))).toBeUndefined()
   })
 })

@@ -86,3 +86,25 @@ export function decodeCursor(cursor: string, sort: ContactSort, dir: Direction):
   }
   return { sort, dir, id: match[3]!, value: sort === 'createdAt' ? Number(match[4]) : match[4]! }
 }
+
+/** What an edit changed, each from and to: the data's keys (a removed key's `to` is null), the subscription, the address. */
+export interface ContactEdit {
+  data?: Record<string, { from: unknown; to: unknown }>
+  subscribed?: { from: boolean; to: boolean }
+  email?: { from: string; to: string }
+}
+
+/** What changed between two versions of a contact; undefined when nothing did. */
+export function changesOf(before: ContactRow, after: ContactRow): ContactEdit | undefined {
+  const changes: ContactEdit = {}
+  const was = JSON.parse(before.data) as Record<string, unknown>
+  const is = JSON.parse(after.data) as Record<string, unknown>
+  const data: Record<string, { from: unknown; to: unknown }> = {}
+  for (const key of new Set([...Object.keys(was), ...Object.keys(is)])) {
+    if (JSON.stringify(was[key]) !== JSON.stringify(is[key])) data[key] = { from: was[key] ?? null, to: is[key] ?? null }
+  }
+  if (Object.keys(data).length > 0) changes.data = data
+  if (before.subscribed !== after.subscribed) changes.subscribed = { from: before.subscribed === 1, to: after.subscribed === 1 }
+  if (before.email !== after.email) changes.email = { from: before.email, to: after.email }
+  return Object.keys(changes).length > 0 ? changes : undefined
+}

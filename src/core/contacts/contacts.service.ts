@@ -1,7 +1,7 @@
 import type { ContactRow, Db } from '../../db/schema.ts'
 import { conflict, notFound } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
-import { contactSaved, contactsWritten, type ContactChange, type ContactWrites } from '../reactions.ts'
+import { contactDeleted, contactEdited, contactSaved, contactsWritten, type ContactChange, type ContactWrites } from '../reactions.ts'
 import { checkContactData, CONTACT_SORTS, decodeCursor, encodeCursor, toContact, type ContactSort, type UnsubscribeSource } from './contact.ts'
 import type { Direction } from '../../db/sorting.ts'
 import { requireAddress } from '../../lib/address.ts'
@@ -87,14 +87,21 @@ export async function updateContact(db: Db, projectId: number, id: string, patch
     Object.assign(changes, { email: address.address, email_key: address.key })
   }
   const row = await repo.updateContact(db, id, changes, now)
-  await contactSaved(db, { before: existing, after: row }, now)
+  await contactEdited(db, { before: existing, after: row }, now)
   return toContact(row)
 }
 
-export async function deleteContact(db: Db, projectId: number, id: string) {
-  const result = await repo.deleteContact(db, projectId, id)
-  if (result.numDeletedRows === 0n) throw notFound('Contact')
-  return { id, success: true, message: 'Contact deleted' }
+/**
+ * Deletes the contact (its events, listings and runs go with it by their foreign keys); webhooks
+ * hear of it. An erasure (`erased`, once the other modules erased what names the contact) keeps
+ * its address out of what they hear.
+ */
+export async function deleteContact(db: Db, projectId: number, id: string, now: number, erased = false) {
+  const row = await repo.findContact(db, projectId, id)
+  if (!row) throw notFound('Contact')
+  await repo.deleteContact(db, projectId, id)
+  await contactDeleted(db, projectId, { id, email: erased ? null : row.email }, now)
+  return { id, success: true, message: erased ? 'Contact erased' : 'Contact deleted' }
 }
 
 export interface ContactPageQuery {

@@ -2,6 +2,7 @@
 // files import each other by path, never through this file, so that it adds no cycle.
 export * from './bounce-notice.ts'
 export * from './checks.ts'
+export * from './contact-emails.ts'
 export * from './email-events.ts'
 export * from './engagement.ts'
 export * from './emails.service.ts'

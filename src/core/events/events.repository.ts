@@ -33,3 +33,21 @@ export async function insertEvents(db: Db, rows: readonly EventRow[]): Promise<v
     await insertMany(db, 'events', ['project_id', 'contact_id', 'name', 'data', 'created_at'], rows.slice(i, i + EVENTS_PER_STATEMENT))
   }
 }
+
+/** A page of the contact's events, newest first, from before the event `beforeId` when given. */
+export const contactEventPage = (db: Db, projectId: number, contactId: string, limit: number, beforeId?: number) =>
+  db
+    .selectFrom('events')
+    .select(['id', 'name', 'data', 'created_at'])
+    .where('project_id', '=', projectId)
+    .where('contact_id', '=', contactId)
+    .$if(beforeId !== undefined, (qb) => qb.where('id', '<', beforeId!))
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
+
+/** Deletes every event of the contact; answers how many. */
+export async function deleteContactEvents(db: Db, projectId: number, contactId: string): Promise<number> {
+  const result = await db.deleteFrom('events').where('project_id', '=', projectId).where('contact_id', '=', contactId).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -3,3 +3,4 @@
 export * from './events.service.ts'
 export * from './record.ts'
 export * from './event-queries.ts'
+export * from './timeline.ts'

@@ -12,6 +12,7 @@
 export { cancelDelivery, decodeQueueCursor, encodeQueueCursor, listQueue, PENDING_STATES, queueStats, retryDeliveries, toQueued, type MessageLost, type QueueScope } from './admin.ts'
 export {
   claimDue,
+  deleteDeliveriesOf,
   holdDeliveries,
   holdProjectMail,
   insertDeliveries,

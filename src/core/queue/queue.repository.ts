@@ -1,5 +1,6 @@
 import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import { insertMany } from '../../db/bulk.ts'
+import { textsIn } from '../../db/lists.ts'
 import { claim, UNCLAIMED, type Claimant } from '../../db/claims.ts'
 import { prepared } from '../../db/prepared.ts'
 import { rowsWait } from '../../db/writer.ts'
@@ -320,3 +321,10 @@ export const findDeliveryIn = (db: Db, id: number, scope: QueueScope) =>
 /** A delivery a report says bounced after the fact, with what the report said as its last response. */
 export const markBounced = (db: Db, id: number, lastResponse: string | null, now: number) =>
   db.updateTable('deliveries').set({ state: 'bounced', last_response: lastResponse, updated_at: now }).where('id', '=', id).execute()
+
+/** Deletes every delivery of these emails, whatever its state (an erasure of their recipient); answers how many. */
+export async function deleteDeliveriesOf(db: Db, emailIds: readonly string[]): Promise<number> {
+  if (emailIds.length === 0) return 0
+  const result = await db.deleteFrom('deliveries').where('email_id', 'in', textsIn(db, emailIds)).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -49,6 +49,9 @@ const metaOf = (row: repo.SegmentRow): BookMeta | undefined => {
   return meta?.book ? { variables: [], ...meta } : undefined
 }
 
+/** Whether the segment is a contact book, and its emoji when it is. */
+export const bookEmojiOf = (row: repo.SegmentRow): string | undefined => metaOf(row)?.emoji
+
 async function requireBook(db: Db, projectId: number, id: string) {
   const row = await repo.findSegment(db, projectId, id)
   const meta = row && metaOf(row)

@@ -3,6 +3,7 @@
 export * from './compile.ts'
 export * from './condition.ts'
 export * from './contact-books.service.ts'
+export * from './contact-memberships.ts'
 export * from './segment-members.service.ts'
 export * from './membership.ts'
 export * from './segment.ts'

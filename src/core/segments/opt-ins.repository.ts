@@ -22,6 +22,14 @@ export async function waitingSince(db: Db, segmentId: string, contactIds: readon
   return new Set(rows.map((row) => row.contact_id))
 }
 
+/** Every request and consent of the contact, newest first. */
+export const optInsOfContact = (db: Db, projectId: number, contactId: string) =>
+  db.selectFrom('book_opt_ins').selectAll().where('project_id', '=', projectId).where('contact_id', '=', contactId).orderBy('requested_at', 'desc').execute()
+
+/** Deletes every request and consent of the contact (an erasure). */
+export const deleteOptInsOfContact = (db: Db, projectId: number, contactId: string) =>
+  db.deleteFrom('book_opt_ins').where('project_id', '=', projectId).where('contact_id', '=', contactId).executeTakeFirst()
+
 /** Marks a waiting request confirmed with its consent; false when it was no longer waiting. */
 export async function confirmOptIn(db: Db, id: string, consent: { at: number; method: string; clientIp: string | null; userAgent: string | null; agreedTo: string }) {
   const result = await db

@@ -42,6 +42,20 @@ export async function removeMembers(db: Db, segmentId: string, contactIds: reado
   return rows.map((row) => row.contact_id)
 }
 
+/** The segments the contact is listed in (STATIC segments and books), with when it was listed. */
+export const listingsOf = (db: Db, contactId: string) =>
+  db.selectFrom('segment_members').select(['segment_id', 'created_at']).where('contact_id', '=', contactId).execute()
+
+/** The tracked segments the contact is in at their last evaluation, with when it entered. */
+export const trackedMembershipsOf = (db: Db, contactId: string) =>
+  db.selectFrom('segment_memberships').select(['segment_id', 'entered_at']).where('contact_id', '=', contactId).execute()
+
+/** Takes the contact off every listing and tracked membership (an erasure). */
+export async function deleteMembershipsOf(db: Db, contactId: string): Promise<void> {
+  await db.deleteFrom('segment_members').where('contact_id', '=', contactId).execute()
+  await db.deleteFrom('segment_memberships').where('contact_id', '=', contactId).execute()
+}
+
 export const listedMemberCount = async (db: Db, segmentId: string): Promise<number> =>
   Number((await db.selectFrom('segment_members').select((eb) => eb.fn.countAll<number>().as('n')).where('segment_id', '=', segmentId).executeTakeFirstOrThrow()).n)
 

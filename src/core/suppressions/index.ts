@@ -2,3 +2,4 @@
 // files import each other by path, never through this file, so that it adds no cycle.
 export * from './suppressions.service.ts'
 export * from './suppressed.ts'
+export * from './erased.ts'

@@ -9,6 +9,7 @@ import { notFound } from '../../lib/errors.ts'
 import { checkAddress, requireAddress } from '../../lib/address.ts'
 import { pageOf } from '../../db/paging.ts'
 import { readSuppressionCsv } from './csv.ts'
+import { erasedKey } from './erased.ts'
 
 export type SuppressionReason = SuppressionTable['reason']
 
@@ -19,12 +20,15 @@ const toSuppression = (row: Omit<SuppressionTable, 'id'>) => ({
   createdAt: isoTime(row.created_at),
 })
 
-/** Why the address is on the project's list (the reason recorded with a SUPPRESSED event), or undefined when it is not. */
+/**
+ * Why the address is on the project's list (the reason recorded with a SUPPRESSED event), or
+ * undefined when it is not: listed as itself, or by its hash once its contact was erased.
+ */
 export const suppressionReason = async (db: Db, projectId: number, emailKey: string): Promise<SuppressionReason | undefined> =>
-  (await selectSuppression(db, { projectId, emailKey }))[0]?.reason
+  (await selectSuppression(db, { projectId, emailKey, erased: erasedKey(emailKey) }))[0]?.reason
 
-const selectSuppression = prepared((db, p: { projectId: number; emailKey: string }) =>
-  db.selectFrom('suppressions').select('reason').where('project_id', '=', p.projectId).where('email_key', '=', p.emailKey),
+const selectSuppression = prepared((db, p: { projectId: number; emailKey: string; erased: string }) =>
+  db.selectFrom('suppressions').select('reason').where('project_id', '=', p.projectId).where('email_key', 'in', [p.emailKey, p.erased]).limit(1),
 )
 
 /** Puts an address on the list; an address already there keeps its first reason. */
@@ -45,9 +49,10 @@ export async function suppress(db: Db, projectId: number, email: string, reason:
   return toSuppression(stored)
 }
 
+/** Takes an address off the list, as itself or by its hash (an erased contact's address that may be mailed again). */
 export async function unsuppress(db: Db, projectId: number, email: string) {
   const address = requireAddress(email)
-  const result = await db.deleteFrom('suppressions').where('project_id', '=', projectId).where('email_key', '=', address.key).executeTakeFirst()
+  const result = await db.deleteFrom('suppressions').where('project_id', '=', projectId).where('email_key', 'in', [address.key, erasedKey(address.key)]).executeTakeFirst()
   if (result.numDeletedRows === 0n) throw notFound(`A suppression of ${address.address}`)
   return { email: address.address, success: true, message: 'Removed from the suppression list' }
 }

@@ -1,7 +1,11 @@
 import type { ContactRow, Db } from '../../db/schema.ts'
 import type { UnsubscribeSource } from '../contacts/contact.ts'
 import { emitWebhookEvent, emitWebhookEvents } from './emit.ts'
-import { contactChangeTypes, contactEventData } from './payload.ts'
+import { contactChangeTypes, contactDeletedData, contactEventData } from './payload.ts'
+
+/** contact.deleted: its id, and its address unless it was erased (`email` null). */
+export const emitContactDeleted = (db: Db, projectId: number, contact: { id: string; email: string | null }, now: number) =>
+  emitWebhookEvent(db, projectId, 'contact.deleted', contactDeletedData(contact), now)
 
 // The data is built only when a webhook takes the event: these run for every contact written.
 export const emitContactCreated = (db: Db, row: ContactRow, now: number) =>

@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'contact.created',
   'contact.updated',
   'contact.unsubscribed',
+  'contact.deleted',
   'domain.verified',
   'domain.failed',
   'campaign.sent',

@@ -66,6 +66,12 @@ export function contactEventData(row: ContactRow, type: WebhookEventType, source
   }
 }
 
+/**
+ * A deleted contact's event data: its id, and its address unless it was erased (an erasure keeps
+ * the address out of every payload, this one too).
+ */
+export const contactDeletedData = (contact: { id: string; email: string | null }): EventData => ({ id: contact.id, email: contact.email, erased: contact.email === null })
+
 export type DomainFacts = Pick<Selectable<DomainTable>, 'id' | 'name' | 'status' | 'error_message' | 'region' | 'click_tracking' | 'open_tracking' | 'created_at' | 'updated_at'>
 
 /** A domain event's data, in the fields of useSend's domain events, with the reason a check failed. */

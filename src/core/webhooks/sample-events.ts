@@ -1,6 +1,6 @@
 import type { ContactRow, EmailStatus } from '../../db/schema.ts'
 import type { WebhookEventType } from './event-types.ts'
-import { campaignEventData, campaignPausedData, contactEventData, domainEventData, emailEventData, type EventData } from './payload.ts'
+import { campaignEventData, campaignPausedData, contactDeletedData, contactEventData, domainEventData, emailEventData, type EventData } from './payload.ts'
 
 /*
  * A sample of each event type's data for a webhook's test call: made by the functions that make
@@ -66,6 +66,8 @@ export function sampleEventData(type: WebhookEventType, at: number): EventData {
       return contactEventData(sampleContact(at, true), type)
     case 'contact.unsubscribed':
       return contactEventData(sampleContact(at, false), type, 'link')
+    case 'contact.deleted':
+      return contactDeletedData({ id: sampleContact(at, true).id, email: null })
     case 'domain.verified':
       return domainEventData(sampleDomain(at, true))
     case 'domain.failed':

@@ -1,4 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
+import { likeIgnoringCase, likePattern } from '../../db/caseless.ts'
+import { dialectOf } from '../../db/client.ts'
 import { jsonArrayOfRows } from '../../db/aggregate.ts'
 import { claim, unclaim, UNCLAIMED, type Claimant } from '../../db/claims.ts'
 import { insertMany } from '../../db/bulk.ts'
@@ -127,3 +129,17 @@ export async function deleteFinished(db: Db, before: number, limit: number): Pro
 /** One page of a webhook's deliveries, newest first, with the total. */
 export const pageDeliveries = (db: Db, webhookId: string, page: number, pageSize: number) =>
   pageOf(db.selectFrom('webhook_deliveries').where('webhook_id', '=', webhookId), page, pageSize)
+
+/**
+ * Deletes the project's webhook deliveries whose payload holds any of `needles` (ignoring ASCII
+ * case), whatever their state: an erased contact's id and address. Answers how many.
+ */
+export async function deleteDeliveriesNaming(db: Db, projectId: number, needles: readonly string[]): Promise<number> {
+  const dialect = dialectOf(db)
+  const result = await db
+    .deleteFrom('webhook_deliveries')
+    .where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('project_id', '=', projectId))
+    .where((eb) => eb.or(needles.map((needle) => likeIgnoringCase(dialect, sql.ref('payload'), likePattern(needle, 'contains')))))
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

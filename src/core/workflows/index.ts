@@ -20,3 +20,4 @@ export {
   type Move,
   type WorkflowRow,
 } from './executions.repository.ts'
+export * from './contact-runs.ts'

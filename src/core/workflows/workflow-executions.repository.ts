@@ -39,3 +39,15 @@ export async function cancelLiveExecutions(db: Db, workflowId: string, stepTypes
   await insertMany(db, 'workflow_execution_steps', ['execution_id', 'step_id', 'type', 'outcome', 'detail', 'at'], history)
   return cancelled.length
 }
+
+/** The contact's runs of every workflow of the project, as a query to page or read whole. */
+export const executionsOfContact = (db: Db, projectId: number, contactId: string) =>
+  db.selectFrom('workflow_executions').where('project_id', '=', projectId).where('contact_id', '=', contactId)
+
+/** Deletes the contact's runs and their histories (an erasure); answers how many runs. */
+export async function deleteExecutionsOfContact(db: Db, projectId: number, contactId: string): Promise<number> {
+  const ids = executionsOfContact(db, projectId, contactId).select('id')
+  await db.deleteFrom('workflow_execution_steps').where('execution_id', 'in', ids).execute()
+  const result = await db.deleteFrom('workflow_executions').where('project_id', '=', projectId).where('contact_id', '=', contactId).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

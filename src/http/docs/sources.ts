@@ -25,23 +25,24 @@ import page21 from '../../../docs/decisions/README.md' with { type: 'text' }
 import page22 from '../../../docs/dependencies.md' with { type: 'text' }
 import page23 from '../../../docs/features/analytics.md' with { type: 'text' }
 import page24 from '../../../docs/features/campaigns.md' with { type: 'text' }
-import page25 from '../../../docs/features/contacts-import.md' with { type: 'text' }
-import page26 from '../../../docs/features/contacts.md' with { type: 'text' }
-import page27 from '../../../docs/features/domains.md' with { type: 'text' }
-import page28 from '../../../docs/features/inbound.md' with { type: 'text' }
-import page29 from '../../../docs/features/sandbox.md' with { type: 'text' }
-import page30 from '../../../docs/features/segments.md' with { type: 'text' }
-import page31 from '../../../docs/features/sending.md' with { type: 'text' }
-import page32 from '../../../docs/features/tracking.md' with { type: 'text' }
-import page33 from '../../../docs/features/verification.md' with { type: 'text' }
-import page34 from '../../../docs/features/webhooks.md' with { type: 'text' }
-import page35 from '../../../docs/features/workflows.md' with { type: 'text' }
-import page36 from '../../../docs/operations/backups.md' with { type: 'text' }
-import page37 from '../../../docs/operations/deploy.md' with { type: 'text' }
-import page38 from '../../../docs/operations/memory.md' with { type: 'text' }
-import page39 from '../../../docs/operations/monitoring.md' with { type: 'text' }
-import page40 from '../../../docs/operations/postgresql.md' with { type: 'text' }
-import page41 from '../../../docs/security.md' with { type: 'text' }
+import page25 from '../../../docs/features/contact-privacy.md' with { type: 'text' }
+import page26 from '../../../docs/features/contacts-import.md' with { type: 'text' }
+import page27 from '../../../docs/features/contacts.md' with { type: 'text' }
+import page28 from '../../../docs/features/domains.md' with { type: 'text' }
+import page29 from '../../../docs/features/inbound.md' with { type: 'text' }
+import page30 from '../../../docs/features/sandbox.md' with { type: 'text' }
+import page31 from '../../../docs/features/segments.md' with { type: 'text' }
+import page32 from '../../../docs/features/sending.md' with { type: 'text' }
+import page33 from '../../../docs/features/tracking.md' with { type: 'text' }
+import page34 from '../../../docs/features/verification.md' with { type: 'text' }
+import page35 from '../../../docs/features/webhooks.md' with { type: 'text' }
+import page36 from '../../../docs/features/workflows.md' with { type: 'text' }
+import page37 from '../../../docs/operations/backups.md' with { type: 'text' }
+import page38 from '../../../docs/operations/deploy.md' with { type: 'text' }
+import page39 from '../../../docs/operations/memory.md' with { type: 'text' }
+import page40 from '../../../docs/operations/monitoring.md' with { type: 'text' }
+import page41 from '../../../docs/operations/postgresql.md' with { type: 'text' }
+import page42 from '../../../docs/security.md' with { type: 'text' }
 
 /** Each page by its path in the repository, README.md first. */
 export const SOURCES: ReadonlyArray<readonly [path: string, text: string]> = [
@@ -70,21 +71,22 @@ export const SOURCES: ReadonlyArray<readonly [path: string, text: string]> = [
   ['docs/dependencies.md', page22],
   ['docs/features/analytics.md', page23],
   ['docs/features/campaigns.md', page24],
-  ['docs/features/contacts-import.md', page25],
-  ['docs/features/contacts.md', page26],
-  ['docs/features/domains.md', page27],
-  ['docs/features/inbound.md', page28],
-  ['docs/features/sandbox.md', page29],
-  ['docs/features/segments.md', page30],
-  ['docs/features/sending.md', page31],
-  ['docs/features/tracking.md', page32],
-  ['docs/features/verification.md', page33],
-  ['docs/features/webhooks.md', page34],
-  ['docs/features/workflows.md', page35],
-  ['docs/operations/backups.md', page36],
-  ['docs/operations/deploy.md', page37],
-  ['docs/operations/memory.md', page38],
-  ['docs/operations/monitoring.md', page39],
-  ['docs/operations/postgresql.md', page40],
-  ['docs/security.md', page41],
+  ['docs/features/contact-privacy.md', page25],
+  ['docs/features/contacts-import.md', page26],
+  ['docs/features/contacts.md', page27],
+  ['docs/features/domains.md', page28],
+  ['docs/features/inbound.md', page29],
+  ['docs/features/sandbox.md', page30],
+  ['docs/features/segments.md', page31],
+  ['docs/features/sending.md', page32],
+  ['docs/features/tracking.md', page33],
+  ['docs/features/verification.md', page34],
+  ['docs/features/webhooks.md', page35],
+  ['docs/features/workflows.md', page36],
+  ['docs/operations/backups.md', page37],
+  ['docs/operations/deploy.md', page38],
+  ['docs/operations/memory.md', page39],
+  ['docs/operations/monitoring.md', page40],
+  ['docs/operations/postgresql.md', page41],
+  ['docs/security.md', page42],
 ]

@@ -147,7 +147,7 @@ const contactTableRoutes = (deps: HttpDeps) =>
         detail: { summary: 'Update a contact; data is merged and a null value removes a key', tags },
       },
     )
-    .delete('/:id', ({ params, caller }) => deps.writer.run((trx) => contacts.deleteContact(trx, caller.project.id, params.id)), {
+    .delete('/:id', ({ params, caller }) => deps.writer.run((trx) => contacts.deleteContact(trx, caller.project.id, params.id, deps.clock.now())), {
       params: IdParams,
       response: { 200: t.Object({ id: t.String(), success: t.Boolean(), message: t.String() }), ...withNotFound },
       detail: { summary: 'Delete a contact and its events', tags },

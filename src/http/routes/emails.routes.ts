@@ -15,7 +15,7 @@ import { AttachmentSchema, HeadersSchema, idempotencyKeyOf, listOf, timeOf, trac
 
 const Addresses = t.Union([t.String(), t.Array(t.String())])
 
-const EMAIL_STATUSES = ['SCHEDULED', 'QUEUED', 'SENT', 'DELIVERED', 'DELIVERY_DELAYED', 'BOUNCED', 'FAILED', 'CANCELLED', 'SUPPRESSED', 'COMPLAINED', 'OPENED', 'CLICKED'] as const satisfies readonly EmailStatus[]
+export const EMAIL_STATUSES = ['SCHEDULED', 'QUEUED', 'SENT', 'DELIVERED', 'DELIVERY_DELAYED', 'BOUNCED', 'FAILED', 'CANCELLED', 'SUPPRESSED', 'COMPLAINED', 'OPENED', 'CLICKED'] as const satisfies readonly EmailStatus[]
 
 /** A text a list keeps the rows holding: 1 to 254 characters. */
 const searchText = (field: string, description: string) =>

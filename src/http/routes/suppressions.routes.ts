@@ -11,7 +11,7 @@ import { newId } from '../../lib/ids.ts'
 
 const SuppressionSchema = t.Object({
   email: t.String(),
-  reason: t.UnionEnum(['hard_bounce', 'complaint', 'manual']),
+  reason: t.UnionEnum(['hard_bounce', 'complaint', 'manual', 'erased'], { description: "erased: an erased contact's address, listed as its SHA-256 (sha256:<hex>)" }),
   detail: t.Union([t.String(), t.Null()]),
   createdAt: t.String(),
 }, { title: 'Suppression' })

@@ -39,9 +39,9 @@ import * as keyScopes from './0038_key_scopes.ts'
 import * as recoveryCodes from './0039_recovery_codes.ts'
 import * as reportProjects from './0040_report_projects.ts'
 import * as bookOptIns from './0041_book_opt_ins.ts'
-import * as importMappings from './0045_import_mappings.ts'
-import * as signupForms from './0046_signup_forms.ts'
-import * as projectBrand from './0047_project_brand.ts'
+import * as importMappings from './0042_import_mappings.ts'
+import * as signupForms from './0043_signup_forms.ts'
+import * as projectBrand from './0044_project_brand.ts'
 import * as postgresBaseline from './postgres/0018_postgres_baseline.ts'
 
 /**
@@ -88,9 +88,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0039_recovery_codes', ...recoveryCodes },
   { name: '0040_report_projects', ...reportProjects },
   { name: '0041_book_opt_ins', ...bookOptIns },
-  { name: '0045_import_mappings', ...importMappings },
-  { name: '0046_signup_forms', ...signupForms },
-  { name: '0047_project_brand', ...projectBrand },
+  { name: '0042_import_mappings', ...importMappings },
+  { name: '0043_signup_forms', ...signupForms },
+  { name: '0044_project_brand', ...projectBrand },
 ]
 
 /**

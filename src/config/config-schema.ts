@@ -7,6 +7,7 @@ import { systemNameServers } from './resolv-conf.ts'
 import { defaultDataDir } from './data-dir.ts'
 import { readOrCreateSecret } from './secret.ts'
 import { DELIVERY_SETTINGS, type IpFamily } from './delivery-settings.ts'
+import { RATE_LIMIT_SETTINGS } from './rate-limit-settings.ts'
 import { SMTP_SETTINGS } from './smtp-settings.ts'
 import { setting, type Setting } from './setting.ts'
 import type { SiteOverride } from './sites.ts'
@@ -235,41 +236,7 @@ export const SETTINGS = [
     shownDefault: 'generated into `<dataDir>/secret`',
     secret: true,
   }),
-  setting({
-    key: 'rateLimitPerMinute',
-    description: 'Secret-key API requests per minute per project (a project may override it)',
-    allowed: 'an integer from 1 to 10000000',
-    parse: p.integer(1, 10_000_000),
-    fallback: () => 1000,
-  }),
-  setting({
-    key: 'trackRateLimitPerMinute',
-    description: 'Public-key requests (POST /v1/track) per minute per project, a budget apart from its secret-key one',
-    allowed: 'an integer from 1 to 10000000',
-    parse: p.integer(1, 10_000_000),
-    fallback: () => 1000,
-  }),
-  setting({
-    key: 'trackRateLimitPerAddressPerMinute',
-    description: "Public-key requests per minute per project from one client address (an IPv6 /64): its share of the project's public-key budget",
-    allowed: 'an integer from 1 to 10000000',
-    parse: p.integer(1, 10_000_000),
-    fallback: () => 120,
-  }),
-  setting({
-    key: 'formRateLimitPerAddressPerMinute',
-    description: 'Posts of one sign-up form per minute from one client address (an IPv6 /64); more are answered 429',
-    allowed: 'an integer from 1 to 10000000',
-    parse: p.integer(1, 10_000_000),
-    fallback: () => 10,
-  }),
-  setting({
-    key: 'unauthenticatedRateLimitPerMinute',
-    description: 'API requests per minute from one client address whose key is missing, malformed, unknown or revoked (then 429)',
-    allowed: 'an integer from 1 to 10000000',
-    parse: p.integer(1, 10_000_000),
-    fallback: () => 60,
-  }),
+  ...RATE_LIMIT_SETTINGS,
   setting({
     key: 'trustedProxies',
     description: 'Reverse proxies whose X-Forwarded-For names the client, comma-separated (none: the socket\'s peer is the client)',

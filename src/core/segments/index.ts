@@ -2,6 +2,7 @@
 // files import each other by path, never through this file, so that it adds no cycle.
 export * from './compile.ts'
 export * from './condition.ts'
+export * from './book-contacts.service.ts'
 export * from './contact-books.service.ts'
 export * from './contact-memberships.ts'
 export * from './segment-members.service.ts'

@@ -5,7 +5,8 @@ import type { Database } from '../../db/client.ts'
 import { writeTransaction } from '../../db/transaction.ts'
 import { buildMessage } from '../emails/index.ts'
 import { createProject } from '../projects/projects.service.ts'
-import { addBookContacts, createBook, prepareListOptIns, updateBook } from './contact-books.service.ts'
+import { addBookContacts, prepareListOptIns } from './book-contacts.service.ts'
+import { createBook, updateBook } from './contact-books.service.ts'
 import type { OptInMail } from './opt-in.service.ts'
 
 /*

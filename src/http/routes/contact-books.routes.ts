@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { ConsentSource } from '../../core/segments/opt-in.service.ts'
 import { consentClient, type ServerLike } from '../client-address.ts'
+import * as bookContacts from '../../core/segments/book-contacts.service.ts'
 import * as books from '../../core/segments/contact-books.service.ts'
 import { requireKey } from '../auth.ts'
 import type { HttpDeps } from '../deps.ts'
@@ -125,7 +126,7 @@ export const contactBookRoutes = (deps: HttpDeps) => {
     .get(
       '/:contactBookId/contacts',
       ({ params, query, caller }) =>
-        books.listBookContacts(deps.db, caller.project.id, params.contactBookId, {
+        bookContacts.listBookContacts(deps.db, caller.project.id, params.contactBookId, {
           page: query.page ?? 1,
           limit: query.limit ?? 1000,
           emails: splitList(query.emails),
@@ -145,8 +146,8 @@ export const contactBookRoutes = (deps: HttpDeps) => {
     )
     .post('/:contactBookId/contacts', async ({ params, body, caller, request, server }) => {
       const now = deps.clock.now()
-      const prepared = await books.prepareListOptIns(deps.db, caller.project.id, params.contactBookId, [body], mail(), now)
-      return deps.writer.run((trx) => books.addBookContact(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now, prepared))
+      const prepared = await bookContacts.prepareListOptIns(deps.db, caller.project.id, params.contactBookId, [body], mail(), now)
+      return deps.writer.run((trx) => bookContacts.addBookContact(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now, prepared))
     }, {
       params: BookParams,
       body: NewContact,
@@ -156,15 +157,15 @@ export const contactBookRoutes = (deps: HttpDeps) => {
     .post('/:contactBookId/contacts/bulk', async ({ params, body, caller, request, server }) => {
       // The confirmations are built before the transaction: 1,000 of them would hold the writer.
       const now = deps.clock.now()
-      const prepared = await books.prepareListOptIns(deps.db, caller.project.id, params.contactBookId, body, mail(), now)
-      return deps.writer.run((trx) => books.addBookContacts(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now, prepared))
+      const prepared = await bookContacts.prepareListOptIns(deps.db, caller.project.id, params.contactBookId, body, mail(), now)
+      return deps.writer.run((trx) => bookContacts.addBookContacts(trx, caller.project.id, params.contactBookId, body, viaApi(request, server), mail(), now, prepared))
     }, {
       params: BookParams,
       body: t.Array(NewContact, { minItems: 1, maxItems: 1000, error: 'must be a list of 1 to 1000 contacts' }),
       response: { 200: t.Object({ message: t.String(), count: t.Integer() }), ...withNotFound },
       detail: { summary: 'Add up to 1,000 contacts at once, all or none', tags },
     })
-    .delete('/:contactBookId/contacts/bulk', ({ params, body, caller }) => write((trx, now) => books.removeBookContacts(trx, caller.project.id, params.contactBookId, body.contactIds, now)), {
+    .delete('/:contactBookId/contacts/bulk', ({ params, body, caller }) => write((trx, now) => bookContacts.removeBookContacts(trx, caller.project.id, params.contactBookId, body.contactIds, now)), {
       params: BookParams,
       body: strictObject({ contactIds: t.Array(t.String(), { minItems: 1, maxItems: 1000, error: 'must be a list of 1 to 1000 contact ids' }) }),
       response: { 200: t.Object({ success: t.Boolean(), count: t.Integer() }), ...withNotFound },
@@ -172,7 +173,7 @@ export const contactBookRoutes = (deps: HttpDeps) => {
     })
     .get(
       '/:contactBookId/pending',
-      ({ params, query, caller }) => books.listPendingContacts(deps.db, caller.project.id, params.contactBookId, query.page ?? 1, query.limit ?? 50, deps.clock.now()),
+      ({ params, query, caller }) => bookContacts.listPendingContacts(deps.db, caller.project.id, params.contactBookId, query.page ?? 1, query.limit ?? 50, deps.clock.now()),
       {
         params: BookParams,
         query: t.Object({
@@ -187,7 +188,7 @@ export const contactBookRoutes = (deps: HttpDeps) => {
       '/:contactBookId/contacts/:contactId/confirmation',
       ({ params, caller, set }) => {
         set.status = 202
-        return write((trx, now) => books.resendConfirmation(trx, caller.project.id, params.contactBookId, params.contactId, mail(), now))
+        return write((trx, now) => bookContacts.resendConfirmation(trx, caller.project.id, params.contactBookId, params.contactId, mail(), now))
       },
       {
         params: ContactParams,
@@ -195,14 +196,14 @@ export const contactBookRoutes = (deps: HttpDeps) => {
         detail: { summary: 'Send a pending contact a new confirmation link (at most once a minute)', tags },
       },
     )
-    .get('/:contactBookId/contacts/:contactId', ({ params, caller }) => books.getBookContact(deps.db, caller.project.id, params.contactBookId, params.contactId), {
+    .get('/:contactBookId/contacts/:contactId', ({ params, caller }) => bookContacts.getBookContact(deps.db, caller.project.id, params.contactBookId, params.contactId), {
       params: ContactParams,
       response: { 200: BookContactWithConsent, ...withNotFound },
       detail: { summary: "Get one of the book's contacts, with the consent it gave by double opt-in", tags },
     })
     .put(
       '/:contactBookId/contacts/:contactId',
-      ({ params, body, caller }) => write((trx, now) => books.putBookContact(trx, caller.project.id, params.contactBookId, params.contactId, body, now)),
+      ({ params, body, caller }) => write((trx, now) => bookContacts.putBookContact(trx, caller.project.id, params.contactBookId, params.contactId, body, now)),
       {
         params: ContactParams,
         body: NewContact,
@@ -212,7 +213,7 @@ export const contactBookRoutes = (deps: HttpDeps) => {
     )
     .patch(
       '/:contactBookId/contacts/:contactId',
-      ({ params, body, caller }) => write((trx, now) => books.updateBookContact(trx, caller.project.id, params.contactBookId, params.contactId, body, now)),
+      ({ params, body, caller }) => write((trx, now) => bookContacts.updateBookContact(trx, caller.project.id, params.contactBookId, params.contactId, body, now)),
       {
         params: ContactParams,
         body: strictObject(ContactFields),
@@ -220,7 +221,7 @@ export const contactBookRoutes = (deps: HttpDeps) => {
         detail: { summary: "Update one of the book's contacts", tags },
       },
     )
-    .delete('/:contactBookId/contacts/:contactId', ({ params, caller }) => write((trx, now) => books.removeBookContact(trx, caller.project.id, params.contactBookId, params.contactId, now)), {
+    .delete('/:contactBookId/contacts/:contactId', ({ params, caller }) => write((trx, now) => bookContacts.removeBookContact(trx, caller.project.id, params.contactBookId, params.contactId, now)), {
       params: ContactParams,
       response: { 200: t.Object({ success: t.Boolean() }), ...withNotFound },
       detail: { summary: 'Take a contact out of the book (it stays a contact)', tags },

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { setSubscription, subscriptionOf, type Subscription, type SubscriptionSource } from '../../core/emails/index.ts'
-import { choosePreferenceBooks, preferenceBooks } from '../../core/segments/contact-books.service.ts'
+import { choosePreferenceBooks, preferenceBooks } from '../../core/segments/book-contacts.service.ts'
 import { emailOfUnsubscribeToken } from '../../core/tracking/unsubscribe-links.ts'
 import { AppError, invalid } from '../../lib/errors.ts'
 import { consentClient } from '../client-address.ts'

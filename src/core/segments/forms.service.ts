@@ -131,8 +131,11 @@ export async function deleteForm(db: Db, projectId: number, id: string) {
 export async function publicForm(db: Db, id: string) {
   const row = /^[0-9a-f-]{36}$/i.test(id) ? await repo.findFormById(db, id) : undefined
   if (!row || row.enabled !== 1) return undefined
-  return { id: row.id, projectId: row.project_id, fields: fieldsOf(row), page: pageOf(row) }
+  return { id: row.id, projectId: row.project_id, listId: row.segment_id, fields: fieldsOf(row), page: pageOf(row) }
 }
+
+/** A post whose honeypot is filled: a robot's. */
+const byRobot = (posted: Record<string, unknown>) => typeof posted[HONEYPOT] === 'string' && posted[HONEYPOT].trim() !== ''
 
 export type PublicForm = NonNullable<Awaited<ReturnType<typeof publicForm>>>
 
@@ -142,21 +145,18 @@ export type PublicForm = NonNullable<Awaited<ReturnType<typeof publicForm>>>
  * book asks for double opt-in. Its consent keeps the client and the form's title.
  */
 export async function submitForm(db: Db, form: PublicForm, posted: Record<string, unknown>, client: ConsentClient, mail: OptInMail, now: number, prepared?: PreparedOptIns) {
-  if (typeof posted[HONEYPOT] === 'string' && posted[HONEYPOT].trim() !== '') return { kind: 'ignored' as const }
+  if (byRobot(posted)) return { kind: 'ignored' as const }
   const email = typeof posted.email === 'string' ? posted.email.trim() : ''
   const address = requireAddress(email, 'email')
   const answers = answersOf(form.fields, posted)
-  const row = await repo.findFormById(db, form.id)
-  if (!row) throw notFound('Form')
-  const list = await requireList(db, row.project_id, row.segment_id, 'contactBookId')
+  const list = await requireList(db, form.projectId, form.listId, 'contactBookId')
   const { firstName, lastName, ...properties } = answers
-  await addToList(db, row.project_id, list, [{ email: address.address, firstName, lastName, properties }], { method: 'form', form: form.page.title, ...client }, mail, now, () => '', prepared)
+  await addToList(db, form.projectId, list, [{ email: address.address, firstName, lastName, properties }], { method: 'form', form: form.page.title, ...client }, mail, now, () => '', prepared)
   return { kind: list.optIn.enabled ? ('pending' as const) : ('listed' as const) }
 }
 
 /** Before the write transaction: the confirmation this post may send (see prepareListOptIns). */
 export async function prepareSubmission(db: Db, form: PublicForm, posted: Record<string, unknown>, mail: OptInMail, now: number) {
-  const row = await repo.findFormById(db, form.id)
-  if (!row || typeof posted.email !== 'string' || (typeof posted[HONEYPOT] === 'string' && posted[HONEYPOT].trim() !== '')) return undefined
-  return prepareListOptIns(db, row.project_id, row.segment_id, [{ email: posted.email.trim() }], mail, now)
+  if (typeof posted.email !== 'string' || byRobot(posted)) return undefined
+  return prepareListOptIns(db, form.projectId, form.listId, [{ email: posted.email.trim() }], mail, now)
 }

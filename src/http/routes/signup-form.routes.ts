@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { authenticate, getProject } from '../../core/projects/projects.service.ts'
 import { formPageToken, isFormPageToken, prepareSubmission, publicForm, submitForm, type PublicForm } from '../../core/segments/forms.service.ts'
 import { HONEYPOT } from '../../core/segments/form.ts'
-import { AppError } from '../../lib/errors.ts'
+import { AppError, notFound } from '../../lib/errors.ts'
 import { clientKey } from '../../lib/ip.ts'
 import { clientAddress, consentClient } from '../client-address.ts'
 import type { HttpDeps } from '../deps.ts'
@@ -36,7 +36,8 @@ export const signupFormRoutes = (deps: HttpDeps) =>
       async ({ params, body, request, server, set }) => {
         const json = /json/i.test(request.headers.get('accept') ?? '') || /json/i.test(request.headers.get('content-type') ?? '')
         const form = await publicForm(deps.db, params.id)
-        if (!form) return json ? refuse(new AppError(404, 'NOT_FOUND', 'Form not found')) : answerPage(set, 404, notFoundPage)
+        if (!form && json) throw notFound('Form')
+        if (!form) return answerPage(set, 404, notFoundPage)
         try {
           const posted = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>
           await admit(deps, form, posted)
@@ -64,10 +65,6 @@ export const signupFormRoutes = (deps: HttpDeps) =>
       },
       { params: IdParams, detail: detail('Sign up: from the hosted page or from a snippet with the public key') },
     )
-
-const refuse = (error: AppError) => {
-  throw error
-}
 
 /** A post is the hosted page's (its signed token) or a snippet's (the project's public key); a secret key is never taken from a page. */
 async function admit(deps: HttpDeps, form: PublicForm, posted: Record<string, unknown>) {
